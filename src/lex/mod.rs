@@ -1,0 +1,291 @@
+//! The tokenizer: logos over bytes, zero-copy.
+//!
+//! Outside string bodies the input is cut into [`Token`]s; each carries only
+//! its kind, and the caller knows its span (start offset plus the length
+//! [`next`] returns), so nothing is copied. String bodies are not tokenized:
+//! the repair engine runs through them with memchr, because a body can be
+//! megabytes long and must be resumable at any byte.
+//!
+//! Lenient shapes (single and curly quotes, Python literals, bare words,
+//! comments, fences) have variants of their own so the state machine matches
+//! on tokens instead of re-scanning text.
+
+use logos::Logos;
+
+/// Which quote opened a string, which decides which quotes may close it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Quote {
+    /// `"`: only `"` closes it.
+    Double,
+    /// `'`: only `'` closes it.
+    Single,
+    /// `“ ” „ ‟ ″ ＂`: any double-quote-like character closes it.
+    DoubleLike,
+    /// `` ` `` `‘ ’ ‚ ‛ ′ ´ ＇`: any single-quote-like character closes it.
+    SingleLike,
+}
+
+/// A JSON literal or one of its lenient spellings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Literal {
+    /// `true`, already valid.
+    True,
+    /// `false`, already valid.
+    False,
+    /// `null`, already valid.
+    Null,
+    /// `True`, `TRUE`: becomes `true`.
+    LenientTrue,
+    /// `False`, `FALSE`: becomes `false`.
+    LenientFalse,
+    /// `None`, `none`, `Null`, `NULL`, `undefined`, `NaN`, `Infinity`: becomes `null`.
+    LenientNull,
+}
+
+/// A token outside string bodies.
+#[derive(Logos, Debug, Clone, Copy, PartialEq, Eq)]
+#[logos(utf8 = false)]
+pub(crate) enum Token {
+    #[token("{")]
+    BraceOpen,
+    #[token("}")]
+    BraceClose,
+    #[token("[")]
+    BracketOpen,
+    #[token("]")]
+    BracketClose,
+    #[token("(")]
+    ParenOpen,
+    #[token(")")]
+    ParenClose,
+    #[token(":")]
+    Colon,
+    #[token(",")]
+    Comma,
+    #[token(";")]
+    Semicolon,
+    #[token("+")]
+    Plus,
+    #[token("-")]
+    Minus,
+    #[token("\\")]
+    Backslash,
+    #[token("/")]
+    Slash,
+    #[token("...")]
+    Ellipsis,
+    #[token("```")]
+    Fence,
+    #[regex(r"[ \t\r\n]+")]
+    Whitespace,
+    /// NBSP, en quad to hair space, narrow NBSP, medium math space, ideographic space.
+    #[regex(b"\xC2\xA0|\xE2\x80[\x80-\x8A]|\xE2\x80\xAF|\xE2\x81\x9F|\xE3\x80\x80")]
+    SpecialWhitespace,
+    #[token("//")]
+    LineComment,
+    #[token("#")]
+    HashComment,
+    #[token("/*")]
+    BlockComment,
+    #[token("\"", |_| Quote::Double)]
+    #[token("'", |_| Quote::Single)]
+    #[token("`", |_| Quote::SingleLike)]
+    #[regex(b"\xE2\x80[\x98\x99\x9A\x9B]|\xE2\x80\xB2|\xC2\xB4|\xEF\xBC\x87", |_| Quote::SingleLike)]
+    #[regex(b"\xE2\x80[\x9C\x9D\x9E\x9F]|\xE2\x80\xB3|\xEF\xBC\x82", |_| Quote::DoubleLike)]
+    Quote(Quote),
+    #[regex(r"[+-]?[0-9][0-9_]*(\.[0-9]*)?([eE][+-]?[0-9]*)?")]
+    #[regex(r"[+-]?\.[0-9]+([eE][+-]?[0-9]*)?")]
+    Number,
+    #[token("true", |_| Literal::True)]
+    #[token("false", |_| Literal::False)]
+    #[token("null", |_| Literal::Null)]
+    #[token("True", |_| Literal::LenientTrue)]
+    #[token("TRUE", |_| Literal::LenientTrue)]
+    #[token("False", |_| Literal::LenientFalse)]
+    #[token("FALSE", |_| Literal::LenientFalse)]
+    #[token("None", |_| Literal::LenientNull)]
+    #[token("none", |_| Literal::LenientNull)]
+    #[token("NONE", |_| Literal::LenientNull)]
+    #[token("Null", |_| Literal::LenientNull)]
+    #[token("NULL", |_| Literal::LenientNull)]
+    #[token("undefined", |_| Literal::LenientNull)]
+    #[token("NaN", |_| Literal::LenientNull)]
+    #[token("Infinity", |_| Literal::LenientNull)]
+    #[token("+Infinity", |_| Literal::LenientNull)]
+    #[token("-Infinity", |_| Literal::LenientNull)]
+    Literal(Literal),
+    /// An identifier-like word: a possible function name (`NumberLong(`) or
+    /// the start of a bare string.
+    #[regex(r"[A-Za-z_$][A-Za-z0-9_$]*")]
+    Word,
+    /// Any other character (one UTF-8 sequence, or one invalid byte).
+    Other,
+}
+
+/// The token at the start of `bytes` and its length, or `None` when empty.
+///
+/// A token that reaches the end of `bytes` may continue in bytes not yet
+/// seen; the caller decides whether to wait (see [`may_grow`]).
+pub(crate) fn next(bytes: &[u8]) -> Option<(Token, usize)> {
+    let mut lexer = Token::lexer(bytes);
+    let token = lexer.next()?;
+    let len = lexer.span().end;
+    match token {
+        Ok(token) => Some((token, len)),
+        Err(()) => Some((Token::Other, utf8_len(bytes[0]).min(bytes.len()).max(1))),
+    }
+}
+
+/// Whether a token of this kind that ends at the end of the available input
+/// could still grow when more bytes come.
+pub(crate) fn may_grow(token: Token) -> bool {
+    !matches!(
+        token,
+        Token::BraceOpen
+            | Token::BraceClose
+            | Token::BracketOpen
+            | Token::BracketClose
+            | Token::ParenOpen
+            | Token::ParenClose
+            | Token::Colon
+            | Token::Comma
+            | Token::Semicolon
+            | Token::Backslash
+            | Token::Fence
+            | Token::LineComment
+            | Token::HashComment
+            | Token::BlockComment
+            | Token::SpecialWhitespace
+    ) && !matches!(token, Token::Quote(Quote::Double | Quote::Single | Quote::DoubleLike))
+}
+
+/// The longest token that starts like a shorter one (`-Infinity` after `-`).
+pub(crate) const LONGEST_PREFIXED: usize = 9;
+
+/// Whether `token`, found at the start of `rest`, may be the start of a
+/// longer token (`` ` `` of a fence, `.` of `...`, `-` of `-Infinity`) that
+/// more bytes would complete. logos backtracks to the shorter token when the
+/// longer one is cut off, so the caller waits for [`LONGEST_PREFIXED`] bytes
+/// (or the end of input) before taking it.
+pub(crate) fn is_prefix_of_longer(token: Token, rest: &[u8]) -> bool {
+    match token {
+        Token::Minus | Token::Plus => true,
+        Token::Quote(Quote::SingleLike) | Token::Other => matches!(rest.first(), Some(b'`' | b'.')),
+        _ => false,
+    }
+}
+
+/// JSON whitespace.
+#[inline]
+pub(crate) fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// The characters after which a quote is taken to end its string, and at
+/// which a string missing its end quote is cut (jsonrepair's delimiters).
+#[inline]
+pub(crate) fn is_delimiter(b: u8) -> bool {
+    matches!(b, b',' | b':' | b'[' | b']' | b'/' | b'{' | b'}' | b'(' | b')' | b'\n' | b'+')
+}
+
+/// The characters that end a bare (unquoted) string.
+#[inline]
+pub(crate) fn is_bare_delimiter(b: u8) -> bool {
+    matches!(b, b',' | b'[' | b']' | b'/' | b'{' | b'}' | b'\n' | b'+')
+}
+
+/// The length of the UTF-8 sequence a lead byte announces (1 for an invalid lead).
+#[inline]
+pub(crate) fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF4 => 4,
+        _ => 1,
+    }
+}
+
+/// The quote character at the start of `bytes`, if any, with its length.
+///
+/// `None` also when `bytes` may be a quote cut short (the caller checks
+/// [`maybe_cut_quote`] first when more input may come).
+pub(crate) fn quote_at(bytes: &[u8]) -> Option<(Quote, usize)> {
+    match bytes {
+        [b'"', ..] => Some((Quote::Double, 1)),
+        [b'\'', ..] => Some((Quote::Single, 1)),
+        [b'`', ..] => Some((Quote::SingleLike, 1)),
+        [0xE2, 0x80, 0x98..=0x9B | 0xB2, ..] | [0xC2, 0xB4, ..] | [0xEF, 0xBC, 0x87, ..] => {
+            Some((Quote::SingleLike, if bytes[0] == 0xC2 { 2 } else { 3 }))
+        }
+        [0xE2, 0x80, 0x9C..=0x9F | 0xB3, ..] | [0xEF, 0xBC, 0x82, ..] => Some((Quote::DoubleLike, 3)),
+        _ => None,
+    }
+}
+
+/// Whether `quote` may close a string opened by `open`.
+#[inline]
+pub(crate) fn closes(open: Quote, quote: Quote) -> bool {
+    match open {
+        Quote::Double => quote == Quote::Double,
+        Quote::Single => quote == Quote::Single,
+        Quote::DoubleLike => matches!(quote, Quote::Double | Quote::DoubleLike),
+        Quote::SingleLike => matches!(quote, Quote::Single | Quote::SingleLike),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(mut bytes: &[u8]) -> Vec<Token> {
+        let mut out = Vec::new();
+        while let Some((token, len)) = next(bytes) {
+            out.push(token);
+            bytes = &bytes[len..];
+        }
+        out
+    }
+
+    #[test]
+    fn lenient_tokens_have_their_own_kinds() {
+        use Token::*;
+        assert_eq!(
+            kinds(b"{'a' \xE2\x80\x9Cb\xE2\x80\x9D True .5 2e +1 1_000 ...}"),
+            vec![
+                BraceOpen,
+                Quote(super::Quote::Single),
+                Word,
+                Quote(super::Quote::Single),
+                Whitespace,
+                Quote(super::Quote::DoubleLike),
+                Word,
+                Quote(super::Quote::DoubleLike),
+                Whitespace,
+                Literal(super::Literal::LenientTrue),
+                Whitespace,
+                Number,
+                Whitespace,
+                Number,
+                Whitespace,
+                Number,
+                Whitespace,
+                Number,
+                Whitespace,
+                Ellipsis,
+                BraceClose,
+            ]
+        );
+    }
+
+    #[test]
+    fn words_beat_literal_prefixes() {
+        assert_eq!(kinds(b"trueish"), vec![Token::Word]);
+        assert_eq!(kinds(b"-Infinity"), vec![Token::Literal(Literal::LenientNull)]);
+    }
+
+    #[test]
+    fn invalid_bytes_are_other() {
+        assert_eq!(next(b"\xFFa"), Some((Token::Other, 1)));
+        assert_eq!(next(b"\xC3\xA9t"), Some((Token::Other, 2)));
+    }
+}

@@ -1,0 +1,54 @@
+//! # argmend
+//!
+//! Mends the broken JSON that language models write into tool-call
+//! arguments, while it streams.
+//!
+//! ## One shot or streaming
+//!
+//! [`repair`] takes a whole input. [`Repairer`] takes chunks of any size as
+//! they arrive: [`Repairer::feed`] returns the output committed by each chunk
+//! (it never changes afterwards), [`Repairer::snapshot`] gives valid JSON of
+//! everything so far, and [`Repairer::finish`] gives the [`Outcome`].
+//!
+//! ```
+//! let outcome = argmend::repair(b"```json\n{'path': 'main.go', append: True,}\n```");
+//! assert_eq!(outcome.text(), "\n{\"path\": \"main.go\", \"append\": true}\n");
+//! ```
+//!
+//! ## Fixes and verdicts
+//!
+//! Every change is a [`Fix`]: a [`FixKind`] and the absolute input offset
+//! where it applied. The [`Verdict`] sums them up: `Valid` (input returned
+//! byte for byte), `Completed` (only a truncation was closed), `Repaired`, or
+//! `NotJson`.
+//!
+//! ## Guarantees
+//!
+//! 1. Valid JSON comes back byte for byte, with no fixes.
+//! 2. Unless the verdict is `NotJson`, the output parses as JSON.
+//! 3. The outcome is the same for every way of cutting the input into chunks.
+//! 4. Committed output only grows: what `feed` returned is a prefix of the final text.
+//! 5. Once a value has started, every snapshot parses as JSON.
+//! 6. The total cost is linear in the input, snapshots after every chunk included.
+//!
+//! Bad syntax is never an error; only the limits in [`Options`] are ([`Error`]).
+//!
+//! ## Feature flags
+//!
+//! - `cli` (default): builds the `argmend` binary (clap, anyhow). Library
+//!   users can turn it off with `default-features = false`.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![warn(unreachable_pub)]
+#![deny(clippy::dbg_macro, clippy::print_stdout, clippy::print_stderr)]
+
+mod error;
+mod lex;
+mod repair;
+
+pub use crate::error::{Error, ErrorKind};
+pub use crate::repair::{
+    repair, repair_with, Fix, FixKind, Options, Outcome, Repairer, Retain, Snapshot, Values,
+    Verdict,
+};

@@ -1,0 +1,162 @@
+//! What the engine changed, and where.
+
+use std::fmt;
+
+/// One repair: what was done, at which absolute byte offset of the input.
+///
+/// Offsets count input bytes from the first byte ever fed, so they are the
+/// same however the input was cut into chunks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Fix {
+    /// What was done.
+    pub kind: FixKind,
+    /// Where in the input it was done (absolute byte offset).
+    pub offset: usize,
+}
+
+/// The kinds of repair. Each doc line shows input → output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FixKind {
+    /// `{'a':'b'}` → `{"a":"b"}` (also curly, fullwidth and backtick quotes).
+    ReplacedQuotes,
+    /// `{"a":"say "hi" now"}` → `{"a":"say \"hi\" now"}`.
+    EscapedQuote,
+    /// A raw newline, tab or other control character inside a string → `\n`, `\t`, `\u0001`.
+    EscapedControl,
+    /// `"C:\q"` → `"C:\\q"`: an invalid escape keeps its backslash.
+    EscapedBackslash,
+    /// `'it\'s'` → `"it's"`: an escape JSON does not need.
+    RemovedEscape,
+    /// Invalid UTF-8 → U+FFFD.
+    ReplacedInvalidUtf8,
+    /// `"\ud800"` (a lone surrogate, which serde_json refuses) → `"\ufffd"`.
+    ReplacedSurrogate,
+    /// `["a, "b"]` → `["a", "b"]`: a string ended at a delimiter because its end quote was missing.
+    InsertedQuote,
+    /// `"a" + "b"` → `"ab"`.
+    ConcatenatedStrings,
+    /// `{a:1}` → `{"a":1}`.
+    QuotedKey,
+    /// `{"a" 1}` → `{"a": 1}`.
+    InsertedColon,
+    /// `[hello world]` → `["hello world"]`.
+    QuotedWord,
+    /// `True`, `None`, `undefined`, `NaN` → `true`, `null`, `null`, `null`.
+    ReplacedLiteral,
+    /// `.5`, `+1`, `2.`, `1_000` → `0.5`, `1`, `2.0`, `1000`.
+    NormalizedNumber,
+    /// `0789` → `"0789"`: leading zeros carry meaning, so the text is kept as a string.
+    QuotedNumber,
+    /// `{"a":}` → `{"a":null}`.
+    InsertedNull,
+    /// `NumberLong(2)`, `callback({});` → `2`, `{}`.
+    UnwrappedCall,
+    /// `/ab+c/` → `"/ab+c/"`.
+    QuotedRegex,
+    /// `(1, 2)` → `[1, 2]`.
+    ConvertedTuple,
+    /// `[1 2]` → `[1, 2]`.
+    InsertedComma,
+    /// `[1,,2,]` → `[1,2]` (trailing, leading and doubled commas).
+    RemovedComma,
+    /// `[1, 2}` → `[1, 2]`.
+    ReplacedCloser,
+    /// `[1]]` inside a value → the stray closer is dropped.
+    RemovedCloser,
+    /// `{"a":1, [2]}` → `{"a":1}`: a container closed early because what follows cannot be inside it.
+    InsertedCloser,
+    /// `[1, 2, ...]` → `[1, 2]`.
+    RemovedEllipsis,
+    /// A character that cannot start anything where it stands is dropped: `{"a":1;}` → `{"a":1}`.
+    RemovedCharacter,
+    /// `/* c */`, `// c`, `# c` → removed.
+    RemovedComment,
+    /// A non-breaking or other special space → ` `.
+    ReplacedWhitespace,
+    /// ```` ```json … ``` ```` → the fence lines are removed.
+    RemovedFence,
+    /// `Here it is: {"a":1}` → `{"a":1}`.
+    RemovedProse,
+    /// `{"a":1} trailing text` or a second top-level value → dropped.
+    RemovedTrailingText,
+    /// `"abc` → `"abc"` (truncation).
+    ClosedString,
+    /// `{"a":[1` → `{"a":[1]}` (truncation): one fix per container closed.
+    ClosedContainer,
+    /// `"ab\` or `"\u12` at the end of input → the unfinished escape is dropped (truncation).
+    DroppedEscape,
+    /// `[1, 2.` at the end of input → `[1, 2.0]` (truncation).
+    CompletedNumber,
+    /// `{"a"` or `{"a":` at the end of input → `{"a":null}` (truncation).
+    CompletedValue,
+    /// `[1,` at the end of input → `[1]` (truncation).
+    RemovedDanglingComma,
+}
+
+impl FixKind {
+    /// Whether this fix only closes what a truncation left open.
+    ///
+    /// An outcome whose fixes all say `true` here has the verdict
+    /// [`Verdict::Completed`](crate::Verdict::Completed).
+    pub fn is_truncation(self) -> bool {
+        matches!(
+            self,
+            FixKind::ClosedString
+                | FixKind::ClosedContainer
+                | FixKind::DroppedEscape
+                | FixKind::CompletedNumber
+                | FixKind::CompletedValue
+                | FixKind::RemovedDanglingComma
+        )
+    }
+
+    /// The stable snake_case name used in the CLI's JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            FixKind::ReplacedQuotes => "replaced_quotes",
+            FixKind::EscapedQuote => "escaped_quote",
+            FixKind::EscapedControl => "escaped_control",
+            FixKind::EscapedBackslash => "escaped_backslash",
+            FixKind::RemovedEscape => "removed_escape",
+            FixKind::ReplacedInvalidUtf8 => "replaced_invalid_utf8",
+            FixKind::ReplacedSurrogate => "replaced_surrogate",
+            FixKind::InsertedQuote => "inserted_quote",
+            FixKind::ConcatenatedStrings => "concatenated_strings",
+            FixKind::QuotedKey => "quoted_key",
+            FixKind::InsertedColon => "inserted_colon",
+            FixKind::QuotedWord => "quoted_word",
+            FixKind::ReplacedLiteral => "replaced_literal",
+            FixKind::NormalizedNumber => "normalized_number",
+            FixKind::QuotedNumber => "quoted_number",
+            FixKind::InsertedNull => "inserted_null",
+            FixKind::UnwrappedCall => "unwrapped_call",
+            FixKind::QuotedRegex => "quoted_regex",
+            FixKind::ConvertedTuple => "converted_tuple",
+            FixKind::InsertedComma => "inserted_comma",
+            FixKind::RemovedComma => "removed_comma",
+            FixKind::ReplacedCloser => "replaced_closer",
+            FixKind::RemovedCloser => "removed_closer",
+            FixKind::InsertedCloser => "inserted_closer",
+            FixKind::RemovedEllipsis => "removed_ellipsis",
+            FixKind::RemovedCharacter => "removed_character",
+            FixKind::RemovedComment => "removed_comment",
+            FixKind::ReplacedWhitespace => "replaced_whitespace",
+            FixKind::RemovedFence => "removed_fence",
+            FixKind::RemovedProse => "removed_prose",
+            FixKind::RemovedTrailingText => "removed_trailing_text",
+            FixKind::ClosedString => "closed_string",
+            FixKind::ClosedContainer => "closed_container",
+            FixKind::DroppedEscape => "dropped_escape",
+            FixKind::CompletedNumber => "completed_number",
+            FixKind::CompletedValue => "completed_value",
+            FixKind::RemovedDanglingComma => "removed_dangling_comma",
+        }
+    }
+}
+
+impl fmt::Display for FixKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

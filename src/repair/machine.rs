@@ -1,0 +1,1003 @@
+//! The repair state machine: structure, separators, closing, snapshots.
+//!
+//! The machine reads from a retained input buffer `src` and writes to `out`.
+//! Every step looks at the bytes from `i` on and either acts (consuming input
+//! and writing output) or returns [`Halt::Need`] without changing anything,
+//! when the bytes that decide it have not arrived yet. Because each decision
+//! is a function of input bytes only (lookahead is bounded by a fixed number
+//! of input bytes, never by where a chunk ended), the outcome is the same for
+//! every way of cutting the input.
+//!
+//! All positions are absolute: input positions count bytes since the first
+//! one fed, output positions count bytes since the first one written. Output
+//! below `committed` is final; above it sit the provisional parts (trailing
+//! whitespace, a separator that may be dropped, a closing quote that `+` may
+//! remove, a string body that a missing end quote may cut).
+
+use smallvec::SmallVec;
+
+use super::string::Str;
+use super::{Fix, FixKind, Options, Retain, Values, Verdict};
+use crate::error::Error;
+use crate::lex::{self, Token};
+
+/// How far (in input bytes) the engine looks ahead to decide one question,
+/// such as whether a quote ends its string. Past it, the question is decided
+/// as if the input had ended there.
+pub(super) const LOOKAHEAD: usize = 4096;
+
+/// How long (in input bytes) a decision may stay open that would rewrite
+/// earlier output: text before the top-level value that may turn out to be the
+/// value itself, and a string body that a missing end quote may cut short.
+/// Past it, the decision is taken as "keep what was written".
+pub(super) const WINDOW: usize = 64 * 1024;
+
+/// Why a step did not act.
+#[derive(Debug)]
+pub(super) enum Halt {
+    /// The bytes that decide the next step have not arrived yet.
+    Need,
+    /// A hard limit was crossed.
+    Limit(Error),
+}
+
+pub(super) type Step = Result<(), Halt>;
+
+/// An open container.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Frame {
+    Object,
+    Array,
+    /// A Python tuple `(…)`, written as an array.
+    Tuple,
+    /// A function-call wrapper such as `NumberLong(…)` or `callback(…)`:
+    /// only its argument is written.
+    Call,
+    /// The array that [`Values::Array`] puts every top-level value into.
+    Root,
+}
+
+impl Frame {
+    fn closer(self) -> &'static [u8] {
+        match self {
+            Frame::Object => b"}",
+            Frame::Array | Frame::Tuple | Frame::Root => b"]",
+            Frame::Call => b"",
+        }
+    }
+
+    fn is_closed_by(self, token: Token) -> bool {
+        matches!(
+            (self, token),
+            (Frame::Object, Token::BraceClose)
+                | (Frame::Array, Token::BracketClose)
+                | (Frame::Tuple, Token::ParenClose | Token::BracketClose)
+                | (Frame::Call, Token::ParenClose)
+        )
+    }
+}
+
+/// What the machine expects next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum State {
+    /// Top level, before anything but whitespace.
+    Start,
+    /// Top level, inside text that came before the value.
+    Prose,
+    /// A value (array element, object member value, or top-level value).
+    Value,
+    /// An object key or `}`.
+    Key,
+    /// The `:` after a key.
+    Colon,
+    /// A `,` or a closer after a value.
+    After,
+    /// A string to join after `"…" +`.
+    Concat,
+    /// Inside a string body.
+    Str,
+    /// The top-level value is complete.
+    Done,
+    /// Everything from here on is dropped.
+    Ignore,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Comment {
+    Line,
+    Block,
+    /// The language tag after an opening fence (```` ```json ````).
+    FenceTag,
+}
+
+/// A `,` written after a value, kept provisional until the next token shows
+/// whether it separates two values or trails before a closer.
+#[derive(Debug, Clone, Copy)]
+struct PendingComma {
+    /// Where it is in the output.
+    out: usize,
+    /// Where it was read.
+    input: usize,
+    /// The mark before it: the end of the value it follows.
+    mark_before: usize,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Machine {
+    pub(super) opts: Options,
+    // Input.
+    pub(super) src: Vec<u8>,
+    pub(super) base: usize,
+    pub(super) i: usize,
+    pub(super) eof: bool,
+    // Output.
+    pub(super) out: Vec<u8>,
+    pub(super) out_base: usize,
+    pub(super) committed: usize,
+    returned: usize,
+    /// End of the last non-whitespace output: where a missing comma, colon,
+    /// quote or closer goes ("before the trailing whitespace").
+    pub(super) mark: usize,
+    /// A provisional `,` that a closer or the end of input removes.
+    pending_comma: Option<PendingComma>,
+    /// The closing quote of the last string value, which `+` removes.
+    pub(super) hold: Option<usize>,
+    // Structure.
+    pub(super) stack: SmallVec<[Frame; 32]>,
+    pub(super) state: State,
+    pub(super) comment: Option<Comment>,
+    pub(super) string: Option<Str>,
+    /// Where top-level text before the value began (input position).
+    prose: Option<usize>,
+    /// Whether a value has started (snapshots are empty before).
+    pub(super) started: bool,
+    /// Where a resumable scan got to: (input position of the step, scanned up to).
+    pub(super) scan_hint: (usize, usize),
+    pub(super) fixes: Vec<Fix>,
+}
+
+impl Machine {
+    pub(super) fn new(opts: Options) -> Self {
+        Machine {
+            opts,
+            src: Vec::new(),
+            base: 0,
+            i: 0,
+            eof: false,
+            out: Vec::new(),
+            out_base: 0,
+            committed: 0,
+            returned: 0,
+            mark: 0,
+            pending_comma: None,
+            hold: None,
+            stack: SmallVec::new(),
+            state: State::Start,
+            comment: None,
+            string: None,
+            prose: None,
+            started: false,
+            scan_hint: (usize::MAX, 0),
+            fixes: Vec::new(),
+        }
+    }
+
+    // ----- input -----
+
+    pub(super) fn bytes_fed(&self) -> usize {
+        self.base + self.src.len()
+    }
+
+    /// The input not yet consumed.
+    #[inline]
+    pub(super) fn rest(&self) -> &[u8] {
+        &self.src[self.i - self.base..]
+    }
+
+    /// The byte `k` positions after `i`: `Some` if it has arrived, `None` at
+    /// the end of input, `Need` when it may still come.
+    #[inline]
+    pub(super) fn peek(&self, k: usize) -> Result<Option<u8>, Halt> {
+        match self.src.get(self.i - self.base + k) {
+            Some(&b) => Ok(Some(b)),
+            None if self.eof => Ok(None),
+            None => Err(Halt::Need),
+        }
+    }
+
+    pub(super) fn push(&mut self, chunk: &[u8]) -> Result<(), Error> {
+        let total = self.bytes_fed().saturating_add(chunk.len());
+        if total > self.opts.input_limit() {
+            return Err(Error::too_large(self.opts.input_limit(), self.opts.input_limit()));
+        }
+        self.drain_input();
+        self.src.extend_from_slice(chunk);
+        self.run()
+    }
+
+    /// Forget consumed input that no open decision can return to.
+    fn drain_input(&mut self) {
+        let mut keep = self.i;
+        if let Some(start) = self.prose {
+            keep = keep.min(start);
+        }
+        if let Some(resume) = self.string.as_ref().and_then(Str::rewind_point) {
+            keep = keep.min(resume);
+        }
+        let n = keep - self.base;
+        if n > 0 && n >= self.src.len() / 2 {
+            self.src.drain(..n);
+            self.base = keep;
+        }
+    }
+
+    // ----- output -----
+
+    #[inline]
+    pub(super) fn out_len(&self) -> usize {
+        self.out_base + self.out.len()
+    }
+
+    /// Write non-whitespace output.
+    #[inline]
+    pub(super) fn emit(&mut self, bytes: &[u8]) {
+        self.out.extend_from_slice(bytes);
+        self.mark = self.out_len();
+    }
+
+    /// Write whitespace: it stays provisional until something else follows.
+    #[inline]
+    pub(super) fn emit_ws(&mut self, bytes: &[u8]) {
+        self.out.extend_from_slice(bytes);
+    }
+
+    /// Insert at `pos` (at or after `committed`), shifting what follows.
+    pub(super) fn insert_at(&mut self, pos: usize, bytes: &[u8]) {
+        debug_assert!(pos >= self.committed);
+        let at = pos - self.out_base;
+        self.out.splice(at..at, bytes.iter().copied());
+        let n = bytes.len();
+        if self.mark >= pos {
+            self.mark += n;
+        }
+        if let Some(p) = self.pending_comma.as_mut() {
+            if p.out >= pos {
+                p.out += n;
+                p.mark_before += n;
+            }
+        }
+    }
+
+    /// Insert before the trailing whitespace.
+    pub(super) fn insert_at_mark(&mut self, bytes: &[u8]) {
+        let pos = self.mark;
+        self.insert_at(pos, bytes);
+        self.mark = pos + bytes.len();
+    }
+
+    /// Drop output from `pos` on (at or after `committed`).
+    pub(super) fn truncate_out(&mut self, pos: usize) {
+        debug_assert!(pos >= self.committed);
+        self.out.truncate(pos - self.out_base);
+        self.mark = self.mark.min(pos);
+        if self.pending_comma.is_some_and(|p| p.out >= pos) {
+            self.pending_comma = None;
+        }
+    }
+
+    #[inline]
+    pub(super) fn fix(&mut self, kind: FixKind, offset: usize) {
+        self.fixes.push(Fix { kind, offset });
+    }
+
+    /// Move the commit point as far as the open decisions allow.
+    fn advance_commit(&mut self) {
+        let mut c = self.mark;
+        if let Some(p) = self.pending_comma {
+            c = c.min(p.out);
+        }
+        if let Some(h) = self.hold {
+            c = c.min(h);
+        }
+        if let Some(s) = &self.string {
+            if let Some(keep) = s.keep_from() {
+                c = c.min(keep);
+            }
+        }
+        if c > self.committed {
+            self.committed = c;
+        }
+    }
+
+    /// The output committed since the last call (the text `feed` returns).
+    pub(super) fn take_committed(&mut self) -> &str {
+        let from = self.returned - self.out_base;
+        let to = self.committed - self.out_base;
+        self.returned = self.committed;
+        if self.opts.retain == Retain::Unreturned && from > 0 {
+            // Forget output already handed out; keep this call's slice alive
+            // by draining only what earlier calls returned.
+            self.out.drain(..from);
+            self.out_base += from;
+            return as_str(&self.out[..to - from]);
+        }
+        as_str(&self.out[from..to])
+    }
+
+    // ----- the loop -----
+
+    fn run(&mut self) -> Result<(), Error> {
+        let mut stuck = 0u32;
+        loop {
+            let before = (self.i, self.state, self.out_len(), self.stack.len());
+            match self.step() {
+                Ok(()) => {}
+                Err(Halt::Need) => break,
+                Err(Halt::Limit(error)) => return Err(error),
+            }
+            if before == (self.i, self.state, self.out_len(), self.stack.len()) {
+                stuck += 1;
+                debug_assert!(stuck < 64, "repair machine seems stuck in {:?}", self.state);
+                if stuck >= 64 {
+                    break;
+                }
+            } else {
+                stuck = 0;
+            }
+        }
+        self.advance_commit();
+        Ok(())
+    }
+
+    pub(super) fn end(&mut self) -> Result<(), Error> {
+        self.eof = true;
+        loop {
+            self.run()?;
+            if !self.finish_step() {
+                break;
+            }
+        }
+        self.advance_commit();
+        self.committed = self.out_len();
+        Ok(())
+    }
+
+    fn step(&mut self) -> Step {
+        if let Some(kind) = self.comment {
+            return self.step_comment(kind);
+        }
+        if self.state == State::Str {
+            return self.step_string();
+        }
+        let rest = self.rest();
+        let Some(&b) = rest.first() else {
+            return Err(Halt::Need);
+        };
+        if lex::is_ws(b) {
+            let n = rest.iter().position(|&b| !lex::is_ws(b)).unwrap_or(rest.len());
+            return self.step_ws(n);
+        }
+        let Some((token, len)) = lex::next(rest) else {
+            return Err(Halt::Need);
+        };
+        if len == rest.len() && !self.eof && lex::may_grow(token) {
+            return Err(Halt::Need);
+        }
+        if rest.len() < lex::LONGEST_PREFIXED && !self.eof && lex::is_prefix_of_longer(token, rest) {
+            return Err(Halt::Need);
+        }
+        self.step_token(token, len)
+    }
+
+    fn step_ws(&mut self, n: usize) -> Step {
+        match self.state {
+            State::Prose | State::Concat | State::Ignore => {}
+            _ => {
+                let at = self.i - self.base;
+                self.out.extend_from_slice(&self.src[at..at + n]);
+            }
+        }
+        self.i += n;
+        Ok(())
+    }
+
+    fn step_comment(&mut self, kind: Comment) -> Step {
+        let rest = self.rest();
+        let found = match kind {
+            Comment::Line => memchr::memchr(b'\n', rest).map(|k| (k, 0)),
+            Comment::Block => memchr::memmem::find(rest, b"*/").map(|k| (k, 2)),
+            Comment::FenceTag => {
+                rest.iter().position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+'))).map(|k| (k, 0))
+            }
+        };
+        match found {
+            Some((k, skip)) => {
+                self.i += k + skip;
+                self.comment = None;
+                Ok(())
+            }
+            None if rest.is_empty() => Err(Halt::Need),
+            None => {
+                // Keep a lone `*` that may be the start of `*/`.
+                let keep = usize::from(kind == Comment::Block && rest.last() == Some(&b'*'));
+                if keep == rest.len() {
+                    return Err(Halt::Need);
+                }
+                self.i += rest.len() - keep;
+                Ok(())
+            }
+        }
+    }
+
+    fn start_comment(&mut self, kind: Comment, len: usize) -> Step {
+        self.fix(FixKind::RemovedComment, self.i);
+        self.i += len;
+        self.comment = Some(kind);
+        Ok(())
+    }
+
+    fn step_token(&mut self, token: Token, len: usize) -> Step {
+        // Comments and special spaces are the same in every state but prose.
+        if self.state != State::Prose && self.state != State::Ignore {
+            match token {
+                Token::LineComment | Token::HashComment => {
+                    return self.start_comment(Comment::Line, len);
+                }
+                Token::BlockComment => return self.start_comment(Comment::Block, len),
+                Token::SpecialWhitespace if self.state != State::Concat => {
+                    self.fix(FixKind::ReplacedWhitespace, self.i);
+                    self.emit_ws(b" ");
+                    self.i += len;
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
+        match self.state {
+            State::Start => self.on_start(token, len),
+            State::Prose => self.on_prose(token, len),
+            State::Value => self.on_value(token, len),
+            State::Key => self.on_key(token, len),
+            State::Colon => self.on_colon(token, len),
+            State::After => self.on_after(token, len),
+            State::Concat => self.on_concat(token, len),
+            State::Done => self.on_done(token, len),
+            State::Ignore => {
+                self.i += len;
+                Ok(())
+            }
+            State::Str => Err(Halt::Need),
+        }
+    }
+
+    // ----- top level -----
+
+    fn on_start(&mut self, token: Token, len: usize) -> Step {
+        match token {
+            Token::BraceOpen | Token::BracketOpen => {
+                // A fence glued to a bracket: "[```json" or "{```".
+                if self.peek(1)? == Some(b'`') && self.peek(2)? == Some(b'`') && self.peek(3)? == Some(b'`') {
+                    self.fix(FixKind::RemovedFence, self.i);
+                    self.i += 4;
+                    return self.skip_fence_language();
+                }
+                self.begin_value(token, len)
+            }
+            Token::Fence => {
+                self.fix(FixKind::RemovedFence, self.i);
+                self.i += len;
+                self.skip_fence_language()
+            }
+            Token::Quote(_) => self.begin_value(token, len),
+            _ => {
+                self.prose = Some(self.i);
+                self.state = State::Prose;
+                Ok(())
+            }
+        }
+    }
+
+    /// Skip the language tag after an opening fence (```` ```json ````).
+    fn skip_fence_language(&mut self) -> Step {
+        self.state = State::Start;
+        self.comment = Some(Comment::FenceTag);
+        Ok(())
+    }
+
+    fn on_prose(&mut self, token: Token, len: usize) -> Step {
+        let start = self.prose.unwrap_or(self.i);
+        let past_window = self.i - start > WINDOW;
+        match token {
+            Token::BraceOpen | Token::BracketOpen | Token::Fence => {
+                self.fix(FixKind::RemovedProse, start);
+                self.prose = None;
+                self.truncate_out(self.committed);
+                self.state = State::Start;
+                self.on_start(token, len)
+            }
+            _ => {
+                if past_window && self.prose.is_some() {
+                    // Too long to be the value itself: it is prose, whatever follows.
+                    self.fix(FixKind::RemovedProse, start);
+                    self.prose = None;
+                }
+                self.i += len;
+                Ok(())
+            }
+        }
+    }
+
+    fn on_done(&mut self, token: Token, len: usize) -> Step {
+        if token == Token::Plus && self.hold.is_some() {
+            return self.begin_concat(len);
+        }
+        self.hold = None;
+        match token {
+            Token::Fence => {
+                self.fix(FixKind::RemovedFence, self.i);
+                self.i += len;
+                Ok(())
+            }
+            _ if self.opts.values == Values::Lines && starts_value(token) => {
+                let ws = &self.out[self.mark - self.out_base..];
+                if !ws.contains(&b'\n') {
+                    self.insert_at_mark(b"\n");
+                }
+                self.begin_value(token, len)
+            }
+            _ if self.opts.values == Values::Lines => {
+                self.fix(FixKind::RemovedTrailingText, self.i);
+                self.i += len;
+                Ok(())
+            }
+            _ => {
+                self.fix(FixKind::RemovedTrailingText, self.i);
+                self.state = State::Ignore;
+                self.i += len;
+                Ok(())
+            }
+        }
+    }
+
+    // ----- containers -----
+
+    fn push_frame(&mut self, frame: Frame) -> Step {
+        if self.stack.len() >= self.opts.depth_limit() {
+            return Err(Halt::Limit(Error::too_deep(self.i, self.opts.depth_limit())));
+        }
+        self.stack.push(frame);
+        Ok(())
+    }
+
+    /// A value has just been written completely.
+    pub(super) fn value_done(&mut self) {
+        self.state = if self.stack.is_empty() { State::Done } else { State::After };
+    }
+
+    /// Start the value that `token` begins.
+    pub(super) fn begin_value(&mut self, token: Token, len: usize) -> Step {
+        if !self.started {
+            self.started = true;
+            if self.opts.values == Values::Array {
+                self.push_frame(Frame::Root)?;
+                self.emit(b"[");
+            }
+        }
+        self.pending_comma = None;
+        self.hold = None;
+        match token {
+            Token::BraceOpen => {
+                self.push_frame(Frame::Object)?;
+                self.emit(b"{");
+                self.i += len;
+                self.state = State::Key;
+                Ok(())
+            }
+            Token::BracketOpen => {
+                self.push_frame(Frame::Array)?;
+                self.emit(b"[");
+                self.i += len;
+                self.state = State::Value;
+                Ok(())
+            }
+            Token::ParenOpen => {
+                self.push_frame(Frame::Tuple)?;
+                self.fix(FixKind::ConvertedTuple, self.i);
+                self.emit(b"[");
+                self.i += len;
+                self.state = State::Value;
+                Ok(())
+            }
+            Token::Quote(quote) => {
+                self.begin_string(quote, len, false);
+                Ok(())
+            }
+            Token::Literal(literal) => self.literal(literal, len),
+            Token::Number | Token::Minus | Token::Plus => self.number(len),
+            Token::Word => self.word_value(len),
+            Token::Slash => self.regex(),
+            _ => self.bare_string(false),
+        }
+    }
+
+    /// Enter a function-call wrapper after its name and `(`.
+    pub(super) fn begin_call(&mut self, n: usize) -> Step {
+        self.push_frame(Frame::Call)?;
+        self.fix(FixKind::UnwrappedCall, self.i);
+        self.i += n;
+        self.state = State::Value;
+        Ok(())
+    }
+
+    /// Close the innermost container, which `token` (a closer) closes or,
+    /// when it belongs to an outer container, closes early.
+    fn close(&mut self, token: Token, len: usize) -> Step {
+        let Some(depth) = self.stack.iter().rposition(|f| f.is_closed_by(token)) else {
+            self.fix(FixKind::RemovedCloser, self.i);
+            self.i += len;
+            return Ok(());
+        };
+        self.drop_pending_comma(FixKind::RemovedComma);
+        let Some(&frame) = self.stack.last() else {
+            return Ok(());
+        };
+        if depth + 1 == self.stack.len() {
+            self.stack.pop();
+            self.emit(frame.closer());
+            self.i += len;
+            if frame == Frame::Call {
+                // `callback({…});`: the semicolon goes with the call.
+                if self.peek(0)? == Some(b';') {
+                    self.i += 1;
+                }
+            }
+        } else {
+            self.stack.pop();
+            self.fix(FixKind::ReplacedCloser, self.i);
+            self.insert_at_mark(frame.closer());
+        }
+        self.value_done();
+        Ok(())
+    }
+
+    fn drop_pending_comma(&mut self, kind: FixKind) {
+        if let Some(p) = self.pending_comma.take() {
+            self.fix(kind, p.input);
+            self.out.remove(p.out - self.out_base);
+            // Nothing but whitespace follows the comma, so the mark goes back
+            // to the end of the value it followed.
+            self.mark = p.mark_before;
+        }
+    }
+
+    fn on_value(&mut self, token: Token, len: usize) -> Step {
+        let top = self.stack.last().copied();
+        let in_object = top == Some(Frame::Object);
+        match token {
+            Token::Comma => {
+                if in_object {
+                    self.fix(FixKind::InsertedNull, self.i);
+                    self.emit(b"null");
+                    self.value_done();
+                } else {
+                    self.fix(FixKind::RemovedComma, self.i);
+                    self.i += len;
+                }
+                Ok(())
+            }
+            Token::BraceClose | Token::BracketClose | Token::ParenClose => {
+                if in_object || top == Some(Frame::Call) {
+                    self.fix(FixKind::InsertedNull, self.i);
+                    self.emit(b"null");
+                    self.value_done();
+                    return Ok(());
+                }
+                if top.is_none() {
+                    self.fix(FixKind::RemovedCloser, self.i);
+                    self.i += len;
+                    return Ok(());
+                }
+                self.close(token, len)
+            }
+            Token::Ellipsis => {
+                self.fix(FixKind::RemovedEllipsis, self.i);
+                self.i += len;
+                Ok(())
+            }
+            Token::Colon | Token::Semicolon | Token::Fence => {
+                self.fix(FixKind::RemovedCharacter, self.i);
+                self.i += len;
+                Ok(())
+            }
+            _ => self.begin_value(token, len),
+        }
+    }
+
+    fn on_key(&mut self, token: Token, len: usize) -> Step {
+        match token {
+            Token::Comma => {
+                self.fix(FixKind::RemovedComma, self.i);
+                self.i += len;
+                Ok(())
+            }
+            Token::BraceClose | Token::BracketClose | Token::ParenClose => self.close(token, len),
+            Token::BraceOpen | Token::BracketOpen => {
+                // Cannot be a key: the object ends here.
+                self.drop_pending_comma(FixKind::RemovedComma);
+                self.stack.pop();
+                self.fix(FixKind::InsertedCloser, self.i);
+                self.insert_at_mark(b"}");
+                self.value_done();
+                Ok(())
+            }
+            Token::Ellipsis => {
+                self.fix(FixKind::RemovedEllipsis, self.i);
+                self.i += len;
+                Ok(())
+            }
+            Token::Colon | Token::Semicolon | Token::Fence | Token::Plus => {
+                self.fix(FixKind::RemovedCharacter, self.i);
+                self.i += len;
+                Ok(())
+            }
+            Token::Quote(quote) => {
+                self.pending_comma = None;
+                self.begin_string(quote, len, true);
+                Ok(())
+            }
+            _ => {
+                self.pending_comma = None;
+                self.bare_string(true)
+            }
+        }
+    }
+
+    fn on_colon(&mut self, token: Token, len: usize) -> Step {
+        match token {
+            Token::Colon => {
+                self.emit(b":");
+                self.i += len;
+                self.state = State::Value;
+                Ok(())
+            }
+            Token::BraceClose | Token::BracketClose | Token::ParenClose | Token::Comma => {
+                self.fix(FixKind::InsertedNull, self.i);
+                self.insert_at_mark(b":null");
+                self.state = State::After;
+                Ok(())
+            }
+            _ if starts_value(token) => {
+                self.fix(FixKind::InsertedColon, self.i);
+                self.insert_at_mark(b":");
+                self.state = State::Value;
+                Ok(())
+            }
+            _ => {
+                self.fix(FixKind::RemovedCharacter, self.i);
+                self.i += len;
+                Ok(())
+            }
+        }
+    }
+
+    fn on_after(&mut self, token: Token, len: usize) -> Step {
+        if token == Token::Plus && self.hold.is_some() {
+            return self.begin_concat(len);
+        }
+        self.hold = None;
+        let Some(&top) = self.stack.last() else {
+            self.value_done();
+            return Ok(());
+        };
+        match token {
+            Token::Comma if top == Frame::Call => {
+                self.fix(FixKind::RemovedCharacter, self.i);
+                self.i += len;
+                Ok(())
+            }
+            Token::Comma => {
+                if self.pending_comma.is_some() {
+                    self.fix(FixKind::RemovedComma, self.i);
+                } else {
+                    self.pending_comma =
+                        Some(PendingComma { out: self.out_len(), input: self.i, mark_before: self.mark });
+                    self.emit(b",");
+                }
+                self.i += len;
+                self.state = if top == Frame::Object { State::Key } else { State::Value };
+                Ok(())
+            }
+            Token::BraceClose | Token::BracketClose | Token::ParenClose => self.close(token, len),
+            Token::Ellipsis => {
+                self.fix(FixKind::RemovedEllipsis, self.i);
+                self.i += len;
+                Ok(())
+            }
+            _ if starts_value(token) && top != Frame::Call => {
+                if top != Frame::Root {
+                    self.fix(FixKind::InsertedComma, self.i);
+                }
+                self.insert_at_mark(b",");
+                self.state = if top == Frame::Object { State::Key } else { State::Value };
+                Ok(())
+            }
+            _ => {
+                self.fix(FixKind::RemovedCharacter, self.i);
+                self.i += len;
+                Ok(())
+            }
+        }
+    }
+
+    // ----- string concatenation: "a" + "b" -----
+
+    fn begin_concat(&mut self, len: usize) -> Step {
+        let Some(quote) = self.hold.take() else {
+            return Ok(());
+        };
+        self.fix(FixKind::ConcatenatedStrings, self.i);
+        self.truncate_out(quote);
+        self.i += len;
+        self.state = State::Concat;
+        Ok(())
+    }
+
+    fn on_concat(&mut self, token: Token, len: usize) -> Step {
+        match token {
+            Token::Quote(quote) => {
+                self.continue_string(quote, len);
+                Ok(())
+            }
+            _ => {
+                // Not followed by a string: put the end quote back.
+                self.emit(b"\"");
+                self.value_done();
+                Ok(())
+            }
+        }
+    }
+
+    // ----- end of input -----
+
+    /// Handle the end of input in the current state; `true` if the machine
+    /// must run again (it rewound, or closed something).
+    fn finish_step(&mut self) -> bool {
+        if self.comment.take().is_some() {
+            return true;
+        }
+        match self.state {
+            State::Str => {
+                self.end_string();
+                true
+            }
+            State::Prose => {
+                if let Some(start) = self.prose.take() {
+                    // The text was the value itself: `hello world` → "hello world".
+                    self.i = start;
+                    self.state = State::Value;
+                    return true;
+                }
+                self.state = State::Done;
+                false
+            }
+            State::Concat => {
+                self.emit(b"\"");
+                self.value_done();
+                true
+            }
+            State::Colon => {
+                self.fix(FixKind::CompletedValue, self.i);
+                self.insert_at_mark(b":null");
+                self.state = State::After;
+                true
+            }
+            State::Value | State::Key | State::After => {
+                let Some(&top) = self.stack.last() else {
+                    self.state = State::Done;
+                    return false;
+                };
+                if self.state == State::Value && matches!(top, Frame::Object | Frame::Call) {
+                    self.fix(FixKind::CompletedValue, self.i);
+                    self.emit(b"null");
+                }
+                self.hold = None;
+                self.drop_pending_comma(FixKind::RemovedDanglingComma);
+                self.stack.pop();
+                if top != Frame::Call && top != Frame::Root {
+                    self.fix(FixKind::ClosedContainer, self.i);
+                }
+                self.insert_at_mark(top.closer());
+                self.value_done();
+                true
+            }
+            State::Start | State::Done | State::Ignore => false,
+        }
+    }
+
+    pub(super) fn verdict(&self) -> Verdict {
+        if !self.started {
+            Verdict::NotJson
+        } else if self.fixes.is_empty() {
+            Verdict::Valid
+        } else if self.fixes.iter().all(|f| f.kind.is_truncation()) {
+            Verdict::Completed
+        } else {
+            Verdict::Repaired
+        }
+    }
+
+    pub(super) fn into_parts(self) -> (String, Vec<Fix>) {
+        let from = self.returned.saturating_sub(self.out_base).min(self.out.len());
+        let text = match self.opts.retain {
+            Retain::All => as_str(&self.out).to_owned(),
+            Retain::Unreturned => as_str(&self.out[from..]).to_owned(),
+        };
+        let text = if self.started { text } else { String::new() };
+        let mut fixes = self.fixes;
+        fixes.sort_by_key(|f| f.offset);
+        (text, fixes)
+    }
+
+    // ----- snapshots -----
+
+    pub(super) fn snapshot(&self) -> (&str, &str, String) {
+        if !self.started {
+            return ("", "", String::new());
+        }
+        let (head, rest) = match self.pending_comma {
+            Some(p) => {
+                let at = p.out - self.out_base;
+                (&self.out[..at], &self.out[at + 1..])
+            }
+            None => (&self.out[..], &self.out[self.out.len()..]),
+        };
+        let mut tail = String::new();
+        let top = self.stack.last().copied();
+        match self.state {
+            State::Str => {
+                tail.push('"');
+                if self.string.as_ref().is_some_and(Str::is_key) {
+                    tail.push_str(":null");
+                }
+            }
+            State::Concat => tail.push('"'),
+            State::Colon => tail.push_str(":null"),
+            State::Value if matches!(top, Some(Frame::Object | Frame::Call)) => tail.push_str("null"),
+            _ => {}
+        }
+        for frame in self.stack.iter().rev() {
+            tail.push_str(as_str(frame.closer()));
+        }
+        (as_str(head), as_str(rest), tail)
+    }
+}
+
+/// Whether `token` can begin a value (or a key).
+pub(super) fn starts_value(token: Token) -> bool {
+    matches!(
+        token,
+        Token::BraceOpen
+            | Token::BracketOpen
+            | Token::ParenOpen
+            | Token::Quote(_)
+            | Token::Number
+            | Token::Minus
+            | Token::Literal(_)
+            | Token::Word
+            | Token::Other
+            | Token::Backslash
+    )
+}
+
+/// Output is UTF-8 by construction: input text is copied only after UTF-8
+/// validation, and invalid sequences are replaced.
+pub(super) fn as_str(bytes: &[u8]) -> &str {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(error) => {
+            debug_assert!(false, "output is not UTF-8: {error}");
+            // Unreachable by construction; degrade instead of panicking.
+            std::str::from_utf8(&bytes[..error.valid_up_to()]).unwrap_or_default()
+        }
+    }
+}

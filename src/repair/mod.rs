@@ -1,0 +1,372 @@
+//! The streaming repair engine: public face.
+//!
+//! [`repair`] is the one-shot call; [`Repairer`] is the push engine it is built
+//! on (`repair(bytes)` is `feed(bytes)` then `finish()`). The state machine
+//! itself lives in `machine`, string bodies in `string`, scalars in `scalar`.
+
+mod fix;
+mod machine;
+mod scalar;
+mod string;
+
+use std::borrow::Cow;
+use std::fmt;
+
+pub use self::fix::{Fix, FixKind};
+use self::machine::Machine;
+use crate::error::Error;
+
+/// What to do with several top-level values (`{"a":1} {"b":2}`).
+///
+/// Committed output is never rewritten, so this is chosen up front.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Values {
+    /// The first complete top-level value is the result; what follows is
+    /// dropped and reported as [`FixKind::RemovedTrailingText`].
+    #[default]
+    First,
+    /// Every top-level value is repaired and written on its own line (NDJSON).
+    Lines,
+    /// Every top-level value goes into one array: `[` is written before the
+    /// first value and `]` at the end.
+    Array,
+}
+
+/// How much of the output a [`Repairer`] keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Retain {
+    /// Keep everything: [`Repairer::snapshot`] and [`Repairer::finish`] see the whole text.
+    #[default]
+    All,
+    /// Forget output once [`Repairer::feed`] has returned it, so memory stays
+    /// bounded on endless streams. `finish` then returns only the rest, and a
+    /// snapshot starts at the first byte not yet returned.
+    Unreturned,
+}
+
+/// Limits and policies for a [`Repairer`].
+///
+/// ```
+/// use argmend::{Options, Values};
+/// let options = Options::default().max_depth(64).values(Values::Lines);
+/// assert_eq!(options.depth_limit(), 64);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    max_depth: usize,
+    max_input: usize,
+    values: Values,
+    retain: Retain,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { max_depth: 512, max_input: usize::MAX, values: Values::First, retain: Retain::All }
+    }
+}
+
+impl Options {
+    /// Nesting deeper than `n` containers is an [`Error`] (default 512).
+    pub fn max_depth(mut self, n: usize) -> Self {
+        self.max_depth = n;
+        self
+    }
+
+    /// More than `n` input bytes in all is an [`Error`] (default: no limit).
+    pub fn max_input_bytes(mut self, n: usize) -> Self {
+        self.max_input = n;
+        self
+    }
+
+    /// What to do with several top-level values (default [`Values::First`]).
+    pub fn values(mut self, values: Values) -> Self {
+        self.values = values;
+        self
+    }
+
+    /// How much output to keep (default [`Retain::All`]).
+    pub fn retain(mut self, retain: Retain) -> Self {
+        self.retain = retain;
+        self
+    }
+
+    /// The depth limit in force.
+    pub fn depth_limit(&self) -> usize {
+        self.max_depth
+    }
+
+    /// The input size limit in force.
+    pub fn input_limit(&self) -> usize {
+        self.max_input
+    }
+}
+
+/// The verdict on a whole input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Verdict {
+    /// The input was one JSON value; the output is the input, byte for byte.
+    Valid,
+    /// Something other than a truncation was mended.
+    Repaired,
+    /// The only fixes closed what a truncation left open.
+    Completed,
+    /// Nothing JSON-like was found (empty input, only whitespace or comments).
+    NotJson,
+}
+
+impl Verdict {
+    /// The stable snake_case name used in the CLI's JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Valid => "valid",
+            Verdict::Repaired => "repaired",
+            Verdict::Completed => "completed",
+            Verdict::NotJson => "not_json",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The result of a repair: the JSON text, the verdict, and the fixes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome<'a> {
+    text: Cow<'a, str>,
+    verdict: Verdict,
+    fixes: Vec<Fix>,
+    error: Option<Error>,
+}
+
+impl<'a> Outcome<'a> {
+    /// The repaired JSON text (empty when the verdict is [`Verdict::NotJson`]).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The text, owned or borrowed from the input when it was already valid.
+    pub fn into_text(self) -> Cow<'a, str> {
+        self.text
+    }
+
+    /// The verdict.
+    pub fn verdict(&self) -> Verdict {
+        self.verdict
+    }
+
+    /// Every fix, in input order.
+    pub fn fixes(&self) -> &[Fix] {
+        &self.fixes
+    }
+
+    /// The limit that stopped a one-shot [`repair`], if one did.
+    pub fn error(&self) -> Option<&Error> {
+        self.error.as_ref()
+    }
+
+    /// Why there is no JSON, when the verdict is [`Verdict::NotJson`].
+    pub fn reason(&self) -> Option<String> {
+        match (&self.error, self.verdict) {
+            (Some(error), _) => Some(error.to_string()),
+            (None, Verdict::NotJson) => Some("no JSON value found in the input".to_owned()),
+            _ => None,
+        }
+    }
+
+    /// The text parsed into a [`serde_json::Value`], unless the verdict is `NotJson`.
+    ///
+    /// ```
+    /// let value = argmend::repair(b"{a: 1,}").to_value().unwrap();
+    /// assert_eq!(value["a"], 1);
+    /// ```
+    pub fn to_value(&self) -> Option<serde_json::Value> {
+        match self.verdict {
+            Verdict::NotJson => None,
+            _ => serde_json::from_str(&self.text).ok(),
+        }
+    }
+
+    /// Detach the outcome from the input's lifetime.
+    pub fn into_owned(self) -> Outcome<'static> {
+        Outcome {
+            text: Cow::Owned(self.text.into_owned()),
+            verdict: self.verdict,
+            fixes: self.fixes,
+            error: self.error,
+        }
+    }
+}
+
+/// The best-effort valid JSON of everything fed so far.
+///
+/// It borrows the repairer's output and adds only a small owned tail (the
+/// closers, and what a cut-off token needs), so taking one after every chunk
+/// costs O(depth + tail), not O(everything so far).
+///
+/// ```
+/// let mut repairer = argmend::Repairer::new(argmend::Options::default());
+/// repairer.feed(br#"{"items": [1, 2"#).unwrap();
+/// assert_eq!(repairer.snapshot().to_string(), r#"{"items": [1, 2]}"#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot<'a> {
+    head: &'a str,
+    rest: &'a str,
+    tail: String,
+}
+
+impl<'a> Snapshot<'a> {
+    /// The pieces whose concatenation is the snapshot, in order.
+    pub fn parts(&self) -> [&str; 3] {
+        [self.head, self.rest, &self.tail]
+    }
+
+    /// The length of the snapshot in bytes.
+    pub fn len(&self) -> usize {
+        self.head.len() + self.rest.len() + self.tail.len()
+    }
+
+    /// Whether the snapshot is empty (no value has started yet).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl fmt::Display for Snapshot<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.head)?;
+        f.write_str(self.rest)?;
+        f.write_str(&self.tail)
+    }
+}
+
+/// The push engine: feed chunks as they arrive, read committed output and
+/// snapshots, then finish.
+///
+/// ```
+/// use argmend::{Options, Repairer, Verdict};
+/// let mut repairer = Repairer::new(Options::default());
+/// let mut streamed = String::new();
+/// for chunk in [&b"{'city': 'Par"[..], b"is', temp: 21,"] {
+///     streamed.push_str(repairer.feed(chunk).unwrap());
+/// }
+/// let outcome = repairer.finish().unwrap();
+/// assert_eq!(outcome.text(), r#"{"city": "Paris", "temp": 21}"#);
+/// assert!(outcome.text().starts_with(&streamed));
+/// assert_eq!(outcome.verdict(), Verdict::Repaired);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Repairer {
+    machine: Machine,
+    failed: Option<Error>,
+}
+
+impl Repairer {
+    /// A repairer with the given options.
+    pub fn new(options: Options) -> Self {
+        Repairer { machine: Machine::new(options), failed: None }
+    }
+
+    /// Feed the next chunk; returns the output newly committed by it.
+    ///
+    /// Committed output never changes afterwards. A chunk may end anywhere,
+    /// even inside a UTF-8 sequence or an escape: what cannot be decided yet
+    /// is held back. After an error every further call returns it again.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<&str, Error> {
+        if let Some(error) = &self.failed {
+            return Err(error.clone());
+        }
+        if let Err(error) = self.machine.push(chunk) {
+            self.failed = Some(error.clone());
+            return Err(error);
+        }
+        Ok(self.machine.take_committed())
+    }
+
+    /// Feed every chunk of a [`bytes::Buf`]; returns the output newly committed.
+    pub fn feed_buf(&mut self, mut buf: impl bytes::Buf) -> Result<String, Error> {
+        let mut committed = String::new();
+        while buf.has_remaining() {
+            let n = buf.chunk().len();
+            committed.push_str(self.feed(buf.chunk())?);
+            buf.advance(n);
+        }
+        Ok(committed)
+    }
+
+    /// The best-effort valid JSON of everything fed so far (see [`Snapshot`]).
+    ///
+    /// Once a value has started it parses as JSON and begins with everything
+    /// committed so far; before that it is empty.
+    pub fn snapshot(&self) -> Snapshot<'_> {
+        let (head, rest, tail) = self.machine.snapshot();
+        Snapshot { head, rest, tail }
+    }
+
+    /// The number of input bytes fed so far.
+    pub fn bytes_fed(&self) -> usize {
+        self.machine.bytes_fed()
+    }
+
+    /// End the input: close whatever is open and return the outcome.
+    ///
+    /// The text is the whole output (with [`Retain::Unreturned`], only the
+    /// part `feed` has not returned yet).
+    pub fn finish(mut self) -> Result<Outcome<'static>, Error> {
+        if let Some(error) = self.failed {
+            return Err(error);
+        }
+        self.machine.end()?;
+        let verdict = self.machine.verdict();
+        let (text, fixes) = self.machine.into_parts();
+        Ok(Outcome { text: Cow::Owned(text), verdict, fixes, error: None })
+    }
+}
+
+/// Repair one whole input with the default [`Options`].
+///
+/// The text is borrowed from the input when it was already valid JSON. If a
+/// default limit is crossed (nesting deeper than 512), the verdict is
+/// [`Verdict::NotJson`] and [`Outcome::error`] says which limit.
+///
+/// ```
+/// let outcome = argmend::repair(b"{name: 'John', tags: ['a', 'b',],}");
+/// assert_eq!(outcome.text(), r#"{"name": "John", "tags": ["a", "b"]}"#);
+/// assert_eq!(outcome.verdict(), argmend::Verdict::Repaired);
+/// ```
+pub fn repair(input: &[u8]) -> Outcome<'_> {
+    match repair_with(input, Options::default()) {
+        Ok(outcome) => outcome,
+        Err(error) => Outcome {
+            text: Cow::Borrowed(""),
+            verdict: Verdict::NotJson,
+            fixes: Vec::new(),
+            error: Some(error),
+        },
+    }
+}
+
+/// Repair one whole input with the given options; a crossed limit is an [`Error`].
+///
+/// ```
+/// use argmend::{repair_with, Options, ErrorKind};
+/// let error = repair_with(b"[[[1]]]", Options::default().max_depth(2)).unwrap_err();
+/// assert_eq!(error.kind(), ErrorKind::TooDeep);
+/// ```
+pub fn repair_with(input: &[u8], options: Options) -> Result<Outcome<'_>, Error> {
+    let mut repairer = Repairer::new(options.retain(Retain::All));
+    repairer.feed(input)?;
+    let outcome = repairer.finish()?;
+    if outcome.verdict == Verdict::Valid {
+        if let Ok(text) = std::str::from_utf8(input) {
+            return Ok(Outcome { text: Cow::Borrowed(text), ..outcome });
+        }
+    }
+    Ok(outcome)
+}

@@ -1,0 +1,321 @@
+//! Scalars outside quotes: literals, numbers, bare words, regex literals.
+
+use std::borrow::Cow;
+
+use super::machine::{Halt, Machine, State, Step, LOOKAHEAD, WINDOW};
+use super::FixKind;
+use crate::lex::{self, Literal};
+
+/// URL schemes whose `//` must not be read as a comment or a delimiter.
+const SCHEMES: [&[u8]; 7] = [b"http:", b"https:", b"ftp:", b"mailto:", b"file:", b"data:", b"irc:"];
+
+impl Machine {
+    pub(super) fn literal(&mut self, literal: Literal, len: usize) -> Step {
+        let (text, lenient): (&[u8], bool) = match literal {
+            Literal::True => (b"true", false),
+            Literal::False => (b"false", false),
+            Literal::Null => (b"null", false),
+            Literal::LenientTrue => (b"true", true),
+            Literal::LenientFalse => (b"false", true),
+            Literal::LenientNull => (b"null", true),
+        };
+        if lenient {
+            self.fix(FixKind::ReplacedLiteral, self.i);
+        }
+        self.emit(text);
+        self.i += len;
+        self.value_done();
+        Ok(())
+    }
+
+    /// A number token (or a lone `-`) of `len` bytes at `i`.
+    pub(super) fn number(&mut self, len: usize) -> Step {
+        let next = self.peek(len)?;
+        let at_end = next.is_none_or(|c| lex::is_delimiter(c) || lex::is_ws(c));
+        if !at_end {
+            // `123abc`, `1.2.3`, `-x`: not a number after all.
+            return self.bare_string(false);
+        }
+        let at = self.i - self.base;
+        let text = &self.src[at..at + len];
+        let truncated = next.is_none() && matches!(text.last(), Some(b'.' | b'e' | b'E' | b'-' | b'+'));
+        let (normal, changed) = normalize_number(text);
+        let normal = normal.into_owned();
+        if changed {
+            let kind = if normal.first() == Some(&b'"') {
+                FixKind::QuotedNumber
+            } else if truncated {
+                FixKind::CompletedNumber
+            } else {
+                FixKind::NormalizedNumber
+            };
+            self.fix(kind, self.i);
+        }
+        self.emit(&normal);
+        self.i += len;
+        self.value_done();
+        Ok(())
+    }
+
+    /// A word in value position: a function-call wrapper or a bare string.
+    pub(super) fn word_value(&mut self, len: usize) -> Step {
+        let mut k = len;
+        loop {
+            match self.peek(k)? {
+                Some(b) if lex::is_ws(b) && k - len < LOOKAHEAD => k += 1,
+                Some(b'(') => return self.begin_call(k + 1),
+                _ => return self.bare_string(false),
+            }
+        }
+    }
+
+    /// A bare string (`hello world`, `my-key`) at `i`, quoted.
+    pub(super) fn bare_string(&mut self, key: bool) -> Step {
+        let from = if self.scan_hint.0 == self.i { self.scan_hint.1 } else { 0 };
+        let rest = &self.src[self.i - self.base..];
+        let k = match scan_bare(rest, from, key, self.eof) {
+            Ok(k) => k,
+            Err(k) => {
+                self.scan_hint = (self.i, k);
+                return Err(Halt::Need);
+            }
+        };
+        self.scan_hint = (usize::MAX, 0);
+        let rest = self.rest();
+        let mut end = k;
+        while end > 0 && lex::is_ws(rest[end - 1]) {
+            end -= 1;
+        }
+        if end == 0 {
+            // Nothing a string could be made of: drop the character.
+            let n = rest.first().map_or(1, |&b| lex::utf8_len(b)).min(rest.len()).max(1);
+            self.fix(FixKind::RemovedCharacter, self.i);
+            self.i += n;
+            return Ok(());
+        }
+        let mut quoted = Vec::with_capacity(end + 2);
+        quoted.push(b'"');
+        let invalid = escape_into(&mut quoted, &rest[..end]);
+        quoted.push(b'"');
+        let stray_quote = end == k && rest.get(k) == Some(&b'"') && !key;
+        self.fix(if key { FixKind::QuotedKey } else { FixKind::QuotedWord }, self.i);
+        if invalid {
+            self.fix(FixKind::ReplacedInvalidUtf8, self.i);
+        }
+        self.emit(&quoted);
+        self.i += end;
+        if stray_quote {
+            // `hello"`: the start quote was missing; the end quote is dropped.
+            self.i += 1;
+        }
+        if key {
+            self.state = State::Colon;
+        } else {
+            self.value_done();
+        }
+        Ok(())
+    }
+
+    /// A regex literal `/ab+c/gi` at `i`, kept as a string.
+    pub(super) fn regex(&mut self) -> Step {
+        let rest = self.rest();
+        let mut k = 1;
+        let close = loop {
+            match rest.get(k) {
+                Some(b'\\') => k += 2,
+                Some(b'/') => break Some(k),
+                Some(b'\n') | None if self.eof || rest.get(k).is_some() => break None,
+                Some(_) if k < LOOKAHEAD => k += 1,
+                Some(_) => break None,
+                None => return Err(Halt::Need),
+            }
+        };
+        let Some(close) = close else {
+            return self.bare_string(false);
+        };
+        let mut end = close + 1;
+        loop {
+            match rest.get(end) {
+                Some(b) if b.is_ascii_lowercase() => end += 1,
+                None if !self.eof => return Err(Halt::Need),
+                _ => break,
+            }
+        }
+        let mut quoted = Vec::with_capacity(end + 2);
+        quoted.push(b'"');
+        escape_into(&mut quoted, &rest[..end]);
+        quoted.push(b'"');
+        self.fix(FixKind::QuotedRegex, self.i);
+        self.emit(&quoted);
+        self.i += end;
+        self.value_done();
+        Ok(())
+    }
+}
+
+/// The length of the bare string at the start of `rest`, scanning from
+/// `from`; `Err(k)` when more input is needed (scanned up to `k`).
+fn scan_bare(rest: &[u8], from: usize, key: bool, eof: bool) -> Result<usize, usize> {
+    let mut k = from;
+    loop {
+        let Some(&b) = rest.get(k) else {
+            if eof {
+                break;
+            }
+            return Err(k);
+        };
+        if k >= WINDOW || lex::is_bare_delimiter(b) || (key && b == b':') || matches!(b, b'"' | b'\'' | b'`') {
+            break;
+        }
+        if b >= 0x80 {
+            let n = lex::utf8_len(b);
+            if rest.len() < k + n && !eof {
+                return Err(k);
+            }
+            if k > 0 && lex::quote_at(&rest[k..]).is_some() {
+                break;
+            }
+            k += n.min(rest.len() - k);
+            continue;
+        }
+        k += 1;
+    }
+    // `https://example.com`: the `//` belongs to the URL.
+    if rest.get(k) == Some(&b'/') && SCHEMES.iter().any(|s| rest[..k].ends_with(s)) {
+        match rest.get(k + 1) {
+            None if !eof => return Err(k),
+            Some(b'/') => {
+                let mut j = k;
+                loop {
+                    match rest.get(j) {
+                        Some(&b) if is_url_char(b) && j < WINDOW => j += 1,
+                        None if !eof => return Err(k),
+                        _ => break,
+                    }
+                }
+                k = j;
+            }
+            _ => {}
+        }
+    }
+    Ok(k)
+}
+
+fn is_url_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"-._~:/?#@!$&'()*+;=%".contains(&b)
+}
+
+/// Append `text` as the body of a JSON string; `true` if invalid UTF-8 was replaced.
+fn escape_into(out: &mut Vec<u8>, text: &[u8]) -> bool {
+    let mut invalid = false;
+    for chunk in text.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '"' => out.extend_from_slice(b"\\\""),
+                '\\' => out.extend_from_slice(b"\\\\"),
+                '\n' => out.extend_from_slice(b"\\n"),
+                '\r' => out.extend_from_slice(b"\\r"),
+                '\t' => out.extend_from_slice(b"\\t"),
+                c if (c as u32) < 0x20 => out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes()),
+                c => {
+                    let mut buf = [0u8; 4];
+                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                }
+            }
+        }
+        if !chunk.invalid().is_empty() {
+            invalid = true;
+            out.extend_from_slice("\u{FFFD}".as_bytes());
+        }
+    }
+    invalid
+}
+
+/// Normalise a lenient number; `true` if the text changed.
+///
+/// `.5` → `0.5`, `+1` → `1`, `2.` → `2.0`, `2e` → `2e0`, `-` → `-0`,
+/// `1_000` → `1000`; a leading zero (`0789`) keeps the text as a string.
+fn normalize_number(text: &[u8]) -> (Cow<'_, [u8]>, bool) {
+    let (sign, body) = match text.first() {
+        Some(b'-') => (&b"-"[..], &text[1..]),
+        Some(b'+') => (&b""[..], &text[1..]),
+        _ => (&b""[..], text),
+    };
+    let int_len = body.iter().position(|b| !(b.is_ascii_digit() || *b == b'_')).unwrap_or(body.len());
+    let (int, after) = body.split_at(int_len);
+    let (frac, exp) = match after.first() {
+        Some(b'.') => {
+            let n = after[1..].iter().position(|b| !b.is_ascii_digit()).unwrap_or(after.len() - 1);
+            (Some(&after[1..1 + n]), &after[1 + n..])
+        }
+        _ => (None, after),
+    };
+    let digits: Vec<u8> = int.iter().copied().filter(|b| *b != b'_').collect();
+    if digits.len() > 1 && digits[0] == b'0' {
+        let mut quoted = Vec::with_capacity(text.len() + 2);
+        quoted.push(b'"');
+        quoted.extend_from_slice(text);
+        quoted.push(b'"');
+        return (Cow::Owned(quoted), true);
+    }
+    let mut out = Vec::with_capacity(text.len() + 2);
+    out.extend_from_slice(sign);
+    if digits.is_empty() {
+        out.push(b'0');
+    } else {
+        out.extend_from_slice(&digits);
+    }
+    if let Some(frac) = frac {
+        out.push(b'.');
+        if frac.is_empty() {
+            out.push(b'0');
+        } else {
+            out.extend_from_slice(frac);
+        }
+    }
+    if let Some((&e, exp)) = exp.split_first() {
+        out.push(e);
+        let (exp_sign, exp_digits) = match exp.first() {
+            Some(&s @ (b'+' | b'-')) => (Some(s), &exp[1..]),
+            _ => (None, exp),
+        };
+        out.extend(exp_sign);
+        if exp_digits.is_empty() {
+            out.push(b'0');
+        } else {
+            out.extend_from_slice(exp_digits);
+        }
+    }
+    if out == text {
+        (Cow::Borrowed(text), false)
+    } else {
+        (Cow::Owned(out), true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize_number;
+
+    #[test]
+    fn numbers_normalise() {
+        for (input, output) in [
+            ("1", "1"),
+            ("-1.5e+3", "-1.5e+3"),
+            (".5", "0.5"),
+            ("-.5", "-0.5"),
+            ("+1", "1"),
+            ("2.", "2.0"),
+            ("2e", "2e0"),
+            ("2e-", "2e-0"),
+            ("-", "-0"),
+            ("1_000", "1000"),
+            ("0789", "\"0789\""),
+            ("0", "0"),
+            ("0.5", "0.5"),
+        ] {
+            let (normal, _) = normalize_number(input.as_bytes());
+            assert_eq!(std::str::from_utf8(&normal).unwrap(), output, "{input}");
+        }
+    }
+}

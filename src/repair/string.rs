@@ -1,0 +1,528 @@
+//! String bodies: the hot path, and the hardest decisions.
+//!
+//! A body is copied in runs found with memchr; only quotes, backslashes,
+//! control characters and (for lenient quotes) non-ASCII lead bytes stop a
+//! run. The hard question is whether a quote ends its string. It is answered
+//! as jsonrepair answers it, from what follows the quote (a delimiter, a
+//! digit, another quote or the end of input mean "yes") and from what
+//! precedes it (after a delimiter, the end quote was missing earlier).
+//!
+//! "Missing earlier" would rewrite output already written, so the body after
+//! the first place where the string could be cut (its first delimiter, or a
+//! quote taken to be inside it) stays provisional: a [`Cut`] remembers where
+//! to cut and where to resume reading. The cut stays possible for
+//! [`WINDOW`] input bytes; past that the body is committed and kept whole.
+
+use super::machine::{Halt, Machine, State, Step, LOOKAHEAD, WINDOW};
+use super::FixKind;
+use crate::lex::{self, Quote};
+
+/// Where a string missing its end quote would be cut.
+#[derive(Debug, Clone, Copy)]
+struct Cut {
+    /// Input position to resume reading from after the cut.
+    resume: usize,
+    /// Output position where the inserted end quote goes.
+    body_end: usize,
+    /// Output length to truncate to before inserting it.
+    out_len: usize,
+    /// Fixes recorded up to the cut point.
+    n_fixes: usize,
+    /// Whether the cut is at a quote (taken as the end quote) rather than
+    /// at a delimiter (before which the end quote is inserted).
+    at_quote: bool,
+}
+
+/// The comma that was the last non-whitespace character of the body.
+#[derive(Debug, Clone, Copy)]
+struct Comma {
+    input: usize,
+    out: usize,
+    mark_before: usize,
+    n_fixes: usize,
+}
+
+/// An open string.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Str {
+    open: Quote,
+    key: bool,
+    cut: Option<Cut>,
+    /// The cut window has passed: the string is kept whole.
+    whole: bool,
+    /// The last non-whitespace input byte of the body (the opening quote at first).
+    prev: u8,
+    comma: Option<Comma>,
+}
+
+impl Str {
+    fn new(open: Quote, key: bool) -> Self {
+        Str { open, key, cut: None, whole: false, prev: b'"', comma: None }
+    }
+
+    pub(super) fn is_key(&self) -> bool {
+        self.key
+    }
+
+    /// The output position below which this string's body may be committed.
+    pub(super) fn keep_from(&self) -> Option<usize> {
+        self.cut.map(|cut| cut.body_end)
+    }
+
+    /// The input position a cut may return to.
+    pub(super) fn rewind_point(&self) -> Option<usize> {
+        self.cut.map(|cut| cut.resume)
+    }
+
+    fn tracking(&self) -> bool {
+        self.cut.is_none() && !self.whole
+    }
+}
+
+impl Machine {
+    /// Open a string at the quote at `i` (of `len` bytes).
+    pub(super) fn begin_string(&mut self, quote: Quote, len: usize, key: bool) {
+        if quote != Quote::Double {
+            self.fix(FixKind::ReplacedQuotes, self.i);
+        }
+        self.emit(b"\"");
+        self.i += len;
+        self.string = Some(Str::new(quote, key));
+        self.state = State::Str;
+    }
+
+    /// Continue the previous string's body after `"a" + "b"` dropped the
+    /// end quote of the first and now drops the opening quote of the second.
+    pub(super) fn continue_string(&mut self, quote: Quote, len: usize) {
+        if quote != Quote::Double {
+            self.fix(FixKind::ReplacedQuotes, self.i);
+        }
+        self.i += len;
+        self.string = Some(Str::new(quote, false));
+        self.state = State::Str;
+    }
+
+    pub(super) fn step_string(&mut self) -> Step {
+        let Some(mut s) = self.string else {
+            self.state = State::After;
+            return Ok(());
+        };
+        if let Some(cut) = s.cut {
+            if self.i > cut.resume + WINDOW {
+                s.cut = None;
+                s.comma = None;
+                s.whole = true;
+                self.string = Some(s);
+            }
+        }
+        let rest = self.rest();
+        if rest.is_empty() {
+            return Err(Halt::Need);
+        }
+        let n = special_pos(rest, s.open, s.tracking());
+        if n > 0 {
+            return self.string_run(n);
+        }
+        let b = rest[0];
+        let n_rest = rest.len();
+        let quote = lex::quote_at(rest);
+        if s.tracking() && lex::is_delimiter(b) {
+            self.set_cut(false, 0);
+            if b != b'\n' {
+                return self.string_run(1);
+            }
+        }
+        match b {
+            b'\\' => self.string_escape(),
+            0..=0x1F => {
+                let escaped: &[u8] = match b {
+                    b'\n' => b"\\n",
+                    b'\r' => b"\\r",
+                    b'\t' => b"\\t",
+                    0x08 => b"\\b",
+                    0x0C => b"\\f",
+                    _ => &[],
+                };
+                self.fix(FixKind::EscapedControl, self.i);
+                if escaped.is_empty() {
+                    let hex = format!("\\u{b:04x}");
+                    self.emit(hex.as_bytes());
+                } else {
+                    self.emit(escaped);
+                }
+                if !lex::is_ws(b) {
+                    self.note_prev(b);
+                }
+                self.i += 1;
+                Ok(())
+            }
+            _ => {
+                if n_rest < lex::utf8_len(b) && !self.eof {
+                    return Err(Halt::Need);
+                }
+                match quote {
+                    Some((quote, len)) if lex::closes(s.open, quote) => self.string_quote(quote, len),
+                    Some((Quote::Double, _)) => {
+                        // A `"` inside a string opened by another quote.
+                        self.emit(b"\\\"");
+                        self.note_prev(b'"');
+                        self.i += 1;
+                        Ok(())
+                    }
+                    Some((_, len)) => self.string_run(len),
+                    None => self.string_run(lex::utf8_len(b).min(n_rest)),
+                }
+            }
+        }
+    }
+
+    fn note_prev(&mut self, b: u8) {
+        if let Some(s) = self.string.as_mut() {
+            s.prev = b;
+            s.comma = None;
+        }
+    }
+
+    fn set_cut(&mut self, at_quote: bool, resume_skip: usize) {
+        let out_len = self.out_len();
+        let cut = Cut {
+            resume: self.i + resume_skip,
+            body_end: if at_quote { out_len } else { self.mark },
+            out_len,
+            n_fixes: self.fixes.len(),
+            at_quote,
+        };
+        if let Some(s) = self.string.as_mut() {
+            s.cut = Some(cut);
+        }
+    }
+
+    /// Copy `n` plain body bytes (validating UTF-8).
+    fn string_run(&mut self, n: usize) -> Step {
+        let at = self.i - self.base;
+        let run = &self.src[at..at + n];
+        let valid = match std::str::from_utf8(run) {
+            Ok(_) => n,
+            Err(error) if error.valid_up_to() > 0 => error.valid_up_to(),
+            Err(error) => {
+                let bad = match error.error_len() {
+                    Some(k) => k,
+                    None if at + n == self.src.len() && !self.eof => return Err(Halt::Need),
+                    None => n,
+                };
+                self.fix(FixKind::ReplacedInvalidUtf8, self.i);
+                self.emit("\u{FFFD}".as_bytes());
+                self.note_prev(b'?');
+                self.i += bad;
+                return Ok(());
+            }
+        };
+        let run = &self.src[at..at + valid];
+        let out_start = self.out_len();
+        self.out.extend_from_slice(run);
+        if let Some(p) = run.iter().rposition(|&b| !lex::is_ws(b)) {
+            let last = run[p];
+            let comma = (last == b',').then(|| Comma {
+                input: self.i + p,
+                out: out_start + p,
+                mark_before: run[..p]
+                    .iter()
+                    .rposition(|&b| !lex::is_ws(b))
+                    .map_or(self.mark, |q| out_start + q + 1),
+                n_fixes: self.fixes.len(),
+            });
+            self.mark = out_start + p + 1;
+            if let Some(s) = self.string.as_mut() {
+                s.prev = last;
+                s.comma = comma;
+            }
+        }
+        self.i += valid;
+        Ok(())
+    }
+
+    fn string_escape(&mut self) -> Step {
+        let Some(next) = self.peek(1)? else {
+            self.fix(FixKind::DroppedEscape, self.i);
+            self.i += 1;
+            return Ok(());
+        };
+        match next {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                self.emit(&[b'\\', next]);
+                self.note_prev(next);
+                self.i += 2;
+            }
+            b'\'' => {
+                self.fix(FixKind::RemovedEscape, self.i);
+                self.emit(b"'");
+                self.note_prev(next);
+                self.i += 2;
+            }
+            b'u' => return self.string_unicode(),
+            _ => {
+                self.fix(FixKind::EscapedBackslash, self.i);
+                self.emit(b"\\\\");
+                self.note_prev(b'\\');
+                self.i += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// `\uXXXX` at `i`, with a lone surrogate replaced (serde_json and most
+    /// parsers refuse one).
+    fn string_unicode(&mut self) -> Step {
+        let Some(code) = self.hex4(2)? else {
+            return Ok(());
+        };
+        let mut len = 6;
+        let replace = match code {
+            0xD800..=0xDBFF => {
+                let low = if self.peek(6)? == Some(b'\\') && self.peek(7)? == Some(b'u') {
+                    self.hex4_quiet(8)?
+                } else {
+                    None
+                };
+                match low {
+                    Some(0xDC00..=0xDFFF) => {
+                        len = 12;
+                        false
+                    }
+                    _ => true,
+                }
+            }
+            0xDC00..=0xDFFF => true,
+            _ => false,
+        };
+        if replace {
+            self.fix(FixKind::ReplacedSurrogate, self.i);
+            self.emit(b"\\ufffd");
+        } else {
+            let at = self.i - self.base;
+            let text = self.src[at..at + len].to_vec();
+            self.emit(&text);
+        }
+        self.note_prev(b'u');
+        self.i += len;
+        Ok(())
+    }
+
+    /// The four hex digits at `i + k`; handles a truncated or invalid escape
+    /// (returning `None` after acting on it).
+    fn hex4(&mut self, k: usize) -> Result<Option<u32>, Halt> {
+        let mut code = 0u32;
+        for j in 0..4 {
+            match self.peek(k + j)? {
+                Some(h) if h.is_ascii_hexdigit() => code = code * 16 + hex_value(h),
+                Some(_) => {
+                    self.fix(FixKind::EscapedBackslash, self.i);
+                    self.emit(b"\\\\");
+                    self.note_prev(b'\\');
+                    self.i += 1;
+                    return Ok(None);
+                }
+                None => {
+                    // Cut off by the end of input: drop the unfinished escape.
+                    self.fix(FixKind::DroppedEscape, self.i);
+                    self.i += k + j;
+                    return Ok(None);
+                }
+            }
+        }
+        Ok(Some(code))
+    }
+
+    fn hex4_quiet(&self, k: usize) -> Result<Option<u32>, Halt> {
+        let mut code = 0u32;
+        for j in 0..4 {
+            match self.peek(k + j)? {
+                Some(h) if h.is_ascii_hexdigit() => code = code * 16 + hex_value(h),
+                _ => return Ok(None),
+            }
+        }
+        Ok(Some(code))
+    }
+
+    /// A quote that may close the string: decide from what follows and precedes it.
+    fn string_quote(&mut self, quote: Quote, len: usize) -> Step {
+        let Some(s) = self.string else {
+            return Ok(());
+        };
+        let ends = match self.after_quote(len)? {
+            None => true,
+            Some(k) => {
+                let rest = &self.rest()[k..];
+                let c = rest[0];
+                if matches!(c, 0xC2 | 0xE2 | 0xEF) && rest.len() < 3 && !self.eof {
+                    return Err(Halt::Need);
+                }
+                lex::is_delimiter(c) || c.is_ascii_digit() || lex::quote_at(rest).is_some()
+            }
+        };
+        if ends {
+            let at = self.out_len();
+            self.emit(b"\"");
+            self.i += len;
+            self.end_of_string(at);
+            return Ok(());
+        }
+        if let (Some(comma), Some(_)) = (s.comma, s.cut) {
+            if s.prev == b',' {
+                // `{"a":"b,"c":"d"}`: the end quote belonged before the comma.
+                self.fixes.truncate(comma.n_fixes);
+                self.truncate_out(comma.out);
+                self.insert_at(comma.mark_before, b"\"");
+                self.mark = comma.mark_before + 1;
+                self.fix(FixKind::InsertedQuote, comma.input);
+                self.i = comma.input;
+                self.end_of_string(comma.mark_before);
+                return Ok(());
+            }
+        }
+        if s.cut.is_some() && lex::is_delimiter(s.prev) {
+            self.apply_cut();
+            return Ok(());
+        }
+        // A quote inside the string: escape it (or keep a lenient quote as text).
+        if s.tracking() {
+            self.set_cut(true, len);
+        }
+        self.fix(FixKind::EscapedQuote, self.i);
+        if quote == Quote::Double {
+            self.emit(b"\\\"");
+        } else {
+            let at = self.i - self.base;
+            let text = self.src[at..at + len].to_vec();
+            self.emit(&text);
+        }
+        self.note_prev(b'"');
+        self.i += len;
+        Ok(())
+    }
+
+    /// The offset from `i` of the first byte after the quote (of `len`
+    /// bytes) that is not whitespace or a comment; `None` at the end of input
+    /// or past the lookahead bound.
+    fn after_quote(&self, len: usize) -> Result<Option<usize>, Halt> {
+        let rest = self.rest();
+        let mut k = len;
+        loop {
+            if k - len > LOOKAHEAD {
+                return Ok(None);
+            }
+            let Some(&b) = rest.get(k) else {
+                return if self.eof { Ok(None) } else { Err(Halt::Need) };
+            };
+            if lex::is_ws(b) {
+                k += 1;
+                continue;
+            }
+            if b != b'/' {
+                return Ok(Some(k));
+            }
+            let skip = match rest.get(k + 1) {
+                None if !self.eof => return Err(Halt::Need),
+                Some(b'/') => memchr::memchr(b'\n', &rest[k..]),
+                Some(b'*') => memchr::memmem::find(&rest[k + 2..], b"*/").map(|j| j + 4),
+                _ => return Ok(Some(k)),
+            };
+            match skip {
+                Some(j) => k += j.max(1),
+                None if self.eof => return Ok(None),
+                None => return Err(Halt::Need),
+            }
+        }
+    }
+
+    /// Cut the string where a missing end quote belonged, and read on from there.
+    fn apply_cut(&mut self) {
+        let Some(cut) = self.string.and_then(|s| s.cut) else {
+            return;
+        };
+        self.fixes.truncate(cut.n_fixes);
+        self.truncate_out(cut.out_len);
+        let at = if cut.at_quote {
+            let at = self.out_len();
+            self.emit(b"\"");
+            at
+        } else {
+            self.insert_at(cut.body_end, b"\"");
+            self.mark = cut.body_end + 1;
+            cut.body_end
+        };
+        self.fix(FixKind::InsertedQuote, cut.resume);
+        self.i = cut.resume;
+        self.end_of_string(at);
+    }
+
+    /// The string has ended with its closing quote written at output position `at`.
+    fn end_of_string(&mut self, at: usize) {
+        let key = self.string.take().is_some_and(|s| s.key);
+        if key {
+            self.state = State::Colon;
+        } else {
+            self.hold = Some(at);
+            self.value_done();
+        }
+    }
+
+    /// The input ended inside a string.
+    pub(super) fn end_string(&mut self) {
+        let Some(s) = self.string else {
+            self.state = State::After;
+            return;
+        };
+        if s.cut.is_some() && lex::is_delimiter(s.prev) {
+            // `["hello],`: the end quote belonged before the delimiter.
+            self.apply_cut();
+            return;
+        }
+        self.fix(FixKind::ClosedString, self.i);
+        let at = self.mark;
+        self.insert_at_mark(b"\"");
+        self.end_of_string(at);
+    }
+}
+
+fn hex_value(h: u8) -> u32 {
+    match h {
+        b'0'..=b'9' => u32::from(h - b'0'),
+        b'a'..=b'f' => u32::from(h - b'a' + 10),
+        _ => u32::from(h.wrapping_sub(b'A').wrapping_add(10) & 0x0F),
+    }
+}
+
+/// The offset of the first byte of `bytes` that a plain copy cannot take,
+/// for a string opened by `open`; with `tracking`, delimiters stop it too.
+fn special_pos(bytes: &[u8], open: Quote, tracking: bool) -> usize {
+    let limit = match open {
+        Quote::Double => memchr::memchr2(b'"', b'\\', bytes).unwrap_or(bytes.len()),
+        Quote::Single => memchr::memchr3(b'\'', b'"', b'\\', bytes).unwrap_or(bytes.len()),
+        Quote::DoubleLike | Quote::SingleLike => bytes
+            .iter()
+            .position(|&b| matches!(b, b'"' | b'\'' | b'`' | b'\\' | 0xC2 | 0xE2 | 0xEF))
+            .unwrap_or(bytes.len()),
+    };
+    let run = &bytes[..limit];
+    let limit = first_control(run).unwrap_or(limit);
+    if tracking {
+        run[..limit].iter().position(|&b| lex::is_delimiter(b)).unwrap_or(limit)
+    } else {
+        limit
+    }
+}
+
+/// The offset of the first control character (below U+0020), checked 16
+/// bytes at a time without early exits so the compiler can vectorise it.
+fn first_control(bytes: &[u8]) -> Option<usize> {
+    let mut chunks = bytes.chunks_exact(16);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        if chunk.iter().fold(false, |acc, &b| acc | (b < 0x20)) {
+            return chunk.iter().position(|&b| b < 0x20).map(|k| offset + k);
+        }
+        offset += 16;
+    }
+    chunks.remainder().iter().position(|&b| b < 0x20).map(|k| offset + k)
+}
