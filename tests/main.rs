@@ -1,0 +1,7 @@
+//! argmend's integration tests, built as one binary (one link, one run).
+
+mod cli; // the built binary: golden tests of `argmend repair`
+mod conformance; // the peers' public suites, read from ../shared/conformance
+mod corpus; // corpus/<family>/<name>.in beside .out and .fixes
+mod fuzz_seeds; // replays the fuzz targets' seeds on stable
+mod properties; // proptest: the six guarantees
