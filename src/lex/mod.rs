@@ -78,8 +78,9 @@ pub(crate) enum Token {
     Fence,
     #[regex(r"[ \t\r\n]+")]
     Whitespace,
-    /// NBSP, en quad to hair space, narrow NBSP, medium math space, ideographic space.
-    #[regex(b"\xC2\xA0|\xE2\x80[\x80-\x8A]|\xE2\x80\xAF|\xE2\x81\x9F|\xE3\x80\x80")]
+    /// NBSP, en quad to hair space, zero-width space, narrow NBSP, medium
+    /// math space, ideographic space, Mongolian vowel separator, BOM.
+    #[regex(b"\xC2\xA0|\xE2\x80[\x80-\x8B]|\xE2\x80\xAF|\xE2\x81\x9F|\xE3\x80\x80|\xE1\xA0\x8E|\xEF\xBB\xBF")]
     SpecialWhitespace,
     #[token("//")]
     LineComment,
@@ -94,7 +95,7 @@ pub(crate) enum Token {
     #[regex(b"\xE2\x80[\x9C\x9D\x9E\x9F]|\xE2\x80\xB3|\xEF\xBC\x82", |_| Quote::DoubleLike)]
     Quote(Quote),
     #[regex(r"[+-]?[0-9][0-9_]*(\.[0-9]*)?([eE][+-]?[0-9]*)?")]
-    #[regex(r"[+-]?\.[0-9]+([eE][+-]?[0-9]*)?")]
+    #[regex(r"[+-]?\.[0-9]*([eE][+-]?[0-9]*)?")]
     Number,
     #[token("true", |_| Literal::True)]
     #[token("false", |_| Literal::False)]
@@ -170,7 +171,7 @@ pub(crate) const LONGEST_PREFIXED: usize = 9;
 pub(crate) fn is_prefix_of_longer(token: Token, rest: &[u8]) -> bool {
     match token {
         Token::Minus | Token::Plus => true,
-        Token::Quote(Quote::SingleLike) | Token::Other => matches!(rest.first(), Some(b'`' | b'.')),
+        Token::Quote(Quote::SingleLike) | Token::Number => matches!(rest.first(), Some(b'`' | b'.')),
         _ => false,
     }
 }

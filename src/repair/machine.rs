@@ -488,7 +488,8 @@ impl Machine {
                 self.i += len;
                 self.skip_fence_language()
             }
-            Token::Quote(_) => self.begin_value(token, len),
+            Token::Quote(_) | Token::Slash => self.begin_value(token, len),
+            Token::Word if self.call_follows(len)? => self.begin_value(token, len),
             _ => {
                 self.prose = Some(self.i);
                 self.state = State::Prose;
@@ -502,6 +503,19 @@ impl Machine {
         self.state = State::Start;
         self.comment = Some(Comment::FenceTag);
         Ok(())
+    }
+
+    /// Whether `(` follows the word of `len` bytes at `i` (after whitespace):
+    /// a function-call wrapper such as `callback({…})`.
+    pub(super) fn call_follows(&self, len: usize) -> Result<bool, Halt> {
+        let mut k = len;
+        loop {
+            match self.peek(k)? {
+                Some(b) if lex::is_ws(b) && k - len < LOOKAHEAD => k += 1,
+                Some(b'(') => return Ok(true),
+                _ => return Ok(false),
+            }
+        }
     }
 
     fn on_prose(&mut self, token: Token, len: usize) -> Step {
@@ -535,6 +549,16 @@ impl Machine {
         match token {
             Token::Fence => {
                 self.fix(FixKind::RemovedFence, self.i);
+                self.i += len;
+                Ok(())
+            }
+            Token::Comma => {
+                self.fix(FixKind::RemovedComma, self.i);
+                self.i += len;
+                Ok(())
+            }
+            Token::BraceClose | Token::BracketClose | Token::ParenClose => {
+                self.fix(FixKind::RemovedCloser, self.i);
                 self.i += len;
                 Ok(())
             }
@@ -616,6 +640,13 @@ impl Machine {
             Token::Number | Token::Minus | Token::Plus => self.number(len),
             Token::Word => self.word_value(len),
             Token::Slash => self.regex(),
+            Token::Backslash => match self.escaped_quote()? {
+                Some((quote, len)) => {
+                    self.begin_escaped_string(quote, len, false);
+                    Ok(())
+                }
+                None => self.bare_string(false),
+            },
             _ => self.bare_string(false),
         }
     }
@@ -745,6 +776,16 @@ impl Machine {
                 self.begin_string(quote, len, true);
                 Ok(())
             }
+            Token::Backslash => {
+                self.pending_comma = None;
+                match self.escaped_quote()? {
+                    Some((quote, len)) => {
+                        self.begin_escaped_string(quote, len, true);
+                        Ok(())
+                    }
+                    None => self.bare_string(true),
+                }
+            }
             _ => {
                 self.pending_comma = None;
                 self.bare_string(true)
@@ -811,6 +852,14 @@ impl Machine {
             Token::Ellipsis => {
                 self.fix(FixKind::RemovedEllipsis, self.i);
                 self.i += len;
+                Ok(())
+            }
+            Token::BraceOpen | Token::BracketOpen if top == Frame::Object => {
+                // Cannot be a key: the object ends here (`[{"i":1{"i":2}]`).
+                self.stack.pop();
+                self.fix(FixKind::InsertedCloser, self.i);
+                self.insert_at_mark(b"}");
+                self.value_done();
                 Ok(())
             }
             _ if starts_value(token) && top != Frame::Call => {
@@ -886,8 +935,10 @@ impl Machine {
                 true
             }
             State::Colon => {
+                // `{"a" ` → `{"a": null}`: the colon before the whitespace, the value after it.
                 self.fix(FixKind::CompletedValue, self.i);
-                self.insert_at_mark(b":null");
+                self.insert_at_mark(b":");
+                self.emit(b"null");
                 self.state = State::After;
                 true
             }

@@ -59,14 +59,12 @@ impl Machine {
 
     /// A word in value position: a function-call wrapper or a bare string.
     pub(super) fn word_value(&mut self, len: usize) -> Step {
-        let mut k = len;
-        loop {
-            match self.peek(k)? {
-                Some(b) if lex::is_ws(b) && k - len < LOOKAHEAD => k += 1,
-                Some(b'(') => return self.begin_call(k + 1),
-                _ => return self.bare_string(false),
-            }
+        if !self.call_follows(len)? {
+            return self.bare_string(false);
         }
+        let rest = self.rest();
+        let open = rest.iter().position(|&b| b == b'(').unwrap_or(len);
+        self.begin_call(open + 1)
     }
 
     /// A bare string (`hello world`, `my-key`) at `i`, quoted.
@@ -97,7 +95,7 @@ impl Machine {
         quoted.push(b'"');
         let invalid = escape_into(&mut quoted, &rest[..end]);
         quoted.push(b'"');
-        let stray_quote = end == k && rest.get(k) == Some(&b'"') && !key;
+        let stray_quote = end == k && rest.get(k) == Some(&b'"');
         self.fix(if key { FixKind::QuotedKey } else { FixKind::QuotedWord }, self.i);
         if invalid {
             self.fix(FixKind::ReplacedInvalidUtf8, self.i);

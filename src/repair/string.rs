@@ -47,6 +47,10 @@ struct Comma {
 pub(super) struct Str {
     open: Quote,
     key: bool,
+    /// Opened by `\"` (a string escaped twice, as in `{\"a\": 1}`): `\"` closes it.
+    escaped: bool,
+    /// Output position of the first body byte.
+    body_start: usize,
     cut: Option<Cut>,
     /// The cut window has passed: the string is kept whole.
     whole: bool,
@@ -56,8 +60,8 @@ pub(super) struct Str {
 }
 
 impl Str {
-    fn new(open: Quote, key: bool) -> Self {
-        Str { open, key, cut: None, whole: false, prev: b'"', comma: None }
+    fn new(open: Quote, key: bool, escaped: bool, body_start: usize) -> Self {
+        Str { open, key, escaped, body_start, cut: None, whole: false, prev: b'"', comma: None }
     }
 
     pub(super) fn is_key(&self) -> bool {
@@ -87,8 +91,27 @@ impl Machine {
         }
         self.emit(b"\"");
         self.i += len;
-        self.string = Some(Str::new(quote, key));
+        self.string = Some(Str::new(quote, key, false, self.out_len()));
         self.state = State::Str;
+    }
+
+    /// Open a string escaped twice (`\"hello\"`) at the backslash at `i`.
+    pub(super) fn begin_escaped_string(&mut self, quote: Quote, len: usize, key: bool) {
+        self.fix(FixKind::RemovedEscape, self.i);
+        self.i += 1;
+        self.begin_string(quote, len - 1, key);
+        if let Some(s) = self.string.as_mut() {
+            s.escaped = true;
+        }
+    }
+
+    /// The quote after a backslash at `i`, with the length of both.
+    pub(super) fn escaped_quote(&self) -> Result<Option<(Quote, usize)>, Halt> {
+        let rest = self.rest();
+        if rest.len() < 4 && !self.eof {
+            return Err(Halt::Need);
+        }
+        Ok(lex::quote_at(&rest[1..]).map(|(q, n)| (q, n + 1)))
     }
 
     /// Continue the previous string's body after `"a" + "b"` dropped the
@@ -98,7 +121,7 @@ impl Machine {
             self.fix(FixKind::ReplacedQuotes, self.i);
         }
         self.i += len;
-        self.string = Some(Str::new(quote, false));
+        self.string = Some(Str::new(quote, false, false, self.out_len()));
         self.state = State::Str;
     }
 
@@ -126,13 +149,21 @@ impl Machine {
         let b = rest[0];
         let n_rest = rest.len();
         let quote = lex::quote_at(rest);
-        if s.tracking() && lex::is_delimiter(b) {
+        if s.tracking() && lex::is_bare_delimiter(b) {
+            if b == b'/' && self.url_scheme_before(&s) {
+                // `"https://…`: the `//` does not end a string missing its end quote.
+                return self.string_url(&s);
+            }
             self.set_cut(false, 0);
             if b != b'\n' {
                 return self.string_run(1);
             }
         }
         match b {
+            b'\\' if s.escaped => match self.escaped_quote()? {
+                Some((quote, len)) if lex::closes(s.open, quote) => self.string_quote(quote, len),
+                _ => self.string_escape(),
+            },
             b'\\' => self.string_escape(),
             0..=0x1F => {
                 let escaped: &[u8] = match b {
@@ -248,6 +279,13 @@ impl Machine {
             return Ok(());
         };
         match next {
+            b'\n' => {
+                // A backslash before a raw newline: a newline was meant.
+                self.fix(FixKind::EscapedControl, self.i);
+                self.emit(b"\\n");
+                self.note_prev(b'n');
+                self.i += 2;
+            }
             b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
                 self.emit(&[b'\\', next]);
                 self.note_prev(next);
@@ -357,9 +395,15 @@ impl Machine {
                 if matches!(c, 0xC2 | 0xE2 | 0xEF) && rest.len() < 3 && !self.eof {
                     return Err(Halt::Need);
                 }
-                lex::is_delimiter(c) || c.is_ascii_digit() || lex::quote_at(rest).is_some()
+                (lex::is_delimiter(c) && !self.inside_unclosed_bracket(&s, c))
+                    || c.is_ascii_digit()
+                    || (lex::quote_at(rest).is_some() && !self.quote_ends_at(k)?)
             }
         };
+        // After a delimiter, the end quote was missing earlier; with no
+        // earlier place to cut, a string cut at its first delimiter would end
+        // at this very quote.
+        let ends = ends || (s.tracking() && lex::is_delimiter(s.prev));
         if ends {
             let at = self.out_len();
             self.emit(b"\"");
@@ -414,7 +458,7 @@ impl Machine {
             let Some(&b) = rest.get(k) else {
                 return if self.eof { Ok(None) } else { Err(Halt::Need) };
             };
-            if lex::is_ws(b) {
+            if matches!(b, b' ' | b'\t' | b'\r') {
                 k += 1;
                 continue;
             }
@@ -433,6 +477,60 @@ impl Machine {
                 None => return Err(Halt::Need),
             }
         }
+    }
+
+    /// Whether the quote at offset `k` from `i` is itself followed (after
+    /// whitespace) by the end of input or a delimiter: `"72""` ends with the
+    /// second quote, so the first is inside the string.
+    fn quote_ends_at(&self, k: usize) -> Result<bool, Halt> {
+        let rest = self.rest();
+        let len = lex::quote_at(&rest[k..]).map_or(1, |(_, n)| n);
+        let mut j = k + len;
+        loop {
+            match rest.get(j) {
+                Some(&b) if lex::is_ws(b) && j - k < LOOKAHEAD => j += 1,
+                Some(&b) => return Ok(lex::is_delimiter(b)),
+                None if self.eof => return Ok(true),
+                None => return Err(Halt::Need),
+            }
+        }
+    }
+
+    /// Whether the body has an unclosed bracket that `closer` would close:
+    /// `"six feet (72") tall"`, where `")` is not the end of the string.
+    fn inside_unclosed_bracket(&self, s: &Str, closer: u8) -> bool {
+        let open = match closer {
+            b')' => b'(',
+            b']' => b'[',
+            b'}' => b'{',
+            _ => return false,
+        };
+        let from = s.body_start.max(self.out_base) - self.out_base;
+        let body = &self.out[from..];
+        let opened = memchr::memchr_iter(open, body).count();
+        let closed = memchr::memchr_iter(closer, body).count();
+        opened > closed
+    }
+
+    /// Whether the body so far is exactly a URL scheme and a colon, and `//` follows.
+    fn url_scheme_before(&self, s: &Str) -> bool {
+        let from = s.body_start.max(self.out_base) - self.out_base;
+        let body = &self.out[from..];
+        const SCHEMES: [&[u8]; 7] = [b"http:", b"https:", b"ftp:", b"mailto:", b"file:", b"data:", b"irc:"];
+        SCHEMES.contains(&body) && self.rest().get(1) == Some(&b'/')
+    }
+
+    /// Copy the URL characters at `i` as plain body text.
+    fn string_url(&mut self, s: &Str) -> Step {
+        let rest = self.rest();
+        let n = rest
+            .iter()
+            .position(|&b| !(b.is_ascii_alphanumeric() || b"-._~:/?#@!$&()*+;=%".contains(&b) || (b == b'\'' && s.open != Quote::Single)))
+            .unwrap_or(rest.len());
+        if n == rest.len() && !self.eof {
+            return Err(Halt::Need);
+        }
+        self.string_run(n.max(1))
     }
 
     /// Cut the string where a missing end quote belonged, and read on from there.
@@ -507,7 +605,7 @@ fn special_pos(bytes: &[u8], open: Quote, tracking: bool) -> usize {
     let run = &bytes[..limit];
     let limit = first_control(run).unwrap_or(limit);
     if tracking {
-        run[..limit].iter().position(|&b| lex::is_delimiter(b)).unwrap_or(limit)
+        run[..limit].iter().position(|&b| lex::is_bare_delimiter(b)).unwrap_or(limit)
     } else {
         limit
     }

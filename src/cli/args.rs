@@ -1,0 +1,127 @@
+//! The command line, as clap sees it.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// The exit codes, shown under both `argmend --help` and `argmend repair --help`.
+macro_rules! exit_codes {
+    () => {
+        "\
+Exit codes:
+  0  the output is JSON (valid, repaired or completed); also when stdout was
+     closed early (a broken pipe), and for --batch whatever the lines' verdicts
+  1  not JSON: nothing JSON-like in the input, or a limit such as --max-depth
+     was crossed (the reason goes to stderr)
+  2  usage error, or an input/output error (e.g. FILE cannot be read)"
+    };
+}
+
+/// Shown under `argmend repair --help`, before the exit codes.
+macro_rules! repair_help {
+    () => {
+        "\
+Examples:
+  argmend repair corpus/examples/tool_call.txt
+  printf \"{name: 'Ada', tags: ['x',],}\" | argmend repair
+      prints {\"name\": \"Ada\", \"tags\": [\"x\"]}
+  some-llm-client | argmend repair --stream --fixes
+  argmend repair --batch --snapshots recorded.jsonl > repaired.jsonl
+
+--batch reads JSON Lines; each line is one of
+  \"raw text\"                   a JSON string holding the text to repair
+  {\"input\": \"raw text\"}        the same, as an object
+  {\"chunks\": [\"ra\", \"w…\"]}     a recorded stream, fed to one repairer chunk by chunk
+and gets one output line, in order:
+  {\"json\": <repaired value or null>, \"verdict\": \"valid|repaired|completed|not_json\",
+   \"fixes\": [{\"kind\": \"quoted_key\", \"offset\": 12}, …]}
+\"json\" is the repaired text with the whitespace between tokens removed (key order
+and number spelling are kept as they are). With --snapshots a line also has
+\"deltas\" (the output each chunk committed) and \"snapshots\" (the valid JSON of
+everything so far, after each chunk); a plain text is one chunk.
+A line that is not JSON or has another shape, an empty or blank line, or an input
+that crosses a limit gets {\"error\": \"line N: …\"} and the run goes on, so output
+line N always answers input line N.
+
+"
+    };
+}
+
+/// Mends the broken JSON that language models write into tool-call arguments.
+#[derive(Debug, Parser)]
+#[command(
+    name = "argmend",
+    version,
+    after_help = exit_codes!(),
+    subcommand_required = true,
+    arg_required_else_help = true
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Repair FILE (or stdin) and write exactly the repaired JSON to stdout.
+    ///
+    /// The output is the input's JSON with every fix applied and nothing added
+    /// (no newline at the end). Valid JSON comes back byte for byte.
+    #[command(after_help = concat!(repair_help!(), exit_codes!()))]
+    Repair(RepairArgs),
+}
+
+/// Options of `argmend repair`.
+#[derive(Debug, Args)]
+pub(crate) struct RepairArgs {
+    /// The input file; stdin when absent or `-`.
+    #[arg(value_name = "FILE")]
+    pub(crate) file: Option<PathBuf>,
+
+    /// What to do with several top-level values.
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = ValuesArg::First)]
+    pub(crate) values: ValuesArg,
+
+    /// Nesting deeper than N containers stops the repair (exit 1).
+    #[arg(long, value_name = "N", default_value_t = argmend::Options::default().depth_limit())]
+    pub(crate) max_depth: usize,
+
+    /// Read the input as it arrives and write each repaired piece at once;
+    /// memory stays bounded however large the input. Same output as without.
+    #[arg(long, conflicts_with = "batch")]
+    pub(crate) stream: bool,
+
+    /// Write the fix log to stderr as JSON Lines: {"kind":"quoted_key","offset":12}.
+    #[arg(long, conflicts_with = "batch")]
+    pub(crate) fixes: bool,
+
+    /// JSON Lines in, JSON Lines out: one repair per line (see below).
+    #[arg(long)]
+    pub(crate) batch: bool,
+
+    /// With --batch: add "deltas" and "snapshots" (one per chunk) to each line.
+    #[arg(long, requires = "batch")]
+    pub(crate) snapshots: bool,
+}
+
+/// `--values`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ValuesArg {
+    /// Keep the first top-level value; drop what follows.
+    First,
+    /// Repair every top-level value and write each on its own line (not with --batch).
+    Lines,
+    /// Put every top-level value into one array.
+    Array,
+}
+
+impl From<ValuesArg> for argmend::Values {
+    fn from(values: ValuesArg) -> Self {
+        match values {
+            ValuesArg::First => argmend::Values::First,
+            ValuesArg::Lines => argmend::Values::Lines,
+            ValuesArg::Array => argmend::Values::Array,
+        }
+    }
+}

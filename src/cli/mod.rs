@@ -1,0 +1,192 @@
+//! `argmend repair`: the binary's logic. The library does the repairing; this
+//! module reads, writes, and turns outcomes into exit codes.
+
+mod args;
+mod batch;
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, anyhow};
+use argmend::{ErrorKind, Fix, Options, Repairer, Retain, Values, Verdict};
+use clap::{CommandFactory, Parser};
+
+use self::args::{Cli, Command, RepairArgs, ValuesArg};
+
+/// How much `--stream` asks for per read (a read may return less).
+const CHUNK: usize = 64 * 1024;
+
+/// Exit 1: the input held no JSON, or a limit was crossed.
+const EXIT_NOT_JSON: u8 = 1;
+/// Exit 2: usage or I/O error (clap uses 2 for its usage errors too).
+const EXIT_ERROR: u8 = 2;
+
+/// Why a run stopped early.
+enum Failure {
+    /// stdout was closed by its reader: not an error (like ripgrep, `head`).
+    BrokenPipe,
+    /// An I/O error: exit 2 with the message.
+    Fatal(anyhow::Error),
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(error: anyhow::Error) -> Self {
+        Failure::Fatal(error)
+    }
+}
+
+/// Maps an error writing our output: a closed pipe ends the run quietly.
+fn output_error(error: io::Error, what: &str) -> Failure {
+    if error.kind() == io::ErrorKind::BrokenPipe {
+        Failure::BrokenPipe
+    } else {
+        Failure::Fatal(anyhow!(error).context(format!("cannot write to {what}")))
+    }
+}
+
+/// Parse the command line, run, and map the result to an exit code.
+pub(crate) fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let Command::Repair(args) = cli.command;
+    if args.batch && args.values == ValuesArg::Lines {
+        // A batch line holds one value; several values on lines do not fit in it.
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--values lines cannot be used with --batch (use first or array)",
+            )
+            .exit();
+    }
+    match run(&args) {
+        Ok(code) => code,
+        Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
+        Err(Failure::Fatal(error)) => {
+            report(&format!("{error:#}"));
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+/// One line on stderr, prefixed with the program name.
+fn report(message: &str) {
+    // Nothing sensible is left to do if stderr itself is gone.
+    let _ = writeln!(io::stderr().lock(), "argmend: {message}");
+}
+
+fn run(args: &RepairArgs) -> Result<ExitCode, Failure> {
+    let options = Options::default()
+        .max_depth(args.max_depth)
+        .values(Values::from(args.values));
+    let (input, name) = open(args.file.as_deref())?;
+    let stdout = io::stdout();
+    if args.batch {
+        let reader = BufReader::with_capacity(CHUNK, input);
+        let mut out = BufWriter::new(stdout.lock());
+        batch::run(reader, &mut out, options, args.snapshots, &name)?;
+        out.flush().map_err(|e| output_error(e, "stdout"))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = stdout.lock();
+    let result = if args.stream {
+        stream(input, &mut out, options, &name)?
+    } else {
+        whole(input, &mut out, options, &name)?
+    };
+    let (verdict, fixes, reason) = match result {
+        Ok(done) => done,
+        Err(error) => {
+            let hint = match error.kind() {
+                ErrorKind::TooDeep => " (raise it with --max-depth)",
+                _ => "",
+            };
+            report(&format!("{error}{hint}"));
+            return Ok(ExitCode::from(EXIT_NOT_JSON));
+        }
+    };
+    if args.fixes {
+        write_fixes(&fixes)?;
+    }
+    if verdict == Verdict::NotJson {
+        let reason = reason.unwrap_or_else(|| "no JSON value found".to_owned());
+        report(&format!("not JSON: {reason}"));
+        return Ok(ExitCode::from(EXIT_NOT_JSON));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The input: FILE, or stdin when there is none or it is `-`; and its name for messages.
+fn open(file: Option<&Path>) -> Result<(Box<dyn Read>, String), Failure> {
+    match file {
+        Some(path) if path != Path::new("-") => {
+            let name = format!("'{}'", path.display());
+            let file = File::open(path).with_context(|| format!("cannot open {name}"))?;
+            Ok((Box::new(file), name))
+        }
+        _ => Ok((Box::new(io::stdin()), "stdin".to_owned())),
+    }
+}
+
+/// What a repair ended with: the verdict, fixes and `Outcome::reason`, or the
+/// limit that stopped it.
+type Ended = Result<(Verdict, Vec<Fix>, Option<String>), argmend::Error>;
+
+/// Read everything, repair in one go, write the text.
+fn whole(mut input: impl Read, out: &mut impl Write, options: Options, name: &str) -> Result<Ended, Failure> {
+    let mut bytes = Vec::new();
+    input
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {name}"))?;
+    let outcome = match argmend::repair_with(&bytes, options) {
+        Ok(outcome) => outcome,
+        Err(error) => return Ok(Err(error)),
+    };
+    out.write_all(outcome.text().as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| output_error(e, "stdout"))?;
+    Ok(Ok((outcome.verdict(), outcome.fixes().to_vec(), outcome.reason())))
+}
+
+/// Feed each read as it returns and write each committed piece at once.
+///
+/// `Retain::Unreturned` lets the repairer forget what it has handed out, so
+/// memory is bounded by the read size plus the open nesting, not the input.
+fn stream(mut input: impl Read, out: &mut impl Write, options: Options, name: &str) -> Result<Ended, Failure> {
+    let mut repairer = Repairer::new(options.retain(Retain::Unreturned));
+    let mut buf = vec![0; CHUNK];
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(anyhow!(error).context(format!("cannot read {name}")).into()),
+        };
+        let piece = match repairer.feed(&buf[..n]) {
+            Ok(piece) => piece,
+            Err(error) => return Ok(Err(error)),
+        };
+        if !piece.is_empty() {
+            out.write_all(piece.as_bytes())
+                .and_then(|()| out.flush())
+                .map_err(|e| output_error(e, "stdout"))?;
+        }
+    }
+    let outcome = match repairer.finish() {
+        Ok(outcome) => outcome,
+        Err(error) => return Ok(Err(error)),
+    };
+    out.write_all(outcome.text().as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| output_error(e, "stdout"))?;
+    Ok(Ok((outcome.verdict(), outcome.fixes().to_vec(), outcome.reason())))
+}
+
+/// `--fixes`: one JSON object per fix on stderr.
+fn write_fixes(fixes: &[Fix]) -> Result<(), Failure> {
+    let mut err = BufWriter::new(io::stderr().lock());
+    for fix in fixes {
+        writeln!(err, "{}", batch::fix_json(fix)).map_err(|e| output_error(e, "stderr"))?;
+    }
+    err.flush().map_err(|e| output_error(e, "stderr"))
+}
