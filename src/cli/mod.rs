@@ -52,7 +52,10 @@ pub(crate) fn main() -> ExitCode {
     let Command::Repair(args) = cli.command;
     if args.batch && args.values == ValuesArg::Lines {
         // A batch line holds one value; several values on lines do not fit in it.
-        Cli::command()
+        let mut cli = Cli::command();
+        cli.build();
+        let mut repair = cli.find_subcommand("repair").cloned().unwrap_or(cli);
+        repair
             .error(
                 clap::error::ErrorKind::ArgumentConflict,
                 "--values lines cannot be used with --batch (use first or array)",
@@ -133,26 +136,37 @@ fn open(file: Option<&Path>) -> Result<(Box<dyn Read>, String), Failure> {
 type Ended = Result<(Verdict, Vec<Fix>, Option<String>), argmend::Error>;
 
 /// Read everything, repair in one go, write the text.
-fn whole(mut input: impl Read, out: &mut impl Write, options: Options, name: &str) -> Result<Ended, Failure> {
+fn whole(
+    mut input: impl Read,
+    out: &mut impl Write,
+    options: Options,
+    name: &str,
+) -> Result<Ended, Failure> {
     let mut bytes = Vec::new();
     input
         .read_to_end(&mut bytes)
         .with_context(|| format!("cannot read {name}"))?;
-    let outcome = match argmend::repair_with(&bytes, options) {
-        Ok(outcome) => outcome,
-        Err(error) => return Ok(Err(error)),
-    };
-    out.write_all(outcome.text().as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(|e| output_error(e, "stdout"))?;
-    Ok(Ok((outcome.verdict(), outcome.fixes().to_vec(), outcome.reason())))
+    // Not `argmend::repair_with`: when the verdict is `Valid` it hands back the
+    // input itself, which is not the engine's output under `--values
+    // array|lines` (brackets, commas and newlines are added without a fix), and
+    // would make this path disagree with `--stream`.
+    let mut repairer = Repairer::new(options.retain(Retain::All));
+    if let Err(error) = repairer.feed(&bytes) {
+        return Ok(Err(error));
+    }
+    finish(repairer, out)
 }
 
 /// Feed each read as it returns and write each committed piece at once.
 ///
 /// `Retain::Unreturned` lets the repairer forget what it has handed out, so
 /// memory is bounded by the read size plus the open nesting, not the input.
-fn stream(mut input: impl Read, out: &mut impl Write, options: Options, name: &str) -> Result<Ended, Failure> {
+fn stream(
+    mut input: impl Read,
+    out: &mut impl Write,
+    options: Options,
+    name: &str,
+) -> Result<Ended, Failure> {
     let mut repairer = Repairer::new(options.retain(Retain::Unreturned));
     let mut buf = vec![0; CHUNK];
     loop {
@@ -160,26 +174,37 @@ fn stream(mut input: impl Read, out: &mut impl Write, options: Options, name: &s
             Ok(0) => break,
             Ok(n) => n,
             Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(anyhow!(error).context(format!("cannot read {name}")).into()),
+            Err(error) => {
+                return Err(anyhow!(error).context(format!("cannot read {name}")).into());
+            }
         };
-        let piece = match repairer.feed(&buf[..n]) {
-            Ok(piece) => piece,
+        match repairer.feed(&buf[..n]) {
+            Ok(piece) => write_out(out, piece)?,
             Err(error) => return Ok(Err(error)),
-        };
-        if !piece.is_empty() {
-            out.write_all(piece.as_bytes())
-                .and_then(|()| out.flush())
-                .map_err(|e| output_error(e, "stdout"))?;
         }
     }
+    finish(repairer, out)
+}
+
+/// Close what is open, write the rest of the text, and say how it ended.
+fn finish(repairer: Repairer, out: &mut impl Write) -> Result<Ended, Failure> {
     let outcome = match repairer.finish() {
         Ok(outcome) => outcome,
         Err(error) => return Ok(Err(error)),
     };
-    out.write_all(outcome.text().as_bytes())
+    write_out(out, outcome.text())?;
+    let reason = outcome.reason();
+    Ok(Ok((outcome.verdict(), outcome.fixes().to_vec(), reason)))
+}
+
+/// Write and flush a piece of output (nothing for an empty piece).
+fn write_out(out: &mut impl Write, piece: &str) -> Result<(), Failure> {
+    if piece.is_empty() {
+        return Ok(());
+    }
+    out.write_all(piece.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|e| output_error(e, "stdout"))?;
-    Ok(Ok((outcome.verdict(), outcome.fixes().to_vec(), outcome.reason())))
+        .map_err(|e| output_error(e, "stdout"))
 }
 
 /// `--fixes`: one JSON object per fix on stderr.

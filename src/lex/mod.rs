@@ -94,7 +94,7 @@ pub(crate) enum Token {
     #[regex(b"\xE2\x80[\x98\x99\x9A\x9B]|\xE2\x80\xB2|\xC2\xB4|\xEF\xBC\x87", |_| Quote::SingleLike)]
     #[regex(b"\xE2\x80[\x9C\x9D\x9E\x9F]|\xE2\x80\xB3|\xEF\xBC\x82", |_| Quote::DoubleLike)]
     Quote(Quote),
-    #[regex(r"[+-]?[0-9][0-9_]*(\.[0-9]*)?([eE][+-]?[0-9]*)?")]
+    #[regex(r"[+-]?[0-9][0-9_]*(\.[0-9_]*)?([eE][+-]?[0-9]*)?")]
     #[regex(r"[+-]?\.[0-9]*([eE][+-]?[0-9]*)?")]
     Number,
     #[token("true", |_| Literal::True)]

@@ -238,11 +238,14 @@ impl Machine {
         self.out_base + self.out.len()
     }
 
-    /// Write non-whitespace output.
+    /// Write non-whitespace output. Whatever is written settles a pending
+    /// comma (it now separates two values) and starts the top-level value.
     #[inline]
     pub(super) fn emit(&mut self, bytes: &[u8]) {
         self.out.extend_from_slice(bytes);
         self.mark = self.out_len();
+        self.pending_comma = None;
+        self.started = true;
     }
 
     /// Write whitespace: it stays provisional until something else follows.
@@ -294,7 +297,9 @@ impl Machine {
     fn advance_commit(&mut self) {
         let mut c = self.mark;
         if let Some(p) = self.pending_comma {
-            c = c.min(p.out);
+            // The whitespace between the value and the comma too: removing
+            // the comma moves the mark back to the value's end.
+            c = c.min(p.mark_before);
         }
         if let Some(h) = self.hold {
             c = c.min(h);
@@ -600,14 +605,10 @@ impl Machine {
 
     /// Start the value that `token` begins.
     pub(super) fn begin_value(&mut self, token: Token, len: usize) -> Step {
-        if !self.started {
-            self.started = true;
-            if self.opts.values == Values::Array {
-                self.push_frame(Frame::Root)?;
-                self.emit(b"[");
-            }
+        if !self.started && self.opts.values == Values::Array {
+            self.push_frame(Frame::Root)?;
+            self.emit(b"[");
         }
-        self.pending_comma = None;
         self.hold = None;
         match token {
             Token::BraceOpen => {
@@ -668,20 +669,16 @@ impl Machine {
             self.i += len;
             return Ok(());
         };
-        self.drop_pending_comma(FixKind::RemovedComma);
         let Some(&frame) = self.stack.last() else {
             return Ok(());
         };
+        // `callback({…});`: the semicolon goes with the call.
+        let semicolon = frame == Frame::Call && self.peek(len)? == Some(b';');
+        self.drop_pending_comma(FixKind::RemovedComma);
         if depth + 1 == self.stack.len() {
             self.stack.pop();
             self.emit(frame.closer());
-            self.i += len;
-            if frame == Frame::Call {
-                // `callback({…});`: the semicolon goes with the call.
-                if self.peek(0)? == Some(b';') {
-                    self.i += 1;
-                }
-            }
+            self.i += len + usize::from(semicolon);
         } else {
             self.stack.pop();
             self.fix(FixKind::ReplacedCloser, self.i);
@@ -772,12 +769,10 @@ impl Machine {
                 Ok(())
             }
             Token::Quote(quote) => {
-                self.pending_comma = None;
                 self.begin_string(quote, len, true);
                 Ok(())
             }
             Token::Backslash => {
-                self.pending_comma = None;
                 match self.escaped_quote()? {
                     Some((quote, len)) => {
                         self.begin_escaped_string(quote, len, true);
@@ -786,10 +781,7 @@ impl Machine {
                     None => self.bare_string(true),
                 }
             }
-            _ => {
-                self.pending_comma = None;
-                self.bare_string(true)
-            }
+            _ => self.bare_string(true),
         }
     }
 
@@ -840,9 +832,9 @@ impl Machine {
                 if self.pending_comma.is_some() {
                     self.fix(FixKind::RemovedComma, self.i);
                 } else {
-                    self.pending_comma =
-                        Some(PendingComma { out: self.out_len(), input: self.i, mark_before: self.mark });
+                    let comma = PendingComma { out: self.out_len(), input: self.i, mark_before: self.mark };
                     self.emit(b",");
+                    self.pending_comma = Some(comma);
                 }
                 self.i += len;
                 self.state = if top == Frame::Object { State::Key } else { State::Value };
@@ -866,7 +858,11 @@ impl Machine {
                 if top != Frame::Root {
                     self.fix(FixKind::InsertedComma, self.i);
                 }
+                // Pending like a comma that was read, so a snapshot taken
+                // before the value is written leaves it out.
+                let mark = self.mark;
                 self.insert_at_mark(b",");
+                self.pending_comma = Some(PendingComma { out: mark, input: self.i, mark_before: mark });
                 self.state = if top == Frame::Object { State::Key } else { State::Value };
                 Ok(())
             }

@@ -243,7 +243,7 @@ fn normalize_number(text: &[u8]) -> (Cow<'_, [u8]>, bool) {
     let (int, after) = body.split_at(int_len);
     let (frac, exp) = match after.first() {
         Some(b'.') => {
-            let n = after[1..].iter().position(|b| !b.is_ascii_digit()).unwrap_or(after.len() - 1);
+            let n = after[1..].iter().position(|b| !(b.is_ascii_digit() || *b == b'_')).unwrap_or(after.len() - 1);
             (Some(&after[1..1 + n]), &after[1 + n..])
         }
         _ => (None, after),
@@ -265,10 +265,9 @@ fn normalize_number(text: &[u8]) -> (Cow<'_, [u8]>, bool) {
     }
     if let Some(frac) = frac {
         out.push(b'.');
-        if frac.is_empty() {
+        out.extend(frac.iter().filter(|b| **b != b'_'));
+        if !frac.iter().any(u8::is_ascii_digit) {
             out.push(b'0');
-        } else {
-            out.extend_from_slice(frac);
         }
     }
     if let Some((&e, exp)) = exp.split_first() {

@@ -150,7 +150,7 @@ impl Machine {
         let n_rest = rest.len();
         let quote = lex::quote_at(rest);
         if s.tracking() && lex::is_bare_delimiter(b) {
-            if b == b'/' && self.url_scheme_before(&s) {
+            if b == b'/' && self.url_scheme_before(&s)? {
                 // `"https://…`: the `//` does not end a string missing its end quote.
                 return self.string_url(&s);
             }
@@ -513,11 +513,11 @@ impl Machine {
     }
 
     /// Whether the body so far is exactly a URL scheme and a colon, and `//` follows.
-    fn url_scheme_before(&self, s: &Str) -> bool {
+    fn url_scheme_before(&self, s: &Str) -> Result<bool, Halt> {
         let from = s.body_start.max(self.out_base) - self.out_base;
         let body = &self.out[from..];
         const SCHEMES: [&[u8]; 7] = [b"http:", b"https:", b"ftp:", b"mailto:", b"file:", b"data:", b"irc:"];
-        SCHEMES.contains(&body) && self.rest().get(1) == Some(&b'/')
+        Ok(SCHEMES.contains(&body) && self.peek(1)? == Some(b'/'))
     }
 
     /// Copy the URL characters at `i` as plain body text.

@@ -1,0 +1,241 @@
+//! `--batch`: JSON Lines in, JSON Lines out, one output line per input line.
+//!
+//! An input line is a JSON string (the raw text), `{"input": "…"}`, or
+//! `{"chunks": ["…", …]}` (a recorded stream, fed chunk by chunk). The output
+//! line is built by hand so that the repaired JSON keeps its key order and
+//! number spelling: it is embedded verbatim, only with the whitespace between
+//! tokens removed, which keeps it on one line.
+
+use std::io::{BufRead, BufReader, Read, Write};
+
+use anyhow::Context;
+use argmend::{Fix, Options, Repairer, Retain, Verdict};
+use serde_json::Value;
+
+use super::{Failure, output_error};
+
+/// What the input line asked for; the `Err` is the message of an error line.
+type Request = Result<Vec<String>, String>;
+
+/// Process every line of `input`, writing one line to `out` for each.
+///
+/// Output is flushed whenever the next line has not arrived yet, so a
+/// pipeline sees each answer as soon as its question is complete.
+pub(super) fn run(
+    mut input: BufReader<Box<dyn Read>>,
+    out: &mut impl Write,
+    options: Options,
+    snapshots: bool,
+    name: &str,
+) -> Result<(), Failure> {
+    let options = options.retain(Retain::All);
+    let mut line = Vec::new();
+    let mut number = 0usize;
+    loop {
+        line.clear();
+        let n = input
+            .read_until(b'\n', &mut line)
+            .with_context(|| format!("cannot read {name}"))?;
+        if n == 0 {
+            return Ok(());
+        }
+        number += 1;
+        let mut text = trim_line_end(&line);
+        if number == 1 {
+            text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+        }
+        let answer = match parse(text) {
+            Ok(chunks) => answer(&chunks, options, snapshots),
+            Err(message) => Err(message),
+        };
+        let mut output =
+            answer.unwrap_or_else(|message| error_line(&format!("line {number}: {message}")));
+        output.push('\n');
+        out.write_all(output.as_bytes())
+            .map_err(|e| output_error(e, "stdout"))?;
+        if input.buffer().is_empty() {
+            out.flush().map_err(|e| output_error(e, "stdout"))?;
+        }
+    }
+}
+
+/// The line without its `\n` or `\r\n`.
+fn trim_line_end(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+const SHAPE: &str = r#"expected a JSON string, {"input": "…"} or {"chunks": ["…", …]}"#;
+
+const CHUNKS: &str = r#""chunks" must be an array of strings"#;
+
+/// Read an input line into the chunks to feed.
+fn parse(line: &[u8]) -> Request {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Err("empty line".to_owned());
+    }
+    let value: Value = serde_json::from_slice(line).map_err(|e| format!("not JSON: {e}"))?;
+    match value {
+        Value::String(text) => Ok(vec![text]),
+        Value::Object(mut map) => {
+            if let Some(key) = map
+                .keys()
+                .find(|k| !matches!(k.as_str(), "input" | "chunks"))
+            {
+                return Err(format!(r#"unknown key {key:?}; {SHAPE}"#));
+            }
+            match (map.remove("input"), map.remove("chunks")) {
+                (Some(Value::String(text)), None) => Ok(vec![text]),
+                (Some(_), None) => Err(r#""input" must be a string"#.to_owned()),
+                (None, Some(Value::Array(chunks))) => chunks
+                    .into_iter()
+                    .map(|chunk| match chunk {
+                        Value::String(text) => Ok(text),
+                        _ => Err(CHUNKS.to_owned()),
+                    })
+                    .collect(),
+                (None, Some(_)) => Err(CHUNKS.to_owned()),
+                (Some(_), Some(_)) => Err(r#"give "input" or "chunks", not both"#.to_owned()),
+                (None, None) => Err(SHAPE.to_owned()),
+            }
+        }
+        _ => Err(SHAPE.to_owned()),
+    }
+}
+
+/// Repair one request and build its output line (without the newline).
+fn answer(chunks: &[String], options: Options, snapshots: bool) -> Result<String, String> {
+    let mut repairer = Repairer::new(options);
+    let mut deltas = Vec::new();
+    let mut shots = Vec::new();
+    for chunk in chunks {
+        let delta = repairer.feed(chunk.as_bytes()).map_err(|e| e.to_string())?;
+        if snapshots {
+            deltas.push(delta.to_owned());
+            shots.push(repairer.snapshot().to_string());
+        }
+    }
+    let outcome = repairer.finish().map_err(|e| e.to_string())?;
+    let json = match outcome.verdict() {
+        Verdict::NotJson => "null".to_owned(),
+        _ => {
+            let json = compact(outcome.text());
+            // Guarantee 2 says this parses; check, so that a bug in the engine
+            // can never break the JSON Lines framing of the output.
+            if let Err(error) = serde_json::from_str::<Value>(&json) {
+                return Err(format!(
+                    "internal error: the repair is not valid JSON ({error})"
+                ));
+            }
+            json
+        }
+    };
+    let mut line = format!(
+        r#"{{"json":{json},"verdict":"{}","fixes":["#,
+        outcome.verdict().name()
+    );
+    for (i, fix) in outcome.fixes().iter().enumerate() {
+        if i > 0 {
+            line.push(',');
+        }
+        line.push_str(&fix_json(fix));
+    }
+    line.push(']');
+    if snapshots {
+        line.push_str(r#","deltas":"#);
+        push_strings(&mut line, &deltas);
+        line.push_str(r#","snapshots":"#);
+        push_strings(&mut line, &shots);
+    }
+    line.push('}');
+    Ok(line)
+}
+
+/// `{"kind":"quoted_key","offset":12}`, as in `--fixes` and batch lines.
+pub(super) fn fix_json(fix: &Fix) -> String {
+    // Kind names are snake_case ASCII: nothing to escape.
+    format!(
+        r#"{{"kind":"{}","offset":{}}}"#,
+        fix.kind.name(),
+        fix.offset
+    )
+}
+
+/// Append a JSON array of strings.
+fn push_strings(line: &mut String, strings: &[String]) {
+    line.push('[');
+    for (i, s) in strings.iter().enumerate() {
+        if i > 0 {
+            line.push(',');
+        }
+        push_string(line, s);
+    }
+    line.push(']');
+}
+
+/// Append one JSON string literal.
+fn push_string(line: &mut String, s: &str) {
+    // Serializing a &str cannot fail.
+    line.push_str(&serde_json::to_string(s).unwrap_or_default());
+}
+
+/// `{"error":"…"}`.
+fn error_line(message: &str) -> String {
+    let mut line = String::from(r#"{"error":"#);
+    push_string(&mut line, message);
+    line.push('}');
+    line
+}
+
+/// Remove the whitespace outside strings from valid JSON text.
+///
+/// Everything else is kept byte for byte, so key order and number spelling
+/// survive (a round trip through `serde_json::Value` would sort keys). Valid
+/// JSON has no raw newline inside a string, so the result is one line.
+pub(super) fn compact(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in json.chars() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if matches!(c, ' ' | '\t' | '\n' | '\r') {
+            continue;
+        } else if c == '"' {
+            in_string = true;
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compact_keeps_strings_order_and_numbers() {
+        let json = "{ \"b\" : [1.50, 2e3],\n \"a\":\"x \\\" y\\\\\", \"c\" : \" \" }";
+        assert_eq!(compact(json), r#"{"b":[1.50,2e3],"a":"x \" y\\","c":" "}"#);
+    }
+
+    #[test]
+    fn shapes() {
+        assert_eq!(parse(br#""a""#), Ok(vec!["a".to_owned()]));
+        assert_eq!(parse(br#"{"input":"a"}"#), Ok(vec!["a".to_owned()]));
+        assert_eq!(
+            parse(br#"{"chunks":["a","b"]}"#),
+            Ok(vec!["a".to_owned(), "b".to_owned()])
+        );
+        assert!(parse(b"  ").is_err());
+        assert!(parse(b"[1]").is_err());
+        assert!(parse(br#"{"input":"a","id":1}"#).is_err());
+        assert!(parse(br#"{"chunks":["a",1]}"#).is_err());
+    }
+}
