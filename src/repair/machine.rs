@@ -66,7 +66,7 @@ impl Frame {
         }
     }
 
-    fn is_closed_by(self, token: Token) -> bool {
+    pub(super) fn is_closed_by(self, token: Token) -> bool {
         matches!(
             (self, token),
             (Frame::Object, Token::BraceClose)
@@ -991,7 +991,14 @@ impl Machine {
         if !self.started {
             return ("", "", String::new());
         }
-        let (head, rest) = match self.pending_comma {
+        let top = self.stack.last().copied();
+        // A function-call wrapper writes nothing itself: its missing argument
+        // (`null` below) follows the pending comma, which then stays.
+        let comma = match (self.state, top) {
+            (State::Value, Some(Frame::Call)) => None,
+            _ => self.pending_comma,
+        };
+        let (head, rest) = match comma {
             Some(p) => {
                 let at = p.out - self.out_base;
                 (&self.out[..at], &self.out[at + 1..])
@@ -999,7 +1006,6 @@ impl Machine {
             None => (&self.out[..], &self.out[self.out.len()..]),
         };
         let mut tail = String::new();
-        let top = self.stack.last().copied();
         match self.state {
             State::Str => {
                 tail.push('"');

@@ -15,7 +15,7 @@
 
 use super::machine::{Halt, Machine, State, Step, LOOKAHEAD, WINDOW};
 use super::FixKind;
-use crate::lex::{self, Quote};
+use crate::lex::{self, Quote, Token};
 
 /// Where a string missing its end quote would be cut.
 #[derive(Debug, Clone, Copy)]
@@ -498,13 +498,20 @@ impl Machine {
 
     /// Whether the body has an unclosed bracket that `closer` would close:
     /// `"six feet (72") tall"`, where `")` is not the end of the string.
+    ///
+    /// Unlike jsonrepair, a closer that closes the innermost open container
+    /// ends the string all the same: `{"a": "x{"}` is valid JSON and must
+    /// come back unchanged.
     fn inside_unclosed_bracket(&self, s: &Str, closer: u8) -> bool {
-        let open = match closer {
-            b')' => b'(',
-            b']' => b'[',
-            b'}' => b'{',
+        let (open, token) = match closer {
+            b')' => (b'(', Token::ParenClose),
+            b']' => (b'[', Token::BracketClose),
+            b'}' => (b'{', Token::BraceClose),
             _ => return false,
         };
+        if self.stack.last().is_some_and(|frame| frame.is_closed_by(token)) {
+            return false;
+        }
         let from = s.body_start.max(self.out_base) - self.out_base;
         let body = &self.out[from..];
         let opened = memchr::memchr_iter(open, body).count();
