@@ -31,7 +31,7 @@ Examples:
 --batch reads JSON Lines; each line is one of
   \"raw text\"                   a JSON string holding the text to repair
   {\"input\": \"raw text\"}        the same, as an object
-  {\"chunks\": [\"ra\", \"w…\"]}     a recorded stream, fed to one repairer chunk by chunk
+  {\"chunks\": [\"{'a\", \"': 1\"]}  a recorded stream, fed to one repairer chunk by chunk
 and gets one output line, in order:
   {\"json\": <repaired value or null>, \"verdict\": \"valid|repaired|completed|not_json\",
    \"fixes\": [{\"kind\": \"quoted_key\", \"offset\": 12}, …]}
@@ -87,8 +87,10 @@ pub(crate) struct RepairArgs {
     #[arg(long, value_name = "N", default_value_t = argmend::Options::default().depth_limit())]
     pub(crate) max_depth: usize,
 
-    /// Read the input as it arrives and write each repaired piece at once;
-    /// memory stays bounded however large the input. Same output as without.
+    /// Read the input as it arrives and write each repaired piece at once,
+    /// without keeping the output in memory. The output is the same as
+    /// without --stream, except that if a limit stops the run midway, what was
+    /// already written stays.
     #[arg(long, conflicts_with = "batch")]
     pub(crate) stream: bool,
 

@@ -58,11 +58,11 @@ pub(super) enum Frame {
 }
 
 impl Frame {
-    fn closer(self) -> &'static [u8] {
+    fn closer(self) -> &'static str {
         match self {
-            Frame::Object => b"}",
-            Frame::Array | Frame::Tuple | Frame::Root => b"]",
-            Frame::Call => b"",
+            Frame::Object => "}",
+            Frame::Array | Frame::Tuple | Frame::Root => "]",
+            Frame::Call => "",
         }
     }
 
@@ -131,7 +131,7 @@ pub(super) struct Machine {
     pub(super) i: usize,
     pub(super) eof: bool,
     // Output.
-    pub(super) out: Vec<u8>,
+    pub(super) out: String,
     pub(super) out_base: usize,
     pub(super) committed: usize,
     returned: usize,
@@ -164,7 +164,7 @@ impl Machine {
             base: 0,
             i: 0,
             eof: false,
-            out: Vec::new(),
+            out: String::new(),
             out_base: 0,
             committed: 0,
             returned: 0,
@@ -241,8 +241,8 @@ impl Machine {
     /// Write non-whitespace output. Whatever is written settles a pending
     /// comma (it now separates two values) and starts the top-level value.
     #[inline]
-    pub(super) fn emit(&mut self, bytes: &[u8]) {
-        self.out.extend_from_slice(bytes);
+    pub(super) fn emit(&mut self, text: &str) {
+        self.out.push_str(text);
         self.mark = self.out_len();
         self.pending_comma = None;
         self.started = true;
@@ -250,16 +250,15 @@ impl Machine {
 
     /// Write whitespace: it stays provisional until something else follows.
     #[inline]
-    pub(super) fn emit_ws(&mut self, bytes: &[u8]) {
-        self.out.extend_from_slice(bytes);
+    pub(super) fn emit_ws(&mut self, text: &str) {
+        self.out.push_str(text);
     }
 
     /// Insert at `pos` (at or after `committed`), shifting what follows.
-    pub(super) fn insert_at(&mut self, pos: usize, bytes: &[u8]) {
+    pub(super) fn insert_at(&mut self, pos: usize, text: &str) {
         debug_assert!(pos >= self.committed);
-        let at = pos - self.out_base;
-        self.out.splice(at..at, bytes.iter().copied());
-        let n = bytes.len();
+        self.out.insert_str(pos - self.out_base, text);
+        let n = text.len();
         if self.mark >= pos {
             self.mark += n;
         }
@@ -272,10 +271,10 @@ impl Machine {
     }
 
     /// Insert before the trailing whitespace.
-    pub(super) fn insert_at_mark(&mut self, bytes: &[u8]) {
+    pub(super) fn insert_at_mark(&mut self, text: &str) {
         let pos = self.mark;
-        self.insert_at(pos, bytes);
-        self.mark = pos + bytes.len();
+        self.insert_at(pos, text);
+        self.mark = pos + text.len();
     }
 
     /// Drop output from `pos` on (at or after `committed`).
@@ -324,9 +323,9 @@ impl Machine {
             // by draining only what earlier calls returned.
             self.out.drain(..from);
             self.out_base += from;
-            return as_str(&self.out[..to - from]);
+            return &self.out[..to - from];
         }
-        as_str(&self.out[from..to])
+        &self.out[from..to]
     }
 
     // ----- the loop -----
@@ -399,7 +398,7 @@ impl Machine {
             State::Prose | State::Concat | State::Ignore => {}
             _ => {
                 let at = self.i - self.base;
-                self.out.extend_from_slice(&self.src[at..at + n]);
+                self.out.push_str(ascii(&self.src[at..at + n]));
             }
         }
         self.i += n;
@@ -451,7 +450,7 @@ impl Machine {
                 Token::BlockComment => return self.start_comment(Comment::Block, len),
                 Token::SpecialWhitespace if self.state != State::Concat => {
                     self.fix(FixKind::ReplacedWhitespace, self.i);
-                    self.emit_ws(b" ");
+                    self.emit_ws(" ");
                     self.i += len;
                     return Ok(());
                 }
@@ -569,8 +568,8 @@ impl Machine {
             }
             _ if self.opts.values == Values::Lines && starts_value(token) => {
                 let ws = &self.out[self.mark - self.out_base..];
-                if !ws.contains(&b'\n') {
-                    self.insert_at_mark(b"\n");
+                if !ws.contains('\n') {
+                    self.insert_at_mark("\n");
                 }
                 self.begin_value(token, len)
             }
@@ -607,20 +606,20 @@ impl Machine {
     pub(super) fn begin_value(&mut self, token: Token, len: usize) -> Step {
         if !self.started && self.opts.values == Values::Array {
             self.push_frame(Frame::Root)?;
-            self.emit(b"[");
+            self.emit("[");
         }
         self.hold = None;
         match token {
             Token::BraceOpen => {
                 self.push_frame(Frame::Object)?;
-                self.emit(b"{");
+                self.emit("{");
                 self.i += len;
                 self.state = State::Key;
                 Ok(())
             }
             Token::BracketOpen => {
                 self.push_frame(Frame::Array)?;
-                self.emit(b"[");
+                self.emit("[");
                 self.i += len;
                 self.state = State::Value;
                 Ok(())
@@ -628,7 +627,7 @@ impl Machine {
             Token::ParenOpen => {
                 self.push_frame(Frame::Tuple)?;
                 self.fix(FixKind::ConvertedTuple, self.i);
-                self.emit(b"[");
+                self.emit("[");
                 self.i += len;
                 self.state = State::Value;
                 Ok(())
@@ -705,7 +704,7 @@ impl Machine {
             Token::Comma => {
                 if in_object {
                     self.fix(FixKind::InsertedNull, self.i);
-                    self.emit(b"null");
+                    self.emit("null");
                     self.value_done();
                 } else {
                     self.fix(FixKind::RemovedComma, self.i);
@@ -716,7 +715,7 @@ impl Machine {
             Token::BraceClose | Token::BracketClose | Token::ParenClose => {
                 if in_object || top == Some(Frame::Call) {
                     self.fix(FixKind::InsertedNull, self.i);
-                    self.emit(b"null");
+                    self.emit("null");
                     self.value_done();
                     return Ok(());
                 }
@@ -754,7 +753,7 @@ impl Machine {
                 self.drop_pending_comma(FixKind::RemovedComma);
                 self.stack.pop();
                 self.fix(FixKind::InsertedCloser, self.i);
-                self.insert_at_mark(b"}");
+                self.insert_at_mark("}");
                 self.value_done();
                 Ok(())
             }
@@ -788,20 +787,20 @@ impl Machine {
     fn on_colon(&mut self, token: Token, len: usize) -> Step {
         match token {
             Token::Colon => {
-                self.emit(b":");
+                self.emit(":");
                 self.i += len;
                 self.state = State::Value;
                 Ok(())
             }
             Token::BraceClose | Token::BracketClose | Token::ParenClose | Token::Comma => {
                 self.fix(FixKind::InsertedNull, self.i);
-                self.insert_at_mark(b":null");
+                self.insert_at_mark(":null");
                 self.state = State::After;
                 Ok(())
             }
             _ if starts_value(token) => {
                 self.fix(FixKind::InsertedColon, self.i);
-                self.insert_at_mark(b":");
+                self.insert_at_mark(":");
                 self.state = State::Value;
                 Ok(())
             }
@@ -833,7 +832,7 @@ impl Machine {
                     self.fix(FixKind::RemovedComma, self.i);
                 } else {
                     let comma = PendingComma { out: self.out_len(), input: self.i, mark_before: self.mark };
-                    self.emit(b",");
+                    self.emit(",");
                     self.pending_comma = Some(comma);
                 }
                 self.i += len;
@@ -850,7 +849,7 @@ impl Machine {
                 // Cannot be a key: the object ends here (`[{"i":1{"i":2}]`).
                 self.stack.pop();
                 self.fix(FixKind::InsertedCloser, self.i);
-                self.insert_at_mark(b"}");
+                self.insert_at_mark("}");
                 self.value_done();
                 Ok(())
             }
@@ -861,7 +860,7 @@ impl Machine {
                 // Pending like a comma that was read, so a snapshot taken
                 // before the value is written leaves it out.
                 let mark = self.mark;
-                self.insert_at_mark(b",");
+                self.insert_at_mark(",");
                 self.pending_comma = Some(PendingComma { out: mark, input: self.i, mark_before: mark });
                 self.state = if top == Frame::Object { State::Key } else { State::Value };
                 Ok(())
@@ -895,7 +894,7 @@ impl Machine {
             }
             _ => {
                 // Not followed by a string: put the end quote back.
-                self.emit(b"\"");
+                self.emit("\"");
                 self.value_done();
                 Ok(())
             }
@@ -926,15 +925,15 @@ impl Machine {
                 false
             }
             State::Concat => {
-                self.emit(b"\"");
+                self.emit("\"");
                 self.value_done();
                 true
             }
             State::Colon => {
                 // `{"a" ` → `{"a": null}`: the colon before the whitespace, the value after it.
                 self.fix(FixKind::CompletedValue, self.i);
-                self.insert_at_mark(b":");
-                self.emit(b"null");
+                self.insert_at_mark(":");
+                self.emit("null");
                 self.state = State::After;
                 true
             }
@@ -945,7 +944,7 @@ impl Machine {
                 };
                 if self.state == State::Value && matches!(top, Frame::Object | Frame::Call) {
                     self.fix(FixKind::CompletedValue, self.i);
-                    self.emit(b"null");
+                    self.emit("null");
                 }
                 self.hold = None;
                 self.drop_pending_comma(FixKind::RemovedDanglingComma);
@@ -976,8 +975,8 @@ impl Machine {
     pub(super) fn into_parts(self) -> (String, Vec<Fix>) {
         let from = self.returned.saturating_sub(self.out_base).min(self.out.len());
         let text = match self.opts.retain {
-            Retain::All => as_str(&self.out).to_owned(),
-            Retain::Unreturned => as_str(&self.out[from..]).to_owned(),
+            Retain::All => self.out,
+            Retain::Unreturned => self.out[from..].to_owned(),
         };
         let text = if self.started { text } else { String::new() };
         let mut fixes = self.fixes;
@@ -1003,7 +1002,7 @@ impl Machine {
                 let at = p.out - self.out_base;
                 (&self.out[..at], &self.out[at + 1..])
             }
-            None => (&self.out[..], &self.out[self.out.len()..]),
+            None => (&self.out[..], ""),
         };
         let mut tail = String::new();
         match self.state {
@@ -1019,9 +1018,9 @@ impl Machine {
             _ => {}
         }
         for frame in self.stack.iter().rev() {
-            tail.push_str(as_str(frame.closer()));
+            tail.push_str(frame.closer());
         }
-        (as_str(head), as_str(rest), tail)
+        (head, rest, tail)
     }
 }
 
@@ -1042,15 +1041,8 @@ pub(super) fn starts_value(token: Token) -> bool {
     )
 }
 
-/// Output is UTF-8 by construction: input text is copied only after UTF-8
-/// validation, and invalid sequences are replaced.
-pub(super) fn as_str(bytes: &[u8]) -> &str {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(error) => {
-            debug_assert!(false, "output is not UTF-8: {error}");
-            // Unreachable by construction; degrade instead of panicking.
-            std::str::from_utf8(&bytes[..error.valid_up_to()]).unwrap_or_default()
-        }
-    }
+/// Input bytes known to be ASCII (whitespace, digits, escapes) as text.
+pub(super) fn ascii(bytes: &[u8]) -> &str {
+    debug_assert!(bytes.is_ascii());
+    std::str::from_utf8(bytes).unwrap_or_default()
 }

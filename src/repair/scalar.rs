@@ -11,13 +11,13 @@ const SCHEMES: [&[u8]; 7] = [b"http:", b"https:", b"ftp:", b"mailto:", b"file:",
 
 impl Machine {
     pub(super) fn literal(&mut self, literal: Literal, len: usize) -> Step {
-        let (text, lenient): (&[u8], bool) = match literal {
-            Literal::True => (b"true", false),
-            Literal::False => (b"false", false),
-            Literal::Null => (b"null", false),
-            Literal::LenientTrue => (b"true", true),
-            Literal::LenientFalse => (b"false", true),
-            Literal::LenientNull => (b"null", true),
+        let (text, lenient) = match literal {
+            Literal::True => ("true", false),
+            Literal::False => ("false", false),
+            Literal::Null => ("null", false),
+            Literal::LenientTrue => ("true", true),
+            Literal::LenientFalse => ("false", true),
+            Literal::LenientNull => ("null", true),
         };
         if lenient {
             self.fix(FixKind::ReplacedLiteral, self.i);
@@ -40,9 +40,9 @@ impl Machine {
         let text = &self.src[at..at + len];
         let truncated = next.is_none() && matches!(text.last(), Some(b'.' | b'e' | b'E' | b'-' | b'+'));
         let (normal, changed) = normalize_number(text);
-        let normal = normal.into_owned();
+        let normal = ascii_owned(normal);
         if changed {
-            let kind = if normal.first() == Some(&b'"') {
+            let kind = if normal.starts_with('"') {
                 FixKind::QuotedNumber
             } else if truncated {
                 FixKind::CompletedNumber
@@ -91,10 +91,10 @@ impl Machine {
             self.i += n;
             return Ok(());
         }
-        let mut quoted = Vec::with_capacity(end + 2);
-        quoted.push(b'"');
+        let mut quoted = String::with_capacity(end + 2);
+        quoted.push('"');
         let invalid = escape_into(&mut quoted, &rest[..end]);
-        quoted.push(b'"');
+        quoted.push('"');
         let stray_quote = end == k && rest.get(k) == Some(&b'"');
         self.fix(if key { FixKind::QuotedKey } else { FixKind::QuotedWord }, self.i);
         if invalid {
@@ -139,10 +139,10 @@ impl Machine {
                 _ => break,
             }
         }
-        let mut quoted = Vec::with_capacity(end + 2);
-        quoted.push(b'"');
+        let mut quoted = String::with_capacity(end + 2);
+        quoted.push('"');
         escape_into(&mut quoted, &rest[..end]);
-        quoted.push(b'"');
+        quoted.push('"');
         self.fix(FixKind::QuotedRegex, self.i);
         self.emit(&quoted);
         self.i += end;
@@ -204,29 +204,31 @@ fn is_url_char(b: u8) -> bool {
 }
 
 /// Append `text` as the body of a JSON string; `true` if invalid UTF-8 was replaced.
-fn escape_into(out: &mut Vec<u8>, text: &[u8]) -> bool {
+fn escape_into(out: &mut String, text: &[u8]) -> bool {
     let mut invalid = false;
     for chunk in text.utf8_chunks() {
         for c in chunk.valid().chars() {
             match c {
-                '"' => out.extend_from_slice(b"\\\""),
-                '\\' => out.extend_from_slice(b"\\\\"),
-                '\n' => out.extend_from_slice(b"\\n"),
-                '\r' => out.extend_from_slice(b"\\r"),
-                '\t' => out.extend_from_slice(b"\\t"),
-                c if (c as u32) < 0x20 => out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes()),
-                c => {
-                    let mut buf = [0u8; 4];
-                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-                }
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
             }
         }
         if !chunk.invalid().is_empty() {
             invalid = true;
-            out.extend_from_slice("\u{FFFD}".as_bytes());
+            out.push('\u{FFFD}');
         }
     }
     invalid
+}
+
+/// A normalised number (ASCII by construction; a quoted one may hold any text).
+fn ascii_owned(bytes: Cow<'_, [u8]>) -> String {
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// Normalise a lenient number; `true` if the text changed.

@@ -13,7 +13,7 @@
 //! to cut and where to resume reading. The cut stays possible for
 //! [`WINDOW`] input bytes; past that the body is committed and kept whole.
 
-use super::machine::{Halt, Machine, State, Step, LOOKAHEAD, WINDOW};
+use super::machine::{ascii, Halt, Machine, State, Step, LOOKAHEAD, WINDOW};
 use super::FixKind;
 use crate::lex::{self, Quote, Token};
 
@@ -89,7 +89,7 @@ impl Machine {
         if quote != Quote::Double {
             self.fix(FixKind::ReplacedQuotes, self.i);
         }
-        self.emit(b"\"");
+        self.emit("\"");
         self.i += len;
         self.string = Some(Str::new(quote, key, false, self.out_len()));
         self.state = State::Str;
@@ -166,18 +166,18 @@ impl Machine {
             },
             b'\\' => self.string_escape(),
             0..=0x1F => {
-                let escaped: &[u8] = match b {
-                    b'\n' => b"\\n",
-                    b'\r' => b"\\r",
-                    b'\t' => b"\\t",
-                    0x08 => b"\\b",
-                    0x0C => b"\\f",
-                    _ => &[],
+                let escaped = match b {
+                    b'\n' => "\\n",
+                    b'\r' => "\\r",
+                    b'\t' => "\\t",
+                    0x08 => "\\b",
+                    0x0C => "\\f",
+                    _ => "",
                 };
                 self.fix(FixKind::EscapedControl, self.i);
                 if escaped.is_empty() {
                     let hex = format!("\\u{b:04x}");
-                    self.emit(hex.as_bytes());
+                    self.emit(&hex);
                 } else {
                     self.emit(escaped);
                 }
@@ -195,7 +195,7 @@ impl Machine {
                     Some((quote, len)) if lex::closes(s.open, quote) => self.string_quote(quote, len),
                     Some((Quote::Double, _)) => {
                         // A `"` inside a string opened by another quote.
-                        self.emit(b"\\\"");
+                        self.emit("\\\"");
                         self.note_prev(b'"');
                         self.i += 1;
                         Ok(())
@@ -242,7 +242,7 @@ impl Machine {
                     None => n,
                 };
                 self.fix(FixKind::ReplacedInvalidUtf8, self.i);
-                self.emit("\u{FFFD}".as_bytes());
+                self.emit("\u{FFFD}");
                 self.note_prev(b'?');
                 self.i += bad;
                 return Ok(());
@@ -250,7 +250,7 @@ impl Machine {
         };
         let run = &self.src[at..at + valid];
         let out_start = self.out_len();
-        self.out.extend_from_slice(run);
+        self.out.push_str(std::str::from_utf8(run).unwrap_or_default());
         if let Some(p) = run.iter().rposition(|&b| !lex::is_ws(b)) {
             let last = run[p];
             let comma = (last == b',').then(|| Comma {
@@ -282,25 +282,26 @@ impl Machine {
             b'\n' => {
                 // A backslash before a raw newline: a newline was meant.
                 self.fix(FixKind::EscapedControl, self.i);
-                self.emit(b"\\n");
+                self.emit("\\n");
                 self.note_prev(b'n');
                 self.i += 2;
             }
             b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
-                self.emit(&[b'\\', next]);
+                let pair = [b'\\', next];
+                self.emit(ascii(&pair));
                 self.note_prev(next);
                 self.i += 2;
             }
             b'\'' => {
                 self.fix(FixKind::RemovedEscape, self.i);
-                self.emit(b"'");
+                self.emit("'");
                 self.note_prev(next);
                 self.i += 2;
             }
             b'u' => return self.string_unicode(),
             _ => {
                 self.fix(FixKind::EscapedBackslash, self.i);
-                self.emit(b"\\\\");
+                self.emit("\\\\");
                 self.note_prev(b'\\');
                 self.i += 1;
             }
@@ -335,10 +336,10 @@ impl Machine {
         };
         if replace {
             self.fix(FixKind::ReplacedSurrogate, self.i);
-            self.emit(b"\\ufffd");
+            self.emit("\\ufffd");
         } else {
             let at = self.i - self.base;
-            let text = self.src[at..at + len].to_vec();
+            let text = ascii(&self.src[at..at + len]).to_owned();
             self.emit(&text);
         }
         self.note_prev(b'u');
@@ -355,7 +356,7 @@ impl Machine {
                 Some(h) if h.is_ascii_hexdigit() => code = code * 16 + hex_value(h),
                 Some(_) => {
                     self.fix(FixKind::EscapedBackslash, self.i);
-                    self.emit(b"\\\\");
+                    self.emit("\\\\");
                     self.note_prev(b'\\');
                     self.i += 1;
                     return Ok(None);
@@ -406,7 +407,7 @@ impl Machine {
         let ends = ends || (s.tracking() && lex::is_delimiter(s.prev));
         if ends {
             let at = self.out_len();
-            self.emit(b"\"");
+            self.emit("\"");
             self.i += len;
             self.end_of_string(at);
             return Ok(());
@@ -416,7 +417,7 @@ impl Machine {
                 // `{"a":"b,"c":"d"}`: the end quote belonged before the comma.
                 self.fixes.truncate(comma.n_fixes);
                 self.truncate_out(comma.out);
-                self.insert_at(comma.mark_before, b"\"");
+                self.insert_at(comma.mark_before, "\"");
                 self.mark = comma.mark_before + 1;
                 self.fix(FixKind::InsertedQuote, comma.input);
                 self.i = comma.input;
@@ -434,10 +435,10 @@ impl Machine {
         }
         self.fix(FixKind::EscapedQuote, self.i);
         if quote == Quote::Double {
-            self.emit(b"\\\"");
+            self.emit("\\\"");
         } else {
             let at = self.i - self.base;
-            let text = self.src[at..at + len].to_vec();
+            let text = std::str::from_utf8(&self.src[at..at + len]).unwrap_or("\u{FFFD}").to_owned();
             self.emit(&text);
         }
         self.note_prev(b'"');
@@ -513,7 +514,7 @@ impl Machine {
             return false;
         }
         let from = s.body_start.max(self.out_base) - self.out_base;
-        let body = &self.out[from..];
+        let body = self.out[from..].as_bytes();
         let opened = memchr::memchr_iter(open, body).count();
         let closed = memchr::memchr_iter(closer, body).count();
         opened > closed
@@ -522,7 +523,7 @@ impl Machine {
     /// Whether the body so far is exactly a URL scheme and a colon, and `//` follows.
     fn url_scheme_before(&self, s: &Str) -> Result<bool, Halt> {
         let from = s.body_start.max(self.out_base) - self.out_base;
-        let body = &self.out[from..];
+        let body = self.out[from..].as_bytes();
         const SCHEMES: [&[u8]; 7] = [b"http:", b"https:", b"ftp:", b"mailto:", b"file:", b"data:", b"irc:"];
         Ok(SCHEMES.contains(&body) && self.peek(1)? == Some(b'/'))
     }
@@ -549,10 +550,10 @@ impl Machine {
         self.truncate_out(cut.out_len);
         let at = if cut.at_quote {
             let at = self.out_len();
-            self.emit(b"\"");
+            self.emit("\"");
             at
         } else {
-            self.insert_at(cut.body_end, b"\"");
+            self.insert_at(cut.body_end, "\"");
             self.mark = cut.body_end + 1;
             cut.body_end
         };
@@ -585,7 +586,7 @@ impl Machine {
         }
         self.fix(FixKind::ClosedString, self.i);
         let at = self.mark;
-        self.insert_at_mark(b"\"");
+        self.insert_at_mark("\"");
         self.end_of_string(at);
     }
 }
