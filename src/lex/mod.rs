@@ -191,7 +191,7 @@ pub(crate) fn is_delimiter(b: u8) -> bool {
 
 /// The characters that end a bare (unquoted) string.
 #[inline]
-pub(crate) fn is_bare_delimiter(b: u8) -> bool {
+pub(crate) const fn is_bare_delimiter(b: u8) -> bool {
     matches!(b, b',' | b'[' | b']' | b'/' | b'{' | b'}' | b'\n' | b'+')
 }
 

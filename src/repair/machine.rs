@@ -45,7 +45,7 @@ pub(super) type Step = Result<(), Halt>;
 
 /// An open container.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Frame {
+pub(crate) enum Frame {
     Object,
     Array,
     /// A Python tuple `(…)`, written as an array.
@@ -373,6 +373,7 @@ impl Machine {
         if self.state == State::Str {
             return self.step_string();
         }
+        self.fast_forward();
         let rest = self.rest();
         let Some(&b) = rest.first() else {
             return Err(Halt::Need);
@@ -381,15 +382,29 @@ impl Machine {
             let n = rest.iter().position(|&b| !lex::is_ws(b)).unwrap_or(rest.len());
             return self.step_ws(n);
         }
-        let Some((token, len)) = lex::next(rest) else {
-            return Err(Halt::Need);
+        // The structural bytes of valid JSON skip the lexer: none of them
+        // starts a longer token, so the answer is the one logos would give.
+        let (token, len) = match b {
+            b'{' => (Token::BraceOpen, 1),
+            b'}' => (Token::BraceClose, 1),
+            b'[' => (Token::BracketOpen, 1),
+            b']' => (Token::BracketClose, 1),
+            b',' => (Token::Comma, 1),
+            b':' => (Token::Colon, 1),
+            b'"' => (Token::Quote(lex::Quote::Double), 1),
+            _ => {
+                let Some((token, len)) = lex::next(rest) else {
+                    return Err(Halt::Need);
+                };
+                if len == rest.len() && !self.eof && lex::may_grow(token) {
+                    return Err(Halt::Need);
+                }
+                if rest.len() < lex::LONGEST_PREFIXED && !self.eof && lex::is_prefix_of_longer(token, rest) {
+                    return Err(Halt::Need);
+                }
+                (token, len)
+            }
         };
-        if len == rest.len() && !self.eof && lex::may_grow(token) {
-            return Err(Halt::Need);
-        }
-        if rest.len() < lex::LONGEST_PREFIXED && !self.eof && lex::is_prefix_of_longer(token, rest) {
-            return Err(Halt::Need);
-        }
         self.step_token(token, len)
     }
 
@@ -685,6 +700,16 @@ impl Machine {
         }
         self.value_done();
         Ok(())
+    }
+
+    pub(super) fn has_pending_comma(&self) -> bool {
+        self.pending_comma.is_some()
+    }
+
+    /// Record a comma already written at output position `out` (read at
+    /// input position `input`) as pending; the value before it ended at `mark_before`.
+    pub(super) fn set_pending_comma(&mut self, out: usize, input: usize, mark_before: usize) {
+        self.pending_comma = Some(PendingComma { out, input, mark_before });
     }
 
     fn drop_pending_comma(&mut self, kind: FixKind) {

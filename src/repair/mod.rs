@@ -4,6 +4,7 @@
 //! on (`repair(bytes)` is `feed(bytes)` then `finish()`). The state machine
 //! itself lives in `machine`, string bodies in `string`, scalars in `scalar`.
 
+mod fast;
 mod fix;
 mod machine;
 mod scalar;

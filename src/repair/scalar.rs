@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::machine::{Halt, Machine, State, Step, LOOKAHEAD, WINDOW};
+use super::machine::{ascii, Halt, Machine, State, Step, LOOKAHEAD, WINDOW};
 use super::FixKind;
 use crate::lex::{self, Literal};
 
@@ -38,6 +38,13 @@ impl Machine {
         }
         let at = self.i - self.base;
         let text = &self.src[at..at + len];
+        if is_json_number(text) {
+            self.out.push_str(ascii(text));
+            self.emit("");
+            self.i += len;
+            self.value_done();
+            return Ok(());
+        }
         let truncated = next.is_none() && matches!(text.last(), Some(b'.' | b'e' | b'E' | b'-' | b'+'));
         let (normal, changed) = normalize_number(text);
         let normal = ascii_owned(normal);
@@ -229,6 +236,33 @@ fn escape_into(out: &mut String, text: &[u8]) -> bool {
 /// A normalised number (ASCII by construction; a quoted one may hold any text).
 fn ascii_owned(bytes: Cow<'_, [u8]>) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Whether `text` is a number exactly as JSON spells it.
+fn is_json_number(text: &[u8]) -> bool {
+    let digits = |t: &[u8]| t.iter().position(|b| !b.is_ascii_digit()).unwrap_or(t.len());
+    let t = text.strip_prefix(b"-").unwrap_or(text);
+    let n = digits(t);
+    if n == 0 || (n > 1 && t[0] == b'0') {
+        return false;
+    }
+    let mut t = &t[n..];
+    if let Some(frac) = t.strip_prefix(b".") {
+        let n = digits(frac);
+        if n == 0 {
+            return false;
+        }
+        t = &frac[n..];
+    }
+    if let Some(exp) = t.strip_prefix(b"e").or_else(|| t.strip_prefix(b"E")) {
+        let exp = exp.strip_prefix(b"+").or_else(|| exp.strip_prefix(b"-")).unwrap_or(exp);
+        let n = digits(exp);
+        if n == 0 {
+            return false;
+        }
+        t = &exp[n..];
+    }
+    t.is_empty()
 }
 
 /// Normalise a lenient number; `true` if the text changed.

@@ -125,7 +125,18 @@ impl Machine {
         self.state = State::Str;
     }
 
+    /// Run through the string body as far as the input allows.
     pub(super) fn step_string(&mut self) -> Step {
+        loop {
+            let before = (self.i, self.out.len());
+            self.string_step()?;
+            if self.state != State::Str || before == (self.i, self.out.len()) {
+                return Ok(());
+            }
+        }
+    }
+
+    fn string_step(&mut self) -> Step {
         let Some(mut s) = self.string else {
             self.state = State::After;
             return Ok(());
@@ -514,7 +525,7 @@ impl Machine {
             return false;
         }
         let from = s.body_start.max(self.out_base) - self.out_base;
-        let body = self.out[from..].as_bytes();
+        let body = &self.out.as_bytes()[from..];
         let opened = memchr::memchr_iter(open, body).count();
         let closed = memchr::memchr_iter(closer, body).count();
         opened > closed
@@ -523,7 +534,7 @@ impl Machine {
     /// Whether the body so far is exactly a URL scheme and a colon, and `//` follows.
     fn url_scheme_before(&self, s: &Str) -> Result<bool, Halt> {
         let from = s.body_start.max(self.out_base) - self.out_base;
-        let body = self.out[from..].as_bytes();
+        let body = &self.out.as_bytes()[from..];
         const SCHEMES: [&[u8]; 7] = [b"http:", b"https:", b"ftp:", b"mailto:", b"file:", b"data:", b"irc:"];
         Ok(SCHEMES.contains(&body) && self.peek(1)? == Some(b'/'))
     }
@@ -613,11 +624,22 @@ fn special_pos(bytes: &[u8], open: Quote, tracking: bool) -> usize {
     let run = &bytes[..limit];
     let limit = first_control(run).unwrap_or(limit);
     if tracking {
-        run[..limit].iter().position(|&b| lex::is_bare_delimiter(b)).unwrap_or(limit)
+        run[..limit].iter().position(|&b| BARE_DELIMITER[usize::from(b)]).unwrap_or(limit)
     } else {
         limit
     }
 }
+
+/// [`lex::is_bare_delimiter`] as a table, for the scan of string bodies.
+static BARE_DELIMITER: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = lex::is_bare_delimiter(b as u8);
+        b += 1;
+    }
+    table
+};
 
 /// The offset of the first control character (below U+0020), checked 16
 /// bytes at a time without early exits so the compiler can vectorise it.

@@ -1,0 +1,257 @@
+//! The fast lane: strictly valid JSON inside objects and arrays.
+//!
+//! Most input is valid JSON, and valid JSON is copied as it is. So before the
+//! general machine takes a step, this loop runs through as much strictly
+//! valid JSON as it can find and copies it in one piece. It stops at the
+//! first byte that is not strictly valid (or at the end of the input that has
+//! arrived) and rolls back to the last *safe point*: a place where the
+//! general machine, had it read the same bytes token by token, would be in
+//! exactly the state this loop leaves (same output, no fixes, same frames).
+//! The machine then goes on from there, so the outcome never depends on
+//! which of the two read a byte.
+//!
+//! Safe points are the places right after `{`, `[`, `:`, `,`, `}`, `]`, a
+//! number, a literal, or a string followed by `,`, `}` or `]` (a string is
+//! only taken once what follows it shows that `+` cannot join it to another).
+
+use super::machine::{Frame, Machine, State};
+use crate::lex;
+
+/// Where the loop may stop.
+#[derive(Clone, Copy)]
+struct Safe {
+    /// Index into `src` just after the last token taken.
+    p: usize,
+    state: State,
+    /// A comma just taken: its index into `src`, and the output position
+    /// where the value before it ended.
+    comma: Option<(usize, usize)>,
+}
+
+impl Machine {
+    /// Copy the strictly valid JSON at `i` in one piece, as far as it goes.
+    pub(super) fn fast_forward(&mut self) {
+        let Some(&top) = self.stack.last() else {
+            return;
+        };
+        if !matches!(top, Frame::Object | Frame::Array)
+            || !matches!(self.state, State::Key | State::Value | State::After | State::Colon)
+        {
+            return;
+        }
+        let start = self.i - self.base;
+        let src = &self.src[..];
+        let end = src.len();
+        let depth_limit = self.opts.depth_limit();
+        let out_start = self.out_len();
+        let mut safe = Safe { p: start, state: self.state, comma: None };
+        // A comma the machine read before: a closer after it is a repair.
+        let mut machine_comma = self.has_pending_comma();
+        let mut pending: Option<(usize, usize)> = None;
+        let mut state = self.state;
+        let mut p = start;
+        let mut value_end = self.mark;
+        loop {
+            let mut q = p;
+            while q < end && lex::is_ws(src[q]) {
+                q += 1;
+            }
+            let Some(&b) = src.get(q) else {
+                break;
+            };
+            let top = self.stack.last().copied();
+            match state {
+                State::Value => match b {
+                    b'{' | b'[' if self.stack.len() < depth_limit => {
+                        self.stack.push(if b == b'{' { Frame::Object } else { Frame::Array });
+                        p = q + 1;
+                        state = if b == b'{' { State::Key } else { State::Value };
+                        pending = None;
+                    }
+                    b']' if top == Some(Frame::Array) && pending.is_none() && !machine_comma => {
+                        self.stack.pop();
+                        p = q + 1;
+                        state = after_value(self.stack.last().copied());
+                    }
+                    b'"' => {
+                        let Some(e) = scan_string(src, q) else {
+                            break;
+                        };
+                        let Some(&next) = src[e..].iter().find(|b| !lex::is_ws(**b)) else {
+                            break;
+                        };
+                        if !matches!(next, b',' | b'}' | b']') {
+                            break;
+                        }
+                        p = e;
+                        state = after_value(top);
+                        pending = None;
+                    }
+                    b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
+                        let e = if b == b't' || b == b'f' || b == b'n' {
+                            scan_literal(src, q)
+                        } else {
+                            scan_number(src, q)
+                        };
+                        let Some(e) = e else {
+                            break;
+                        };
+                        // The byte after must show the token is complete.
+                        match src.get(e) {
+                            Some(&c) if lex::is_ws(c) || matches!(c, b',' | b'}' | b']') => {}
+                            _ => break,
+                        }
+                        p = e;
+                        state = after_value(top);
+                        pending = None;
+                    }
+                    _ => break,
+                },
+                State::Key => match b {
+                    b'"' => {
+                        let Some(e) = scan_string(src, q) else {
+                            break;
+                        };
+                        if src[e..].iter().find(|b| !lex::is_ws(**b)) != Some(&b':') {
+                            break;
+                        }
+                        p = e;
+                        state = State::Colon;
+                        pending = None;
+                    }
+                    b'}' if pending.is_none() && !machine_comma => {
+                        self.stack.pop();
+                        p = q + 1;
+                        state = after_value(self.stack.last().copied());
+                    }
+                    _ => break,
+                },
+                State::Colon => match b {
+                    b':' => {
+                        p = q + 1;
+                        state = State::Value;
+                    }
+                    _ => break,
+                },
+                State::After => match (b, top) {
+                    (b',', Some(Frame::Object | Frame::Array)) => {
+                        pending = Some((q, value_end));
+                        p = q + 1;
+                        state = if top == Some(Frame::Object) { State::Key } else { State::Value };
+                    }
+                    (b'}', Some(Frame::Object)) | (b']', Some(Frame::Array)) => {
+                        self.stack.pop();
+                        p = q + 1;
+                        state = after_value(self.stack.last().copied());
+                    }
+                    _ => break,
+                },
+                _ => break,
+            }
+            machine_comma = false;
+            if state == State::After || state == State::Done {
+                value_end = out_start + (p - start);
+            }
+            safe = Safe { p, state, comma: pending };
+            if state == State::Done || !matches!(self.stack.last(), Some(Frame::Object | Frame::Array)) {
+                break;
+            }
+        }
+        if safe.p == start {
+            return;
+        }
+        let taken = &self.src[start..safe.p];
+        self.out.push_str(std::str::from_utf8(taken).unwrap_or_default());
+        self.emit("");
+        self.hold = None;
+        if let Some((comma, value_end)) = safe.comma {
+            self.set_pending_comma(out_start + (comma - start), self.base + comma, value_end);
+        }
+        self.i = self.base + safe.p;
+        self.state = safe.state;
+    }
+}
+
+/// The state after a value inside `top`.
+fn after_value(top: Option<Frame>) -> State {
+    if top.is_some() { State::After } else { State::Done }
+}
+
+/// The index just past the closing quote of the strictly valid JSON string
+/// that opens at `q`, or `None` (invalid, or not complete yet).
+fn scan_string(src: &[u8], q: usize) -> Option<usize> {
+    let body = q + 1;
+    let mut k = body;
+    loop {
+        let n = memchr::memchr2(b'"', b'\\', &src[k..])?;
+        if src[k..k + n].iter().any(|&b| b < 0x20) {
+            return None;
+        }
+        k += n;
+        if src[k] == b'"' {
+            std::str::from_utf8(&src[body..k]).ok()?;
+            return Some(k + 1);
+        }
+        match *src.get(k + 1)? {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => k += 2,
+            b'u' => {
+                let code = hex4(src.get(k + 2..k + 6)?)?;
+                match code {
+                    0xD800..=0xDBFF => {
+                        if src.get(k + 6..k + 8)? != b"\\u" {
+                            return None;
+                        }
+                        let low = hex4(src.get(k + 8..k + 12)?)?;
+                        if !(0xDC00..=0xDFFF).contains(&low) {
+                            return None;
+                        }
+                        k += 12;
+                    }
+                    0xDC00..=0xDFFF => return None,
+                    _ => k += 6,
+                }
+            }
+            _ => return None,
+        }
+    }
+}
+
+fn hex4(digits: &[u8]) -> Option<u32> {
+    digits.iter().try_fold(0u32, |code, &h| Some(code * 16 + char::from(h).to_digit(16)?))
+}
+
+/// The end of the strictly valid JSON number at `q`.
+fn scan_number(src: &[u8], q: usize) -> Option<usize> {
+    let digits = |k: usize| src[k..].iter().position(|b| !b.is_ascii_digit()).map(|n| k + n);
+    let mut k = q + usize::from(src[q] == b'-');
+    let e = digits(k)?;
+    if e == k || (e > k + 1 && src[k] == b'0') {
+        return None;
+    }
+    k = e;
+    if src.get(k) == Some(&b'.') {
+        let e = digits(k + 1)?;
+        if e == k + 1 {
+            return None;
+        }
+        k = e;
+    }
+    if matches!(src.get(k), Some(b'e' | b'E')) {
+        k += 1;
+        if matches!(src.get(k), Some(b'+' | b'-')) {
+            k += 1;
+        }
+        let e = digits(k)?;
+        if e == k {
+            return None;
+        }
+        k = e;
+    }
+    Some(k)
+}
+
+/// The end of `true`, `false` or `null` at `q`.
+fn scan_literal(src: &[u8], q: usize) -> Option<usize> {
+    let rest = &src[q..];
+    [&b"true"[..], b"false", b"null"].iter().find(|lit| rest.starts_with(lit)).map(|lit| q + lit.len())
+}
