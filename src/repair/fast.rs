@@ -15,6 +15,7 @@
 //! only taken once what follows it shows that `+` cannot join it to another).
 
 use super::machine::{Frame, Machine, State};
+use super::string::first_control;
 use crate::lex;
 
 /// Where the loop may stop.
@@ -40,8 +41,28 @@ impl Machine {
             return;
         }
         let start = self.i - self.base;
-        let src = &self.src[..];
-        let end = src.len();
+        // String bodies are not checked for UTF-8 as they are scanned: the
+        // whole run is checked once at the end, and if it holds invalid
+        // UTF-8 the scan runs again, stopping before it.
+        let mut end = self.src.len();
+        loop {
+            let taken = self.fast_scan(start, end);
+            if taken == start {
+                return;
+            }
+            match std::str::from_utf8(&self.src[start..taken]) {
+                Ok(_) => return,
+                Err(error) => end = start + error.valid_up_to(),
+            }
+        }
+    }
+
+    /// Scan `src[start..end]`; apply and return the last safe point.
+    fn fast_scan(&mut self, start: usize, end: usize) -> usize {
+        // The lowest the stack went in this scan; the frames popped below
+        // its starting height are kept in `frames_undo` to be put back.
+        let mut low = self.stack.len();
+        let src = &self.src[..end];
         let depth_limit = self.opts.depth_limit();
         let out_start = self.out_len();
         let mut safe = Safe { p: start, state: self.state, comma: None };
@@ -69,7 +90,7 @@ impl Machine {
                         pending = None;
                     }
                     b']' if top == Some(Frame::Array) && pending.is_none() && !machine_comma => {
-                        self.stack.pop();
+                        pop_frame(&mut self.stack, &mut self.frames_undo, &mut low);
                         p = q + 1;
                         state = after_value(self.stack.last().copied());
                     }
@@ -120,7 +141,7 @@ impl Machine {
                         pending = None;
                     }
                     b'}' if pending.is_none() && !machine_comma => {
-                        self.stack.pop();
+                        pop_frame(&mut self.stack, &mut self.frames_undo, &mut low);
                         p = q + 1;
                         state = after_value(self.stack.last().copied());
                     }
@@ -140,7 +161,7 @@ impl Machine {
                         state = if top == Some(Frame::Object) { State::Key } else { State::Value };
                     }
                     (b'}', Some(Frame::Object)) | (b']', Some(Frame::Array)) => {
-                        self.stack.pop();
+                        pop_frame(&mut self.stack, &mut self.frames_undo, &mut low);
                         p = q + 1;
                         state = after_value(self.stack.last().copied());
                     }
@@ -158,10 +179,16 @@ impl Machine {
             }
         }
         if safe.p == start {
-            return;
+            return start;
         }
-        let taken = &self.src[start..safe.p];
-        self.out.push_str(std::str::from_utf8(taken).unwrap_or_default());
+        let Ok(taken) = std::str::from_utf8(&self.src[start..safe.p]) else {
+            // Undo the frames: the caller scans again up to the bad byte.
+            self.stack.truncate(low);
+            self.stack.extend(self.frames_undo.drain(..).rev());
+            return safe.p;
+        };
+        self.frames_undo.clear();
+        self.out.push_str(taken);
         self.emit("");
         self.hold = None;
         if let Some((comma, value_end)) = safe.comma {
@@ -169,6 +196,17 @@ impl Machine {
         }
         self.i = self.base + safe.p;
         self.state = safe.state;
+        safe.p
+    }
+}
+
+/// Pop a frame, remembering it if it was there before the scan began.
+fn pop_frame(stack: &mut smallvec::SmallVec<[Frame; 32]>, below: &mut Vec<Frame>, low: &mut usize) {
+    if let Some(frame) = stack.pop() {
+        if stack.len() < *low {
+            *low = stack.len();
+            below.push(frame);
+        }
     }
 }
 
@@ -180,16 +218,14 @@ fn after_value(top: Option<Frame>) -> State {
 /// The index just past the closing quote of the strictly valid JSON string
 /// that opens at `q`, or `None` (invalid, or not complete yet).
 fn scan_string(src: &[u8], q: usize) -> Option<usize> {
-    let body = q + 1;
-    let mut k = body;
+    let mut k = q + 1;
     loop {
         let n = memchr::memchr2(b'"', b'\\', &src[k..])?;
-        if src[k..k + n].iter().any(|&b| b < 0x20) {
+        if first_control(&src[k..k + n]).is_some() {
             return None;
         }
         k += n;
         if src[k] == b'"' {
-            std::str::from_utf8(&src[body..k]).ok()?;
             return Some(k + 1);
         }
         match *src.get(k + 1)? {

@@ -154,6 +154,9 @@ pub(super) struct Machine {
     /// Where a resumable scan got to: (input position of the step, scanned up to).
     pub(super) scan_hint: (usize, usize),
     pub(super) fixes: Vec<Fix>,
+    /// Frames the fast lane closed during its current scan, in order, so a
+    /// scan that must be redone can put them back.
+    pub(super) frames_undo: Vec<Frame>,
 }
 
 impl Machine {
@@ -179,6 +182,7 @@ impl Machine {
             started: false,
             scan_hint: (usize::MAX, 0),
             fixes: Vec::new(),
+            frames_undo: Vec::new(),
         }
     }
 
@@ -203,6 +207,12 @@ impl Machine {
             None if self.eof => Ok(None),
             None => Err(Halt::Need),
         }
+    }
+
+    /// Make room for `n` more input bytes and as much output.
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.src.reserve(n);
+        self.out.reserve(n + n / 8);
     }
 
     pub(super) fn push(&mut self, chunk: &[u8]) -> Result<(), Error> {

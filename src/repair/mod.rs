@@ -362,9 +362,12 @@ pub fn repair(input: &[u8]) -> Outcome<'_> {
 /// ```
 pub fn repair_with(input: &[u8], options: Options) -> Result<Outcome<'_>, Error> {
     let mut repairer = Repairer::new(options.retain(Retain::All));
+    repairer.machine.reserve(input.len());
     repairer.feed(input)?;
     let outcome = repairer.finish()?;
-    if outcome.verdict == Verdict::Valid {
+    // With `Values::Lines` or `Values::Array` the output adds separators to
+    // valid input, so only `Values::First` can hand the input back.
+    if outcome.verdict == Verdict::Valid && options.values == Values::First {
         if let Ok(text) = std::str::from_utf8(input) {
             return Ok(Outcome { text: Cow::Borrowed(text), ..outcome });
         }

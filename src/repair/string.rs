@@ -643,7 +643,7 @@ static BARE_DELIMITER: [bool; 256] = {
 
 /// The offset of the first control character (below U+0020), checked 16
 /// bytes at a time without early exits so the compiler can vectorise it.
-fn first_control(bytes: &[u8]) -> Option<usize> {
+pub(super) fn first_control(bytes: &[u8]) -> Option<usize> {
     let mut chunks = bytes.chunks_exact(16);
     let mut offset = 0;
     for chunk in &mut chunks {
