@@ -58,7 +58,7 @@ pub(crate) enum Frame {
 }
 
 impl Frame {
-    fn closer(self) -> &'static str {
+    pub(crate) fn closer(self) -> &'static str {
         match self {
             Frame::Object => "}",
             Frame::Array | Frame::Tuple | Frame::Root => "]",
@@ -1021,9 +1021,9 @@ impl Machine {
 
     // ----- snapshots -----
 
-    pub(super) fn snapshot(&self) -> (&str, &str, String) {
+    pub(super) fn snapshot(&self) -> (&str, &str, &'static str, &[Frame]) {
         if !self.started {
-            return ("", "", String::new());
+            return ("", "", "", &[]);
         }
         let top = self.stack.last().copied();
         // A function-call wrapper writes nothing itself: its missing argument
@@ -1039,23 +1039,14 @@ impl Machine {
             }
             None => (&self.out[..], ""),
         };
-        let mut tail = String::new();
-        match self.state {
-            State::Str => {
-                tail.push('"');
-                if self.string.as_ref().is_some_and(Str::is_key) {
-                    tail.push_str(":null");
-                }
-            }
-            State::Concat => tail.push('"'),
-            State::Colon => tail.push_str(":null"),
-            State::Value if matches!(top, Some(Frame::Object | Frame::Call)) => tail.push_str("null"),
-            _ => {}
-        }
-        for frame in self.stack.iter().rev() {
-            tail.push_str(frame.closer());
-        }
-        (head, rest, tail)
+        let value_tail = match self.state {
+            State::Str if self.string.as_ref().is_some_and(Str::is_key) => "\":null",
+            State::Str | State::Concat => "\"",
+            State::Colon => ":null",
+            State::Value if matches!(top, Some(Frame::Object | Frame::Call)) => "null",
+            _ => "",
+        };
+        (head, rest, value_tail, &self.stack)
     }
 }
 

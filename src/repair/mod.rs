@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 pub use self::fix::{Fix, FixKind};
-use self::machine::Machine;
+use self::machine::{Frame, Machine};
 use crate::error::Error;
 
 /// What to do with several top-level values (`{"a":1} {"b":2}`).
@@ -43,7 +43,7 @@ pub enum Retain {
     All,
     /// Forget output once [`Repairer::feed`] has returned it, so memory stays
     /// bounded on endless streams. `finish` then returns only the rest, and a
-    /// snapshot starts at the first byte not yet returned.
+    /// snapshot starts with the piece the last `feed` returned.
     Unreturned,
 }
 
@@ -206,31 +206,37 @@ impl<'a> Outcome<'a> {
 
 /// The best-effort valid JSON of everything fed so far.
 ///
-/// It borrows the repairer's output and adds only a small owned tail (the
-/// closers, and what a cut-off token needs), so taking one after every chunk
-/// costs O(depth + tail), not O(everything so far).
+/// It borrows the repairer's output and frame stack and owns nothing, so
+/// taking one after every chunk costs O(1); writing it out costs O(length).
 ///
 /// ```
 /// let mut repairer = argmend::Repairer::new(argmend::Options::default());
 /// repairer.feed(br#"{"items": [1, 2"#).unwrap();
 /// assert_eq!(repairer.snapshot().to_string(), r#"{"items": [1, 2]}"#);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct Snapshot<'a> {
     head: &'a str,
     rest: &'a str,
-    tail: String,
+    value_tail: &'static str,
+    frames: &'a [Frame],
 }
 
 impl<'a> Snapshot<'a> {
-    /// The pieces whose concatenation is the snapshot, in order.
-    pub fn parts(&self) -> [&str; 3] {
-        [self.head, self.rest, &self.tail]
+    /// The pieces whose concatenation is the snapshot, in order: the output
+    /// so far (without a comma that may still be dropped), what completes the
+    /// value being written, and the closers.
+    pub fn pieces(&self) -> impl Iterator<Item = &'a str> + 'a {
+        let frames = self.frames;
+        [self.head, self.rest, self.value_tail]
+            .into_iter()
+            .chain(frames.iter().rev().map(|frame| frame.closer()))
+            .filter(|piece| !piece.is_empty())
     }
 
     /// The length of the snapshot in bytes.
     pub fn len(&self) -> usize {
-        self.head.len() + self.rest.len() + self.tail.len()
+        self.pieces().map(str::len).sum()
     }
 
     /// Whether the snapshot is empty (no value has started yet).
@@ -241,9 +247,7 @@ impl<'a> Snapshot<'a> {
 
 impl fmt::Display for Snapshot<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.head)?;
-        f.write_str(self.rest)?;
-        f.write_str(&self.tail)
+        self.pieces().try_for_each(|piece| f.write_str(piece))
     }
 }
 
@@ -306,8 +310,8 @@ impl Repairer {
     /// Once a value has started it parses as JSON and begins with everything
     /// committed so far; before that it is empty.
     pub fn snapshot(&self) -> Snapshot<'_> {
-        let (head, rest, tail) = self.machine.snapshot();
-        Snapshot { head, rest, tail }
+        let (head, rest, value_tail, frames) = self.machine.snapshot();
+        Snapshot { head, rest, value_tail, frames }
     }
 
     /// The number of input bytes fed so far.
