@@ -33,12 +33,20 @@ pub enum ErrorKind {
 impl Error {
     #[cold]
     pub(crate) fn too_deep(offset: usize, limit: usize) -> Self {
-        Error { kind: ErrorKind::TooDeep, offset, limit }
+        Error {
+            kind: ErrorKind::TooDeep,
+            offset,
+            limit,
+        }
     }
 
     #[cold]
     pub(crate) fn too_large(offset: usize, limit: usize) -> Self {
-        Error { kind: ErrorKind::TooLarge, offset, limit }
+        Error {
+            kind: ErrorKind::TooLarge,
+            offset,
+            limit,
+        }
     }
 
     /// What kind of limit was crossed.

@@ -49,6 +49,6 @@ mod repair;
 
 pub use crate::error::{Error, ErrorKind};
 pub use crate::repair::{
-    repair, repair_with, Fix, FixKind, Options, Outcome, Repairer, Retain, Snapshot, Values,
-    Verdict,
+    Fix, FixKind, Options, Outcome, Repairer, Retain, Snapshot, Values, Verdict, repair,
+    repair_with,
 };

@@ -1,1 +1,433 @@
-//! Placeholder: being written.
+//! Golden tests of the `argmend` binary: every mode, exit codes 0/1/2,
+//! `--stream` against the one-shot output, and `--batch` line shapes.
+
+use std::io::{Read, Write};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+const BIN: &str = env!("CARGO_BIN_EXE_argmend");
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/examples/tool_call.txt");
+
+/// The repair of `corpus/examples/tool_call.txt`: prose and fences gone (their
+/// newlines stay), keys and strings double-quoted, `False` → `false`, the
+/// trailing comma and the comment removed.
+const EXAMPLE_OUT: &str = concat!(
+    "\n{\n",
+    "  \"path\": \"src/main.go\",\n",
+    r#"  "content": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hello, world\")\n}\n","#,
+    "\n  \"append\": false  \n}\n\n",
+);
+
+const EXAMPLE_FIXES: &str = r#"{"kind":"removed_prose","offset":0}
+{"kind":"removed_fence","offset":48}
+{"kind":"replaced_quotes","offset":60}
+{"kind":"replaced_quotes","offset":68}
+{"kind":"quoted_key","offset":85}
+{"kind":"quoted_key","offset":185}
+{"kind":"replaced_literal","offset":193}
+{"kind":"removed_comma","offset":198}
+{"kind":"removed_comment","offset":201}
+{"kind":"removed_fence","offset":231}
+"#;
+
+fn spawn(args: &[&str]) -> Child {
+    Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the argmend binary runs")
+}
+
+/// Run with `stdin` as input; a thread writes it so large inputs cannot deadlock.
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = spawn(args);
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    // The binary may stop reading early (an error): ignore a broken pipe here.
+    let writer = thread::spawn(move || drop(pipe.write_all(&input)));
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    output
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().expect("exited normally")
+}
+
+fn stdout(output: &Output) -> &str {
+    std::str::from_utf8(&output.stdout).unwrap()
+}
+
+fn stderr(output: &Output) -> &str {
+    std::str::from_utf8(&output.stderr).unwrap()
+}
+
+/// Exit 0, the exact stdout, nothing on stderr.
+#[track_caller]
+fn assert_ok(output: &Output, expected: &str) {
+    assert_eq!(stderr(output), "", "stderr");
+    assert_eq!(stdout(output), expected);
+    assert_eq!(code(output), 0);
+}
+
+#[test]
+fn repairs_the_example_file() {
+    assert_ok(&run(&["repair", EXAMPLE], b""), EXAMPLE_OUT);
+}
+
+#[test]
+fn reads_stdin_without_file_or_with_dash() {
+    let input = b"{name: 'Ada', tags: ['x',],}";
+    let expected = r#"{"name": "Ada", "tags": ["x"]}"#;
+    assert_ok(&run(&["repair"], input), expected);
+    assert_ok(&run(&["repair", "-"], input), expected);
+    let example = std::fs::read(EXAMPLE).unwrap();
+    assert_ok(&run(&["repair"], &example), EXAMPLE_OUT);
+}
+
+#[test]
+fn valid_json_comes_back_byte_for_byte() {
+    let input = " {\"a\": [1, 2.50, -0e3], \"b\": \"\\u00e9\"}\n";
+    assert_ok(&run(&["repair"], input.as_bytes()), input);
+    assert_ok(&run(&["repair", "--stream"], input.as_bytes()), input);
+}
+
+#[test]
+fn a_truncation_is_completed_with_exit_0() {
+    assert_ok(&run(&["repair"], br#"{"a": [1, 2"#), r#"{"a": [1, 2]}"#);
+}
+
+#[test]
+fn fixes_go_to_stderr_as_json_lines() {
+    for args in [
+        &["repair", "--fixes", EXAMPLE][..],
+        &["repair", "--fixes", "--stream", EXAMPLE],
+    ] {
+        let output = run(args, b"");
+        assert_eq!(stdout(&output), EXAMPLE_OUT);
+        assert_eq!(stderr(&output), EXAMPLE_FIXES);
+        assert_eq!(code(&output), 0);
+    }
+    let output = run(&["repair", "--fixes"], br#"{"a": [1, 2"#);
+    assert_eq!(
+        stderr(&output),
+        "{\"kind\":\"closed_container\",\"offset\":11}\n{\"kind\":\"closed_container\",\"offset\":11}\n"
+    );
+    // Valid input: no fixes, nothing on stderr.
+    assert_ok(&run(&["repair", "--fixes"], b"[1]"), "[1]");
+}
+
+#[test]
+fn not_json_exits_1_with_one_line_on_stderr() {
+    for input in [&b""[..], b"  \n", b"// only a comment"] {
+        for mode in [&["repair"][..], &["repair", "--stream"]] {
+            let output = run(mode, input);
+            assert_eq!(code(&output), 1, "{input:?} {mode:?}");
+            assert_eq!(stdout(&output), "");
+            assert_eq!(
+                stderr(&output),
+                "argmend: not JSON: no JSON value found in the input\n"
+            );
+        }
+    }
+}
+
+#[test]
+fn max_depth_crossed_exits_1() {
+    for mode in ["--stream", "--values=first"] {
+        let output = run(&["repair", mode, "--max-depth", "2"], b"[[[1]]]");
+        assert_eq!(code(&output), 1);
+        assert_eq!(
+            stderr(&output),
+            "argmend: nesting deeper than 2 levels at byte 2 (raise it with --max-depth)\n"
+        );
+        assert_ok(
+            &run(&["repair", mode, "--max-depth", "3"], b"[[[1]]]"),
+            "[[[1]]]",
+        );
+    }
+    // The default is 512.
+    let deep = format!("{}{}", "[".repeat(513), "]".repeat(513));
+    assert_eq!(code(&run(&["repair"], deep.as_bytes())), 1);
+    let ok = format!("{}{}", "[".repeat(512), "]".repeat(512));
+    assert_ok(&run(&["repair"], ok.as_bytes()), &ok);
+}
+
+#[test]
+fn a_missing_file_exits_2_and_is_named() {
+    let output = run(&["repair", "no/such/file.json"], b"");
+    assert_eq!(code(&output), 2);
+    assert_eq!(stdout(&output), "");
+    let message = stderr(&output);
+    assert!(
+        message.starts_with("argmend: cannot open 'no/such/file.json': "),
+        "{message}"
+    );
+    assert_eq!(message.lines().count(), 1, "{message}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &[][..],
+        &["repair", "--bogus"],
+        &["repair", "--values", "all"],
+        &["repair", "--max-depth", "-1"],
+        &["repair", "a.json", "b.json"],
+        &["fix"],
+        &["repair", "--snapshots"],
+        &["repair", "--batch", "--stream"],
+        &["repair", "--batch", "--fixes"],
+        &["repair", "--batch", "--values", "lines"],
+    ] {
+        let output = run(args, b"[1]");
+        assert_eq!(code(&output), 2, "{args:?}");
+        assert_eq!(stdout(&output), "", "{args:?}");
+        assert!(!stderr(&output).is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn help_explains_exit_codes_with_an_example() {
+    let output = run(&["repair", "--help"], b"");
+    assert_eq!(code(&output), 0);
+    let help = stdout(&output);
+    for needle in [
+        "Exit codes:",
+        "Examples:",
+        "argmend repair corpus/examples/tool_call.txt",
+        "--batch",
+        "empty",
+    ] {
+        assert!(help.contains(needle), "{needle:?} missing from:\n{help}");
+    }
+    let output = run(&["--help"], b"");
+    assert_eq!(code(&output), 0);
+    assert!(stdout(&output).contains("Exit codes:"));
+}
+
+#[test]
+fn values_modes() {
+    let input = br#"{"a": 1} {"b": 2}"#;
+    for stream in [false, true] {
+        let with = |values: &str| {
+            let mut args = vec!["repair", "--values", values];
+            if stream {
+                args.push("--stream");
+            }
+            run(&args, input)
+        };
+        assert_ok(&with("first"), r#"{"a": 1} "#);
+        assert_ok(&with("lines"), "{\"a\": 1}\n {\"b\": 2}");
+        assert_ok(&with("array"), r#"[{"a": 1}, {"b": 2}]"#);
+    }
+    assert_ok(
+        &run(&["repair", "--values", "array"], b"{a: 1}\n[2]"),
+        "[{\"a\": 1},\n[2]]",
+    );
+}
+
+/// A 2 MB tool-call stream with a fix in every line and multi-byte text.
+fn big_input() -> Vec<u8> {
+    let mut input = b"Here you go:\n```json\n[".to_vec();
+    let mut i = 0;
+    while input.len() < 2_000_000 {
+        let line = format!(
+            "{{'id': {i}, name: 'item \u{e9}\u{1F600} {i}', ok: True, tags: ['a', \"b\",], note: \"two\nlines\"}}, // c\n"
+        );
+        input.extend_from_slice(line.as_bytes());
+        i += 1;
+    }
+    input.extend_from_slice(b"{'id': 'cut off mid-str");
+    input
+}
+
+#[test]
+fn stream_output_equals_one_shot_output() {
+    let example = std::fs::read(EXAMPLE).unwrap();
+    let big = big_input();
+    for input in [
+        &example[..],
+        &big,
+        b"{\"q\": \"\xff\", \xe2\x80\x9cb\xe2\x80\x9d: 1}",
+    ] {
+        for values in ["first", "lines", "array"] {
+            let whole = run(&["repair", "--values", values], input);
+            let streamed = run(&["repair", "--values", values, "--stream"], input);
+            assert_eq!(code(&whole), 0);
+            assert_eq!(code(&streamed), 0);
+            assert!(
+                whole.stdout == streamed.stdout,
+                "--stream differs with --values {values}"
+            );
+        }
+    }
+    let whole = run(&["repair", "--fixes"], &big);
+    let output: serde_json::Value = serde_json::from_slice(&whole.stdout).unwrap();
+    assert_eq!(
+        output.as_array().unwrap().last().unwrap()["id"],
+        "cut off mid-str"
+    );
+}
+
+/// Reads from `child`'s stdout in a thread; `None` if nothing came in time.
+fn read_some(child: &mut Child, want: usize) -> Option<String> {
+    let mut out = child.stdout.take().unwrap();
+    let (send, receive) = mpsc::channel();
+    thread::spawn(move || {
+        let mut got = Vec::new();
+        let mut buf = [0; 256];
+        while got.len() < want {
+            match out.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+        let _ = send.send(String::from_utf8(got).unwrap());
+    });
+    receive.recv_timeout(Duration::from_secs(20)).ok()
+}
+
+#[test]
+fn stream_writes_each_piece_before_the_input_ends() {
+    let mut child = spawn(&["repair", "--stream"]);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"{'city': 'Paris', temp: 21,").unwrap();
+    stdin.flush().unwrap();
+    // The input is still open: what came out was flushed as it was committed.
+    assert_eq!(
+        read_some(&mut child, 27).as_deref(),
+        Some(r#"{"city": "Paris", "temp": 21"#)
+    );
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn batch_answers_each_line_before_the_next_arrives() {
+    let mut child = spawn(&["repair", "--batch"]);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"\"[1,]\"\n").unwrap();
+    stdin.flush().unwrap();
+    let line = "{\"json\":[1],\"verdict\":\"repaired\",\"fixes\":[{\"kind\":\"removed_comma\",\"offset\":2}]}\n";
+    assert_eq!(read_some(&mut child, line.len()).as_deref(), Some(line));
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn a_closed_stdout_is_not_an_error() {
+    let big = big_input();
+    for mode in ["--values=first", "--stream"] {
+        let mut child = spawn(&["repair", mode]);
+        drop(child.stdout.take()); // nobody reads: the first write gets EPIPE
+        let mut stdin = child.stdin.take().unwrap();
+        let input = big.clone();
+        let writer = thread::spawn(move || drop(stdin.write_all(&input)));
+        let output = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        assert_eq!(code(&output), 0, "{mode}: {}", stderr(&output));
+        assert_eq!(stderr(&output), "", "{mode}");
+    }
+}
+
+const BATCH_IN: &str = r#""{'a': 1,}"
+{"input": "{\"z\": [1, 2.50, 1e3],\n \"a\": null}"}
+{"chunks": ["{'city': 'Par", "is', temp: 21,", " tags: [\"x\""]}
+
+not json
+[1, 2]
+{"input": 1}
+{"input": "x", "id": 7}
+{"chunks": ["a", 2]}
+"// only a comment"
+"[[[1]]]"
+"#;
+
+const BATCH_OUT: &str = r#"{"json":{"a":1},"verdict":"repaired","fixes":[{"kind":"replaced_quotes","offset":1},{"kind":"removed_comma","offset":7}]}
+{"json":{"z":[1,2.50,1e3],"a":null},"verdict":"valid","fixes":[]}
+{"json":{"city":"Paris","temp":21,"tags":["x"]},"verdict":"repaired","fixes":[{"kind":"replaced_quotes","offset":1},{"kind":"replaced_quotes","offset":9},{"kind":"quoted_key","offset":18},{"kind":"quoted_key","offset":28},{"kind":"closed_container","offset":38},{"kind":"closed_container","offset":38}]}
+{"error":"line 4: empty line"}
+{"error":"line 5: not JSON: expected ident at line 1 column 2"}
+{"error":"line 6: expected a JSON string, {\"input\": \"…\"} or {\"chunks\": [\"…\", …]}"}
+{"error":"line 7: \"input\" must be a string"}
+{"error":"line 8: unknown key \"id\"; expected a JSON string, {\"input\": \"…\"} or {\"chunks\": [\"…\", …]}"}
+{"error":"line 9: \"chunks\" must be an array of strings"}
+{"json":null,"verdict":"not_json","fixes":[{"kind":"removed_comment","offset":0}]}
+{"error":"line 11: nesting deeper than 2 levels at byte 2"}
+"#;
+
+#[test]
+fn batch_all_shapes_and_bad_lines() {
+    // Key order and number spelling survive; every input line gets its line.
+    assert_ok(
+        &run(
+            &["repair", "--batch", "--max-depth", "2"],
+            BATCH_IN.as_bytes(),
+        ),
+        BATCH_OUT,
+    );
+    // From a file, with CRLF line ends.
+    let path = std::env::temp_dir().join(format!("argmend-cli-{}.jsonl", std::process::id()));
+    std::fs::write(&path, BATCH_IN.replace('\n', "\r\n")).unwrap();
+    let output = run(
+        &["repair", "--batch", "--max-depth=2", path.to_str().unwrap()],
+        b"",
+    );
+    std::fs::remove_file(&path).unwrap();
+    assert_ok(&output, BATCH_OUT);
+    // --values array wraps each line's values.
+    assert_ok(
+        &run(
+            &["repair", "--batch", "--values", "array"],
+            b"\"[1] {\\\"a\\\": 2}\"\n",
+        ),
+        "{\"json\":[[1],{\"a\":2}],\"verdict\":\"valid\",\"fixes\":[]}\n",
+    );
+}
+
+#[test]
+fn batch_snapshots_give_one_delta_and_snapshot_per_chunk() {
+    let input = br#"{"chunks": ["{'city': 'Par", "is', temp: 21,", " tags: [\"x\""]}
+"{a: 1}"
+{"chunks": []}
+"#;
+    let expected = r#"{"json":{"city":"Paris","temp":21,"tags":["x"]},"verdict":"repaired","fixes":[{"kind":"replaced_quotes","offset":1},{"kind":"replaced_quotes","offset":9},{"kind":"quoted_key","offset":18},{"kind":"quoted_key","offset":28},{"kind":"closed_container","offset":38},{"kind":"closed_container","offset":38}],"deltas":["{\"city\": \"Par","is\", \"temp\": 21",", \"tags\": [\"x"],"snapshots":["{\"city\": \"Par\"}","{\"city\": \"Paris\", \"temp\": 21}","{\"city\": \"Paris\", \"temp\": 21, \"tags\": [\"x\"]}"]}
+{"json":{"a":1},"verdict":"repaired","fixes":[{"kind":"quoted_key","offset":1}],"deltas":["{\"a\": 1}"],"snapshots":["{\"a\": 1}"]}
+{"json":null,"verdict":"not_json","fixes":[],"deltas":[],"snapshots":[]}
+"#;
+    assert_ok(&run(&["repair", "--batch", "--snapshots"], input), expected);
+
+    // Shape on a longer stream: every snapshot parses and starts with all deltas so far.
+    let text: String = (0..40)
+        .map(|i| format!("{{'k{i}': [{i}, 'v{i}'], "))
+        .collect();
+    let chunks: Vec<String> = text
+        .as_bytes()
+        .chunks(7)
+        .map(|c| String::from_utf8(c.to_vec()).unwrap())
+        .collect();
+    let line = format!("{}\n", serde_json::json!({ "chunks": chunks }));
+    let output = run(&["repair", "--batch", "--snapshots"], line.as_bytes());
+    assert_eq!(code(&output), 0);
+    let answer: serde_json::Value = serde_json::from_str(stdout(&output)).unwrap();
+    let deltas = answer["deltas"].as_array().unwrap();
+    let snapshots = answer["snapshots"].as_array().unwrap();
+    assert_eq!(deltas.len(), chunks.len());
+    assert_eq!(snapshots.len(), chunks.len());
+    let mut committed = String::new();
+    for (delta, snapshot) in deltas.iter().zip(snapshots) {
+        committed.push_str(delta.as_str().unwrap());
+        let snapshot = snapshot.as_str().unwrap();
+        assert!(
+            snapshot.starts_with(&committed),
+            "{snapshot:?} / {committed:?}"
+        );
+        serde_json::from_str::<serde_json::Value>(snapshot).unwrap();
+    }
+    assert_eq!(answer["verdict"], "repaired");
+}

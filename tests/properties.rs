@@ -1,1 +1,642 @@
-//! Placeholder: being written.
+//! Property tests of the guarantees in the crate docs:
+//!
+//! - (a) valid JSON, in any layout, comes back byte for byte, `Valid`, no fixes;
+//! - (b) malformed JSON (valid JSON with random corruptions) comes back as JSON
+//!   unless the verdict is `NotJson`;
+//! - (c) every way of cutting the input into chunks gives the one-shot outcome;
+//! - (d) committed output only grows: what `feed` returned is a prefix of the
+//!   final text, and with `Retain::Unreturned` it plus `finish` is the text;
+//! - (e) after every chunk the snapshot is empty or parses, and starts with
+//!   everything committed so far.
+//!
+//! Failures are not persisted to a regressions file; a counterexample found
+//! here belongs in `regressions` below once it has been reported.
+
+use argmend::{Fix, Options, Repairer, Retain, Verdict};
+use proptest::prelude::*;
+use proptest::test_runner::Config as ProptestConfig;
+use serde_json::Value;
+
+/// 512 cases per property (the file runs in about two seconds in debug);
+/// `PROPTEST_CASES=n` asks for more when hunting.
+fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(512);
+    ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Generators
+
+/// String contents that stress the lexer: quotes, backslashes, comment and
+/// fence markers, closers, control characters and non-ASCII.
+fn tricky_string() -> impl Strategy<Value = String> {
+    let pieces = prop_oneof![
+        3 => "[a-zA-Z0-9 ]{1,6}",
+        1 => prop::sample::select(vec![
+            "\"", "\\", "'", "`", "//", "/*", "*/", "#", "```", ",", ":", "]", "}", "[", "{",
+            "\n", "\t", "\r", "\u{0}", "\u{1f}", "\u{7f}", "é", "😀", "统", "\u{2028}",
+            "\u{a0}", "\u{201c}", "\u{2019}", "True", "null", "...", "\\n", "\\u00e9", "(", ")",
+        ])
+        .prop_map(str::to_owned),
+    ];
+    prop::collection::vec(pieces, 0..6).prop_map(|pieces| pieces.concat())
+}
+
+fn key() -> impl Strategy<Value = String> {
+    prop_oneof![3 => "[a-zA-Z_][a-zA-Z0-9_]{0,7}", 1 => tricky_string()]
+}
+
+fn number() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        (-1000i32..1000).prop_map(Value::from),
+        any::<f64>()
+            .prop_filter_map("finite", serde_json::Number::from_f64)
+            .prop_map(Value::Number),
+        (-1.0e3f64..1.0e3)
+            .prop_filter_map("finite", serde_json::Number::from_f64)
+            .prop_map(Value::Number),
+    ]
+}
+
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        number(),
+        tricky_string().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 40, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec((key(), inner), 0..6)
+                .prop_map(|members| Value::Object(members.into_iter().collect())),
+        ]
+    })
+}
+
+/// A small deterministic generator, so one `u64` from proptest drives every
+/// layout and corruption choice of a rendering.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Self {
+        Rng(seed ^ 0x9e37_79b9_7f4a_7c15)
+    }
+
+    fn next(&mut self) -> u64 {
+        // splitmix64
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// True with probability 1 / `n`.
+    fn one_in(&mut self, n: usize) -> bool {
+        self.below(n) == 0
+    }
+
+    fn pick<'a>(&mut self, options: &[&'a str]) -> &'a str {
+        options[self.below(options.len())]
+    }
+}
+
+/// Corruptions a malformed rendering may apply (bits of a mask).
+mod corrupt {
+    pub(super) const SINGLE_QUOTES: u16 = 1 << 0;
+    pub(super) const UNQUOTED_KEYS: u16 = 1 << 1;
+    pub(super) const TRAILING_COMMAS: u16 = 1 << 2;
+    pub(super) const MISSING_COMMAS: u16 = 1 << 3;
+    pub(super) const COMMENTS: u16 = 1 << 4;
+    pub(super) const TRUNCATE: u16 = 1 << 5;
+    pub(super) const FENCE: u16 = 1 << 6;
+    pub(super) const PROSE_BEFORE: u16 = 1 << 7;
+    pub(super) const PROSE_AFTER: u16 = 1 << 8;
+    pub(super) const ALL: u16 = (1 << 9) - 1;
+}
+
+/// Renders a value token by token with random whitespace and, if `mask` is
+/// not zero, random corruptions.
+struct Renderer {
+    rng: Rng,
+    mask: u16,
+    out: String,
+}
+
+impl Renderer {
+    fn on(&self, corruption: u16) -> bool {
+        self.mask & corruption != 0
+    }
+
+    fn space(&mut self) {
+        if self.on(corrupt::COMMENTS) && self.rng.one_in(6) {
+            let comment = self
+                .rng
+                .pick(&[" // note\n", "/* c */", " # hash\n", "/**/"]);
+            self.out.push_str(comment);
+            return;
+        }
+        let space = self.rng.pick(&[
+            "", "", "", " ", "\n", "  ", "\t", "\r\n", "\n    ", " \n\t ",
+        ]);
+        self.out.push_str(space);
+    }
+
+    fn string(&mut self, text: &str, is_key: bool) {
+        let quoted = serde_json::to_string(text).expect("a string serialises");
+        let simple = !text.is_empty()
+            && text
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+            && text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if is_key && simple && self.on(corrupt::UNQUOTED_KEYS) && self.rng.one_in(2) {
+            self.out.push_str(text);
+        } else if !quoted.contains('\'') && self.on(corrupt::SINGLE_QUOTES) && self.rng.one_in(2) {
+            self.out.push('\'');
+            self.out.push_str(&quoted[1..quoted.len() - 1]);
+            self.out.push('\'');
+        } else {
+            self.out.push_str(&quoted);
+        }
+    }
+
+    fn separator(&mut self) {
+        if !(self.on(corrupt::MISSING_COMMAS) && self.rng.one_in(3)) {
+            self.out.push(',');
+        } else {
+            // A missing comma needs something between the two values for
+            // the result to mean two values, as a model would write it.
+            self.out.push(' ');
+        }
+    }
+
+    fn trailing_comma(&mut self) {
+        if self.on(corrupt::TRAILING_COMMAS) && self.rng.one_in(2) {
+            self.out.push(',');
+            self.space();
+        }
+    }
+
+    fn value(&mut self, value: &Value) {
+        match value {
+            Value::String(text) => self.string(text, false),
+            Value::Array(items) => {
+                self.out.push('[');
+                self.space();
+                for (n, item) in items.iter().enumerate() {
+                    if n > 0 {
+                        self.separator();
+                        self.space();
+                    }
+                    self.value(item);
+                    self.space();
+                }
+                if !items.is_empty() {
+                    self.trailing_comma();
+                }
+                self.out.push(']');
+            }
+            Value::Object(members) => {
+                self.out.push('{');
+                self.space();
+                for (n, (key, item)) in members.iter().enumerate() {
+                    if n > 0 {
+                        self.separator();
+                        self.space();
+                    }
+                    self.string(key, true);
+                    self.space();
+                    self.out.push(':');
+                    self.space();
+                    self.value(item);
+                    self.space();
+                }
+                if !members.is_empty() {
+                    self.trailing_comma();
+                }
+                self.out.push('}');
+            }
+            scalar => self.out.push_str(&scalar.to_string()),
+        }
+    }
+}
+
+/// `value` as valid JSON, in one of several layouts.
+fn render_valid(value: &Value, layout: u8, seed: u64) -> String {
+    match layout % 4 {
+        0 => serde_json::to_string(value).expect("serialises"),
+        1 => serde_json::to_string_pretty(value).expect("serialises"),
+        2 => format!(
+            " \n{}\n",
+            serde_json::to_string_pretty(value).expect("serialises")
+        ),
+        _ => {
+            let mut renderer = Renderer {
+                rng: Rng::new(seed),
+                mask: 0,
+                out: String::new(),
+            };
+            renderer.space();
+            renderer.value(value);
+            renderer.space();
+            renderer.out
+        }
+    }
+}
+
+/// `value` rendered with the corruptions in `mask`, then maybe fenced,
+/// wrapped in prose and truncated.
+fn render_malformed(value: &Value, mask: u16, seed: u64) -> Vec<u8> {
+    let mut renderer = Renderer {
+        rng: Rng::new(seed),
+        mask,
+        out: String::new(),
+    };
+    renderer.value(value);
+    let mut rng = renderer.rng;
+    let mut text = renderer.out;
+    if mask & corrupt::FENCE != 0 {
+        let open = rng.pick(&["```json\n", "```\n", "```JSON\n"]);
+        text = format!("{open}{text}\n```");
+    }
+    if mask & corrupt::PROSE_BEFORE != 0 {
+        let prose = rng.pick(&[
+            "Here is the JSON: ",
+            "Sure!\n",
+            "I'll call the tool now.\n\n",
+        ]);
+        text = format!("{prose}{text}");
+    }
+    if mask & corrupt::PROSE_AFTER != 0 {
+        let prose = rng.pick(&[" Let me know!", "\nDone.", "\n\nHope this helps."]);
+        text.push_str(prose);
+    }
+    let mut bytes = text.into_bytes();
+    if mask & corrupt::TRUNCATE != 0 && !bytes.is_empty() {
+        let cut = rng.below(bytes.len() + 1);
+        bytes.truncate(cut);
+    }
+    bytes
+}
+
+fn valid_json() -> impl Strategy<Value = String> {
+    (json_value(), any::<u8>(), any::<u64>())
+        .prop_map(|(value, layout, seed)| render_valid(&value, layout, seed))
+}
+
+fn malformed_json() -> impl Strategy<Value = Vec<u8>> {
+    (json_value(), 1..=corrupt::ALL, any::<u64>())
+        .prop_map(|(value, mask, seed)| render_malformed(&value, mask, seed))
+}
+
+/// Short runs of JSON-ish fragments, valid UTF-8 or not.
+fn jsonish_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let fragments: Vec<&'static [u8]> = vec![
+        b"{",
+        b"}",
+        b"[",
+        b"]",
+        b"\"",
+        b"'",
+        b":",
+        b",",
+        b" ",
+        b"\n",
+        b"1",
+        b"-",
+        b".",
+        b"e",
+        b"0",
+        b"a",
+        b"key",
+        b"true",
+        b"nul",
+        b"None",
+        b"/",
+        b"*",
+        b"#",
+        b"\\",
+        b"u",
+        b"\\u00",
+        b"```",
+        b"json",
+        b"(",
+        b")",
+        b"...",
+        b"+",
+        b"`",
+        b"\xc3",
+        b"\xa9",
+        b"\xff",
+        b"\xe2\x80\x9c",
+        b"\xe2\x80\x9d",
+        b"NaN",
+        b"x",
+        b"\t",
+        b"cb(",
+        b");",
+        b"NumberLong(",
+        b"=",
+        b"<",
+        b">",
+        b"\r",
+        b"+ ",
+        b"/re/",
+        b"_",
+        b"\xef\xbc\x82",
+    ];
+    prop::collection::vec(prop::sample::select(fragments), 0..200).prop_map(|parts| parts.concat())
+}
+
+fn any_input() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        3 => malformed_json(),
+        2 => jsonish_bytes(),
+        1 => prop::collection::vec(any::<u8>(), 0..64),
+        1 => valid_json().prop_map(String::into_bytes),
+    ]
+}
+
+/// Chunk sizes, used in turn until the input is used up (empty: one chunk).
+fn chunk_sizes() -> impl Strategy<Value = Vec<usize>> {
+    prop::collection::vec(
+        prop_oneof![4 => 1usize..4, 2 => 1usize..17, 1 => 1usize..200],
+        0..24,
+    )
+}
+
+fn chunks<'a>(input: &'a [u8], sizes: &[usize]) -> Vec<&'a [u8]> {
+    if sizes.is_empty() {
+        return vec![input];
+    }
+    let mut out = Vec::new();
+    let mut at = 0;
+    let mut n = 0;
+    while at < input.len() {
+        let end = (at + sizes[n % sizes.len()]).min(input.len());
+        out.push(&input[at..end]);
+        at = end;
+        n += 1;
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// Running the engine
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Run {
+    text: String,
+    verdict: Verdict,
+    fixes: Vec<Fix>,
+}
+
+fn one_shot(input: &[u8]) -> Run {
+    let outcome = argmend::repair(input);
+    Run {
+        text: outcome.text().to_owned(),
+        verdict: outcome.verdict(),
+        fixes: outcome.fixes().to_vec(),
+    }
+}
+
+/// What a chunked run saw.
+struct Streamed {
+    run: Run,
+    /// The concatenation of everything `feed` returned.
+    committed: String,
+    /// For each chunk: the committed output so far and the snapshot after it.
+    snapshots: Vec<(String, String)>,
+}
+
+fn streamed(input: &[u8], sizes: &[usize], options: Options) -> Streamed {
+    let mut repairer = Repairer::new(options);
+    let mut committed = String::new();
+    let mut snapshots = Vec::new();
+    for chunk in chunks(input, sizes) {
+        committed.push_str(
+            repairer
+                .feed(chunk)
+                .expect("default limits are not crossed"),
+        );
+        snapshots.push((committed.clone(), repairer.snapshot().to_string()));
+    }
+    let outcome = repairer.finish().expect("default limits are not crossed");
+    let run = Run {
+        text: outcome.text().to_owned(),
+        verdict: outcome.verdict(),
+        fixes: outcome.fixes().to_vec(),
+    };
+    Streamed {
+        run,
+        committed,
+        snapshots,
+    }
+}
+
+/// Whether `text` is one JSON value, as serde_json reads it, except that a
+/// number too large for an `f64` (`1e400`, which is JSON) is accepted.
+fn parses(text: &str) -> Result<(), String> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(_) => Ok(()),
+        Err(error) if error.to_string().starts_with("number out of range") => {
+            serde_json::from_str::<serde::de::IgnoredAny>(text)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+// ---------------------------------------------------------------------------
+// Properties
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// (a) Valid JSON in any layout is returned byte for byte.
+    #[test]
+    fn properties_valid_json_is_untouched(text in valid_json()) {
+        let outcome = argmend::repair(text.as_bytes());
+        prop_assert_eq!(outcome.verdict(), Verdict::Valid, "input: {:?}", text);
+        prop_assert!(outcome.fixes().is_empty(), "input: {:?}\nfixes: {:?}", text, outcome.fixes());
+        prop_assert_eq!(outcome.text(), text.as_str());
+    }
+
+    /// (b) Malformed JSON comes back as JSON unless it is `NotJson`.
+    #[test]
+    fn properties_malformed_json_is_mended(input in malformed_json()) {
+        let outcome = argmend::repair(&input);
+        if outcome.verdict() != Verdict::NotJson {
+            let parsed = parses(outcome.text());
+            prop_assert!(
+                parsed.is_ok(),
+                "input: {:?}\noutput: {:?}\nverdict: {}\nerror: {:?}",
+                lossy(&input), outcome.text(), outcome.verdict(), parsed
+            );
+        }
+    }
+
+    /// (b') Arbitrary bytes too: whatever is not `NotJson` parses.
+    #[test]
+    fn properties_any_input_gives_json(input in any_input()) {
+        let outcome = argmend::repair(&input);
+        if outcome.verdict() != Verdict::NotJson {
+            let parsed = parses(outcome.text());
+            prop_assert!(
+                parsed.is_ok(),
+                "input: {:?}\noutput: {:?}\nverdict: {}\nerror: {:?}",
+                lossy(&input), outcome.text(), outcome.verdict(), parsed
+            );
+        }
+    }
+
+    /// (c) The outcome does not depend on where the chunks were cut.
+    #[test]
+    fn properties_chunk_invariance(input in any_input(), sizes in chunk_sizes()) {
+        let whole = one_shot(&input);
+        let cut = streamed(&input, &sizes, Options::default());
+        prop_assert_eq!(
+            &cut.run, &whole,
+            "input: {:?}\nchunks: {:?}", lossy(&input), chunks(&input, &sizes)
+        );
+    }
+
+    /// (d) Committed output is a prefix of the final text; with
+    /// `Retain::Unreturned`, what `feed` returned plus `finish` is the text.
+    #[test]
+    fn properties_append_only(input in any_input(), sizes in chunk_sizes()) {
+        let whole = one_shot(&input);
+        let kept = streamed(&input, &sizes, Options::default());
+        prop_assert!(
+            kept.run.text.starts_with(&kept.committed),
+            "input: {:?}\ncommitted: {:?}\nfinal: {:?}", lossy(&input), kept.committed, kept.run.text
+        );
+        let forgotten = streamed(&input, &sizes, Options::default().retain(Retain::Unreturned));
+        let joined = format!("{}{}", forgotten.committed, forgotten.run.text);
+        prop_assert_eq!(
+            &joined, &whole.text,
+            "input: {:?}\nchunks: {:?}\nreturned by feed: {:?}\nrest from finish: {:?}",
+            lossy(&input), chunks(&input, &sizes), forgotten.committed, forgotten.run.text
+        );
+    }
+
+    /// (e) After every chunk the snapshot is empty or parses, and starts
+    /// with everything committed so far.
+    #[test]
+    fn properties_snapshots_are_json(input in any_input(), sizes in chunk_sizes()) {
+        let run = streamed(&input, &sizes, Options::default());
+        let pieces = chunks(&input, &sizes);
+        let mut fed = 0;
+        for (n, (committed, snapshot)) in run.snapshots.iter().enumerate() {
+            fed += pieces[n].len();
+            if !snapshot.is_empty() {
+                let parsed = parses(snapshot);
+                prop_assert!(
+                    parsed.is_ok(),
+                    "after {} byte(s) of {:?}\nsnapshot: {:?}\nerror: {:?}",
+                    fed, lossy(&input), snapshot, parsed
+                );
+            }
+            prop_assert!(
+                snapshot.starts_with(committed.as_str()),
+                "after {} byte(s) of {:?}\ncommitted: {:?}\nsnapshot: {:?}",
+                fed, lossy(&input), committed, snapshot
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Counterexamples found by the properties above, kept as plain tests.
+
+/// Feed `input` cut by `sizes` and check (c), (d) and (e) on it.
+fn check_all(input: &[u8], sizes: &[usize]) -> Result<(), String> {
+    let whole = one_shot(input);
+    if whole.verdict != Verdict::NotJson {
+        parses(&whole.text).map_err(|e| format!("output {:?} does not parse: {e}", whole.text))?;
+    }
+    let cut = streamed(input, sizes, Options::default());
+    if cut.run != whole {
+        return Err(format!(
+            "chunked run differs\n  one-shot: {whole:?}\n  chunked:  {:?}",
+            cut.run
+        ));
+    }
+    if !cut.run.text.starts_with(&cut.committed) {
+        return Err(format!(
+            "committed {:?} is not a prefix of {:?}",
+            cut.committed, cut.run.text
+        ));
+    }
+    let forgotten = streamed(input, sizes, Options::default().retain(Retain::Unreturned));
+    let joined = format!("{}{}", forgotten.committed, forgotten.run.text);
+    if joined != whole.text || forgotten.run.fixes != whole.fixes {
+        return Err(format!(
+            "with Retain::Unreturned, feed + finish gives {joined:?} {:?}, one-shot {:?} {:?}",
+            forgotten.run.fixes, whole.text, whole.fixes
+        ));
+    }
+    for (committed, snapshot) in &cut.snapshots {
+        if !snapshot.is_empty() {
+            parses(snapshot).map_err(|e| format!("snapshot {snapshot:?} does not parse: {e}"))?;
+        }
+        if !snapshot.starts_with(committed.as_str()) {
+            return Err(format!(
+                "snapshot {snapshot:?} does not start with committed {committed:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn properties_regressions() {
+    // (input, chunk sizes): counterexamples reported to the engine's owner.
+    let cases: &[(&[u8], &[usize])] = &[
+        // Retain::Unreturned changes the string-end decision: one-shot gives
+        // "(abcdefgh\")x" (escaped quote), byte-at-a-time without retention
+        // "(abcdefgh" (removed closer, trailing text).
+        (br#""(abcdefgh")x"#, &[1]),
+        // Same cause: the fixes differ ([inserted_quote, removed_closer] vs [removed_closer]).
+        (br#""(abcdefgh")"#, &[1]),
+        // corpus/structure/jsonp_callback.in (fixed): byte-at-a-time added a
+        // removed_trailing_text fix that the one-shot run did not report.
+        (b"callback({\"a\": 1});", &[1]),
+        // corpus/strings/escaped_quotes_whole_doc.in (fixed): a snapshot had a trailing comma.
+        (br#"{\"key\": \"value\"}"#, &[1]),
+        // A string opened by an escaped non-JSON quote (`\'`, `\“`, `\＂`)
+        // whose second escaped quote is kept as an inner quote: the output
+        // keeps the backslash, an invalid JSON escape (`["x\'-"]`, `["x\“-"]`).
+        ("[\\“x\\“-".as_bytes(), &[]),
+        (br"[\'x\'-", &[]),
+    ];
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|(input, sizes)| {
+            check_all(input, sizes)
+                .err()
+                .map(|e| format!("{:?} cut {sizes:?}: {e}", lossy(input)))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

@@ -157,7 +157,10 @@ pub(crate) fn may_grow(token: Token) -> bool {
             | Token::HashComment
             | Token::BlockComment
             | Token::SpecialWhitespace
-    ) && !matches!(token, Token::Quote(Quote::Double | Quote::Single | Quote::DoubleLike))
+    ) && !matches!(
+        token,
+        Token::Quote(Quote::Double | Quote::Single | Quote::DoubleLike)
+    )
 }
 
 /// The longest token that starts like a shorter one (`-Infinity` after `-`).
@@ -171,7 +174,9 @@ pub(crate) const LONGEST_PREFIXED: usize = 9;
 pub(crate) fn is_prefix_of_longer(token: Token, rest: &[u8]) -> bool {
     match token {
         Token::Minus | Token::Plus => true,
-        Token::Quote(Quote::SingleLike) | Token::Number => matches!(rest.first(), Some(b'`' | b'.')),
+        Token::Quote(Quote::SingleLike) | Token::Number => {
+            matches!(rest.first(), Some(b'`' | b'.'))
+        }
         _ => false,
     }
 }
@@ -186,7 +191,10 @@ pub(crate) fn is_ws(b: u8) -> bool {
 /// which a string missing its end quote is cut (jsonrepair's delimiters).
 #[inline]
 pub(crate) fn is_delimiter(b: u8) -> bool {
-    matches!(b, b',' | b':' | b'[' | b']' | b'/' | b'{' | b'}' | b'(' | b')' | b'\n' | b'+')
+    matches!(
+        b,
+        b',' | b':' | b'[' | b']' | b'/' | b'{' | b'}' | b'(' | b')' | b'\n' | b'+'
+    )
 }
 
 /// The characters that end a bare (unquoted) string.
@@ -218,7 +226,9 @@ pub(crate) fn quote_at(bytes: &[u8]) -> Option<(Quote, usize)> {
         [0xE2, 0x80, 0x98..=0x9B | 0xB2, ..] | [0xC2, 0xB4, ..] | [0xEF, 0xBC, 0x87, ..] => {
             Some((Quote::SingleLike, if bytes[0] == 0xC2 { 2 } else { 3 }))
         }
-        [0xE2, 0x80, 0x9C..=0x9F | 0xB3, ..] | [0xEF, 0xBC, 0x82, ..] => Some((Quote::DoubleLike, 3)),
+        [0xE2, 0x80, 0x9C..=0x9F | 0xB3, ..] | [0xEF, 0xBC, 0x82, ..] => {
+            Some((Quote::DoubleLike, 3))
+        }
         _ => None,
     }
 }
@@ -281,7 +291,10 @@ mod tests {
     #[test]
     fn words_beat_literal_prefixes() {
         assert_eq!(kinds(b"trueish"), vec![Token::Word]);
-        assert_eq!(kinds(b"-Infinity"), vec![Token::Literal(Literal::LenientNull)]);
+        assert_eq!(
+            kinds(b"-Infinity"),
+            vec![Token::Literal(Literal::LenientNull)]
+        );
     }
 
     #[test]

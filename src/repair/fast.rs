@@ -36,7 +36,10 @@ impl Machine {
             return;
         };
         if !matches!(top, Frame::Object | Frame::Array)
-            || !matches!(self.state, State::Key | State::Value | State::After | State::Colon)
+            || !matches!(
+                self.state,
+                State::Key | State::Value | State::After | State::Colon
+            )
         {
             return;
         }
@@ -65,7 +68,11 @@ impl Machine {
         let src = &self.src[..end];
         let depth_limit = self.opts.depth_limit();
         let out_start = self.out_len();
-        let mut safe = Safe { p: start, state: self.state, comma: None };
+        let mut safe = Safe {
+            p: start,
+            state: self.state,
+            comma: None,
+        };
         // A comma the machine read before: a closer after it is a repair.
         let mut machine_comma = self.has_pending_comma();
         let mut pending: Option<(usize, usize)> = None;
@@ -84,7 +91,11 @@ impl Machine {
             match state {
                 State::Value => match b {
                     b'{' | b'[' if self.stack.len() < depth_limit => {
-                        self.stack.push(if b == b'{' { Frame::Object } else { Frame::Array });
+                        self.stack.push(if b == b'{' {
+                            Frame::Object
+                        } else {
+                            Frame::Array
+                        });
                         p = q + 1;
                         state = if b == b'{' { State::Key } else { State::Value };
                         pending = None;
@@ -158,7 +169,11 @@ impl Machine {
                     (b',', Some(Frame::Object | Frame::Array)) => {
                         pending = Some((q, value_end));
                         p = q + 1;
-                        state = if top == Some(Frame::Object) { State::Key } else { State::Value };
+                        state = if top == Some(Frame::Object) {
+                            State::Key
+                        } else {
+                            State::Value
+                        };
                     }
                     (b'}', Some(Frame::Object)) | (b']', Some(Frame::Array)) => {
                         pop_frame(&mut self.stack, &mut self.frames_undo, &mut low);
@@ -173,8 +188,14 @@ impl Machine {
             if state == State::After || state == State::Done {
                 value_end = out_start + (p - start);
             }
-            safe = Safe { p, state, comma: pending };
-            if state == State::Done || !matches!(self.stack.last(), Some(Frame::Object | Frame::Array)) {
+            safe = Safe {
+                p,
+                state,
+                comma: pending,
+            };
+            if state == State::Done
+                || !matches!(self.stack.last(), Some(Frame::Object | Frame::Array))
+            {
                 break;
             }
         }
@@ -212,7 +233,11 @@ fn pop_frame(stack: &mut smallvec::SmallVec<[Frame; 32]>, below: &mut Vec<Frame>
 
 /// The state after a value inside `top`.
 fn after_value(top: Option<Frame>) -> State {
-    if top.is_some() { State::After } else { State::Done }
+    if top.is_some() {
+        State::After
+    } else {
+        State::Done
+    }
 }
 
 /// The index just past the closing quote of the strictly valid JSON string
@@ -253,12 +278,19 @@ fn scan_string(src: &[u8], q: usize) -> Option<usize> {
 }
 
 fn hex4(digits: &[u8]) -> Option<u32> {
-    digits.iter().try_fold(0u32, |code, &h| Some(code * 16 + char::from(h).to_digit(16)?))
+    digits.iter().try_fold(0u32, |code, &h| {
+        Some(code * 16 + char::from(h).to_digit(16)?)
+    })
 }
 
 /// The end of the strictly valid JSON number at `q`.
 fn scan_number(src: &[u8], q: usize) -> Option<usize> {
-    let digits = |k: usize| src[k..].iter().position(|b| !b.is_ascii_digit()).map(|n| k + n);
+    let digits = |k: usize| {
+        src[k..]
+            .iter()
+            .position(|b| !b.is_ascii_digit())
+            .map(|n| k + n)
+    };
     let mut k = q + usize::from(src[q] == b'-');
     let e = digits(k)?;
     if e == k || (e > k + 1 && src[k] == b'0') {
@@ -289,5 +321,8 @@ fn scan_number(src: &[u8], q: usize) -> Option<usize> {
 /// The end of `true`, `false` or `null` at `q`.
 fn scan_literal(src: &[u8], q: usize) -> Option<usize> {
     let rest = &src[q..];
-    [&b"true"[..], b"false", b"null"].iter().find(|lit| rest.starts_with(lit)).map(|lit| q + lit.len())
+    [&b"true"[..], b"false", b"null"]
+        .iter()
+        .find(|lit| rest.starts_with(lit))
+        .map(|lit| q + lit.len())
 }

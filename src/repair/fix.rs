@@ -86,6 +86,8 @@ pub enum FixKind {
     ClosedContainer,
     /// `"ab\` or `"\u12` at the end of input → the unfinished escape is dropped (truncation).
     DroppedEscape,
+    /// A UTF-8 sequence cut off by the end of input → dropped (truncation).
+    DroppedPartialChar,
     /// `[1, 2.` at the end of input → `[1, 2.0]` (truncation).
     CompletedNumber,
     /// `{"a"` or `{"a":` at the end of input → `{"a":null}` (truncation).
@@ -105,6 +107,7 @@ impl FixKind {
             FixKind::ClosedString
                 | FixKind::ClosedContainer
                 | FixKind::DroppedEscape
+                | FixKind::DroppedPartialChar
                 | FixKind::CompletedNumber
                 | FixKind::CompletedValue
                 | FixKind::RemovedDanglingComma
@@ -148,6 +151,7 @@ impl FixKind {
             FixKind::ClosedString => "closed_string",
             FixKind::ClosedContainer => "closed_container",
             FixKind::DroppedEscape => "dropped_escape",
+            FixKind::DroppedPartialChar => "dropped_partial_char",
             FixKind::CompletedNumber => "completed_number",
             FixKind::CompletedValue => "completed_value",
             FixKind::RemovedDanglingComma => "removed_dangling_comma",

@@ -218,7 +218,10 @@ impl Machine {
     pub(super) fn push(&mut self, chunk: &[u8]) -> Result<(), Error> {
         let total = self.bytes_fed().saturating_add(chunk.len());
         if total > self.opts.input_limit() {
-            return Err(Error::too_large(self.opts.input_limit(), self.opts.input_limit()));
+            return Err(Error::too_large(
+                self.opts.input_limit(),
+                self.opts.input_limit(),
+            ));
         }
         self.drain_input();
         self.src.extend_from_slice(chunk);
@@ -329,11 +332,15 @@ impl Machine {
         let to = self.committed - self.out_base;
         self.returned = self.committed;
         if self.opts.retain == Retain::Unreturned && from > 0 {
-            // Forget output already handed out; keep this call's slice alive
-            // by draining only what earlier calls returned.
-            self.out.drain(..from);
-            self.out_base += from;
-            return &self.out[..to - from];
+            // Forget output already handed out (keeping this call's slice
+            // alive), except what an open string still needs.
+            let drain = match self.string.as_mut() {
+                Some(s) => s.forget(&self.out, self.out_base, from),
+                None => from,
+            };
+            self.out.drain(..drain);
+            self.out_base += drain;
+            return &self.out[from - drain..to - drain];
         }
         &self.out[from..to]
     }
@@ -389,7 +396,10 @@ impl Machine {
             return Err(Halt::Need);
         };
         if lex::is_ws(b) {
-            let n = rest.iter().position(|&b| !lex::is_ws(b)).unwrap_or(rest.len());
+            let n = rest
+                .iter()
+                .position(|&b| !lex::is_ws(b))
+                .unwrap_or(rest.len());
             return self.step_ws(n);
         }
         // The structural bytes of valid JSON skip the lexer: none of them
@@ -409,7 +419,10 @@ impl Machine {
                 if len == rest.len() && !self.eof && lex::may_grow(token) {
                     return Err(Halt::Need);
                 }
-                if rest.len() < lex::LONGEST_PREFIXED && !self.eof && lex::is_prefix_of_longer(token, rest) {
+                if rest.len() < lex::LONGEST_PREFIXED
+                    && !self.eof
+                    && lex::is_prefix_of_longer(token, rest)
+                {
                     return Err(Halt::Need);
                 }
                 (token, len)
@@ -435,9 +448,10 @@ impl Machine {
         let found = match kind {
             Comment::Line => memchr::memchr(b'\n', rest).map(|k| (k, 0)),
             Comment::Block => memchr::memmem::find(rest, b"*/").map(|k| (k, 2)),
-            Comment::FenceTag => {
-                rest.iter().position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+'))).map(|k| (k, 0))
-            }
+            Comment::FenceTag => rest
+                .iter()
+                .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+')))
+                .map(|k| (k, 0)),
         };
         match found {
             Some((k, skip)) => {
@@ -505,7 +519,10 @@ impl Machine {
         match token {
             Token::BraceOpen | Token::BracketOpen => {
                 // A fence glued to a bracket: "[```json" or "{```".
-                if self.peek(1)? == Some(b'`') && self.peek(2)? == Some(b'`') && self.peek(3)? == Some(b'`') {
+                if self.peek(1)? == Some(b'`')
+                    && self.peek(2)? == Some(b'`')
+                    && self.peek(3)? == Some(b'`')
+                {
                     self.fix(FixKind::RemovedFence, self.i);
                     self.i += 4;
                     return self.skip_fence_language();
@@ -616,7 +633,10 @@ impl Machine {
 
     fn push_frame(&mut self, frame: Frame) -> Step {
         if self.stack.len() >= self.opts.depth_limit() {
-            return Err(Halt::Limit(Error::too_deep(self.i, self.opts.depth_limit())));
+            return Err(Halt::Limit(Error::too_deep(
+                self.i,
+                self.opts.depth_limit(),
+            )));
         }
         self.stack.push(frame);
         Ok(())
@@ -624,7 +644,11 @@ impl Machine {
 
     /// A value has just been written completely.
     pub(super) fn value_done(&mut self) {
-        self.state = if self.stack.is_empty() { State::Done } else { State::After };
+        self.state = if self.stack.is_empty() {
+            State::Done
+        } else {
+            State::After
+        };
     }
 
     /// Start the value that `token` begins.
@@ -689,6 +713,8 @@ impl Machine {
     /// when it belongs to an outer container, closes early.
     fn close(&mut self, token: Token, len: usize) -> Step {
         let Some(depth) = self.stack.iter().rposition(|f| f.is_closed_by(token)) else {
+            // No open container takes it: a stray closer, dropped (`[{"a":1}}, 2]`
+            // keeps its second element).
             self.fix(FixKind::RemovedCloser, self.i);
             self.i += len;
             return Ok(());
@@ -719,7 +745,11 @@ impl Machine {
     /// Record a comma already written at output position `out` (read at
     /// input position `input`) as pending; the value before it ended at `mark_before`.
     pub(super) fn set_pending_comma(&mut self, out: usize, input: usize, mark_before: usize) {
-        self.pending_comma = Some(PendingComma { out, input, mark_before });
+        self.pending_comma = Some(PendingComma {
+            out,
+            input,
+            mark_before,
+        });
     }
 
     fn drop_pending_comma(&mut self, kind: FixKind) {
@@ -806,15 +836,13 @@ impl Machine {
                 self.begin_string(quote, len, true);
                 Ok(())
             }
-            Token::Backslash => {
-                match self.escaped_quote()? {
-                    Some((quote, len)) => {
-                        self.begin_escaped_string(quote, len, true);
-                        Ok(())
-                    }
-                    None => self.bare_string(true),
+            Token::Backslash => match self.escaped_quote()? {
+                Some((quote, len)) => {
+                    self.begin_escaped_string(quote, len, true);
+                    Ok(())
                 }
-            }
+                None => self.bare_string(true),
+            },
             _ => self.bare_string(true),
         }
     }
@@ -822,6 +850,14 @@ impl Machine {
     fn on_colon(&mut self, token: Token, len: usize) -> Step {
         match token {
             Token::Colon => {
+                self.emit(":");
+                self.i += len;
+                self.state = State::Value;
+                Ok(())
+            }
+            Token::Other if self.rest().first() == Some(&b'=') => {
+                // `{"a" = 1}`: an equals sign where the colon belongs.
+                self.fix(FixKind::InsertedColon, self.i);
                 self.emit(":");
                 self.i += len;
                 self.state = State::Value;
@@ -866,12 +902,20 @@ impl Machine {
                 if self.pending_comma.is_some() {
                     self.fix(FixKind::RemovedComma, self.i);
                 } else {
-                    let comma = PendingComma { out: self.out_len(), input: self.i, mark_before: self.mark };
+                    let comma = PendingComma {
+                        out: self.out_len(),
+                        input: self.i,
+                        mark_before: self.mark,
+                    };
                     self.emit(",");
                     self.pending_comma = Some(comma);
                 }
                 self.i += len;
-                self.state = if top == Frame::Object { State::Key } else { State::Value };
+                self.state = if top == Frame::Object {
+                    State::Key
+                } else {
+                    State::Value
+                };
                 Ok(())
             }
             Token::BraceClose | Token::BracketClose | Token::ParenClose => self.close(token, len),
@@ -896,8 +940,16 @@ impl Machine {
                 // before the value is written leaves it out.
                 let mark = self.mark;
                 self.insert_at_mark(",");
-                self.pending_comma = Some(PendingComma { out: mark, input: self.i, mark_before: mark });
-                self.state = if top == Frame::Object { State::Key } else { State::Value };
+                self.pending_comma = Some(PendingComma {
+                    out: mark,
+                    input: self.i,
+                    mark_before: mark,
+                });
+                self.state = if top == Frame::Object {
+                    State::Key
+                } else {
+                    State::Value
+                };
                 Ok(())
             }
             _ => {
@@ -1008,7 +1060,10 @@ impl Machine {
     }
 
     pub(super) fn into_parts(self) -> (String, Vec<Fix>) {
-        let from = self.returned.saturating_sub(self.out_base).min(self.out.len());
+        let from = self
+            .returned
+            .saturating_sub(self.out_base)
+            .min(self.out.len());
         let text = match self.opts.retain {
             Retain::All => self.out,
             Retain::Unreturned => self.out[from..].to_owned(),

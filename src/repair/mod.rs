@@ -64,7 +64,12 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_depth: 512, max_input: usize::MAX, values: Values::First, retain: Retain::All }
+        Options {
+            max_depth: 512,
+            max_input: usize::MAX,
+            values: Values::First,
+            retain: Retain::All,
+        }
     }
 }
 
@@ -275,7 +280,10 @@ pub struct Repairer {
 impl Repairer {
     /// A repairer with the given options.
     pub fn new(options: Options) -> Self {
-        Repairer { machine: Machine::new(options), failed: None }
+        Repairer {
+            machine: Machine::new(options),
+            failed: None,
+        }
     }
 
     /// Feed the next chunk; returns the output newly committed by it.
@@ -311,7 +319,12 @@ impl Repairer {
     /// committed so far; before that it is empty.
     pub fn snapshot(&self) -> Snapshot<'_> {
         let (head, rest, value_tail, frames) = self.machine.snapshot();
-        Snapshot { head, rest, value_tail, frames }
+        Snapshot {
+            head,
+            rest,
+            value_tail,
+            frames,
+        }
     }
 
     /// The number of input bytes fed so far.
@@ -330,7 +343,12 @@ impl Repairer {
         self.machine.end()?;
         let verdict = self.machine.verdict();
         let (text, fixes) = self.machine.into_parts();
-        Ok(Outcome { text: Cow::Owned(text), verdict, fixes, error: None })
+        Ok(Outcome {
+            text: Cow::Owned(text),
+            verdict,
+            fixes,
+            error: None,
+        })
     }
 }
 
@@ -373,7 +391,10 @@ pub fn repair_with(input: &[u8], options: Options) -> Result<Outcome<'_>, Error>
     // valid input, so only `Values::First` can hand the input back.
     if outcome.verdict == Verdict::Valid && options.values == Values::First {
         if let Ok(text) = std::str::from_utf8(input) {
-            return Ok(Outcome { text: Cow::Borrowed(text), ..outcome });
+            return Ok(Outcome {
+                text: Cow::Borrowed(text),
+                ..outcome
+            });
         }
     }
     Ok(outcome)

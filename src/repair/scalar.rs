@@ -2,12 +2,14 @@
 
 use std::borrow::Cow;
 
-use super::machine::{ascii, Halt, Machine, State, Step, LOOKAHEAD, WINDOW};
 use super::FixKind;
+use super::machine::{Halt, LOOKAHEAD, Machine, State, Step, WINDOW, ascii};
 use crate::lex::{self, Literal};
 
 /// URL schemes whose `//` must not be read as a comment or a delimiter.
-const SCHEMES: [&[u8]; 7] = [b"http:", b"https:", b"ftp:", b"mailto:", b"file:", b"data:", b"irc:"];
+const SCHEMES: [&[u8]; 7] = [
+    b"http:", b"https:", b"ftp:", b"mailto:", b"file:", b"data:", b"irc:",
+];
 
 impl Machine {
     pub(super) fn literal(&mut self, literal: Literal, len: usize) -> Step {
@@ -31,7 +33,7 @@ impl Machine {
     /// A number token (or a lone `-`) of `len` bytes at `i`.
     pub(super) fn number(&mut self, len: usize) -> Step {
         let next = self.peek(len)?;
-        let at_end = next.is_none_or(|c| lex::is_delimiter(c) || lex::is_ws(c));
+        let at_end = next.is_none_or(|c| lex::is_delimiter(c) || lex::is_ws(c) || c == b';');
         if !at_end {
             // `123abc`, `1.2.3`, `-x`: not a number after all.
             return self.bare_string(false);
@@ -45,7 +47,8 @@ impl Machine {
             self.value_done();
             return Ok(());
         }
-        let truncated = next.is_none() && matches!(text.last(), Some(b'.' | b'e' | b'E' | b'-' | b'+'));
+        let truncated =
+            next.is_none() && matches!(text.last(), Some(b'.' | b'e' | b'E' | b'-' | b'+'));
         let (normal, changed) = normalize_number(text);
         let normal = ascii_owned(normal);
         if changed {
@@ -76,7 +79,11 @@ impl Machine {
 
     /// A bare string (`hello world`, `my-key`) at `i`, quoted.
     pub(super) fn bare_string(&mut self, key: bool) -> Step {
-        let from = if self.scan_hint.0 == self.i { self.scan_hint.1 } else { 0 };
+        let from = if self.scan_hint.0 == self.i {
+            self.scan_hint.1
+        } else {
+            0
+        };
         let rest = &self.src[self.i - self.base..];
         let k = match scan_bare(rest, from, key, self.eof) {
             Ok(k) => k,
@@ -93,7 +100,11 @@ impl Machine {
         }
         if end == 0 {
             // Nothing a string could be made of: drop the character.
-            let n = rest.first().map_or(1, |&b| lex::utf8_len(b)).min(rest.len()).max(1);
+            let n = rest
+                .first()
+                .map_or(1, |&b| lex::utf8_len(b))
+                .min(rest.len())
+                .max(1);
             self.fix(FixKind::RemovedCharacter, self.i);
             self.i += n;
             return Ok(());
@@ -103,7 +114,14 @@ impl Machine {
         let invalid = escape_into(&mut quoted, &rest[..end]);
         quoted.push('"');
         let stray_quote = end == k && rest.get(k) == Some(&b'"');
-        self.fix(if key { FixKind::QuotedKey } else { FixKind::QuotedWord }, self.i);
+        self.fix(
+            if key {
+                FixKind::QuotedKey
+            } else {
+                FixKind::QuotedWord
+            },
+            self.i,
+        );
         if invalid {
             self.fix(FixKind::ReplacedInvalidUtf8, self.i);
         }
@@ -169,7 +187,11 @@ fn scan_bare(rest: &[u8], from: usize, key: bool, eof: bool) -> Result<usize, us
             }
             return Err(k);
         };
-        if k >= WINDOW || lex::is_bare_delimiter(b) || (key && b == b':') || matches!(b, b'"' | b'\'' | b'`') {
+        if k >= WINDOW
+            || lex::is_bare_delimiter(b)
+            || (key && b == b':')
+            || matches!(b, b'"' | b'\'' | b'`')
+        {
             break;
         }
         if b >= 0x80 {
@@ -240,7 +262,11 @@ fn ascii_owned(bytes: Cow<'_, [u8]>) -> String {
 
 /// Whether `text` is a number exactly as JSON spells it.
 fn is_json_number(text: &[u8]) -> bool {
-    let digits = |t: &[u8]| t.iter().position(|b| !b.is_ascii_digit()).unwrap_or(t.len());
+    let digits = |t: &[u8]| {
+        t.iter()
+            .position(|b| !b.is_ascii_digit())
+            .unwrap_or(t.len())
+    };
     let t = text.strip_prefix(b"-").unwrap_or(text);
     let n = digits(t);
     if n == 0 || (n > 1 && t[0] == b'0') {
@@ -255,7 +281,10 @@ fn is_json_number(text: &[u8]) -> bool {
         t = &frac[n..];
     }
     if let Some(exp) = t.strip_prefix(b"e").or_else(|| t.strip_prefix(b"E")) {
-        let exp = exp.strip_prefix(b"+").or_else(|| exp.strip_prefix(b"-")).unwrap_or(exp);
+        let exp = exp
+            .strip_prefix(b"+")
+            .or_else(|| exp.strip_prefix(b"-"))
+            .unwrap_or(exp);
         let n = digits(exp);
         if n == 0 {
             return false;
@@ -275,11 +304,17 @@ fn normalize_number(text: &[u8]) -> (Cow<'_, [u8]>, bool) {
         Some(b'+') => (&b""[..], &text[1..]),
         _ => (&b""[..], text),
     };
-    let int_len = body.iter().position(|b| !(b.is_ascii_digit() || *b == b'_')).unwrap_or(body.len());
+    let int_len = body
+        .iter()
+        .position(|b| !(b.is_ascii_digit() || *b == b'_'))
+        .unwrap_or(body.len());
     let (int, after) = body.split_at(int_len);
     let (frac, exp) = match after.first() {
         Some(b'.') => {
-            let n = after[1..].iter().position(|b| !(b.is_ascii_digit() || *b == b'_')).unwrap_or(after.len() - 1);
+            let n = after[1..]
+                .iter()
+                .position(|b| !(b.is_ascii_digit() || *b == b'_'))
+                .unwrap_or(after.len() - 1);
             (Some(&after[1..1 + n]), &after[1 + n..])
         }
         _ => (None, after),

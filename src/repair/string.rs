@@ -13,8 +13,8 @@
 //! to cut and where to resume reading. The cut stays possible for
 //! [`WINDOW`] input bytes; past that the body is committed and kept whole.
 
-use super::machine::{ascii, Halt, Machine, State, Step, LOOKAHEAD, WINDOW};
 use super::FixKind;
+use super::machine::{Halt, LOOKAHEAD, Machine, State, Step, WINDOW, ascii};
 use crate::lex::{self, Quote, Token};
 
 /// Where a string missing its end quote would be cut.
@@ -57,11 +57,24 @@ pub(super) struct Str {
     /// The last non-whitespace input byte of the body (the opening quote at first).
     prev: u8,
     comma: Option<Comma>,
+    /// Brackets in body output already handed out and forgotten
+    /// ([`Retain::Unreturned`](super::Retain)): `(`, `)`, `[`, `]`, `{`, `}`.
+    forgotten: [u32; 6],
 }
 
 impl Str {
     fn new(open: Quote, key: bool, escaped: bool, body_start: usize) -> Self {
-        Str { open, key, escaped, body_start, cut: None, whole: false, prev: b'"', comma: None }
+        Str {
+            open,
+            key,
+            escaped,
+            body_start,
+            cut: None,
+            whole: false,
+            prev: b'"',
+            comma: None,
+            forgotten: [0; 6],
+        }
     }
 
     pub(super) fn is_key(&self) -> bool {
@@ -76,6 +89,24 @@ impl Str {
     /// The input position a cut may return to.
     pub(super) fn rewind_point(&self) -> Option<usize> {
         self.cut.map(|cut| cut.resume)
+    }
+
+    /// Output before `to` is about to be forgotten: keep the counts the
+    /// string-end decision needs. Returns how much may be forgotten: a body
+    /// short enough to be a URL scheme is kept whole.
+    pub(super) fn forget(&mut self, out: &str, out_base: usize, to: usize) -> usize {
+        let body = self.body_start.saturating_sub(out_base);
+        if body >= to {
+            return to;
+        }
+        if out.len() - body <= 8 {
+            return body;
+        }
+        for (count, bracket) in self.forgotten.iter_mut().zip(b"()[]{}") {
+            *count += memchr::memchr_iter(*bracket, &out.as_bytes()[body..to]).count() as u32;
+        }
+        self.body_start = out_base + to;
+        to
     }
 
     fn tracking(&self) -> bool {
@@ -203,7 +234,9 @@ impl Machine {
                     return Err(Halt::Need);
                 }
                 match quote {
-                    Some((quote, len)) if lex::closes(s.open, quote) => self.string_quote(quote, len),
+                    Some((quote, len)) if lex::closes(s.open, quote) => {
+                        self.string_quote(quote, len)
+                    }
                     Some((Quote::Double, _)) => {
                         // A `"` inside a string opened by another quote.
                         self.emit("\\\"");
@@ -250,6 +283,12 @@ impl Machine {
                 let bad = match error.error_len() {
                     Some(k) => k,
                     None if at + n == self.src.len() && !self.eof => return Err(Halt::Need),
+                    None if at + n == self.src.len() => {
+                        // A character cut off by the end of input.
+                        self.fix(FixKind::DroppedPartialChar, self.i);
+                        self.i += n;
+                        return Ok(());
+                    }
                     None => n,
                 };
                 self.fix(FixKind::ReplacedInvalidUtf8, self.i);
@@ -261,7 +300,8 @@ impl Machine {
         };
         let run = &self.src[at..at + valid];
         let out_start = self.out_len();
-        self.out.push_str(std::str::from_utf8(run).unwrap_or_default());
+        self.out
+            .push_str(std::str::from_utf8(run).unwrap_or_default());
         if let Some(p) = run.iter().rposition(|&b| !lex::is_ws(b)) {
             let last = run[p];
             let comma = (last == b',').then(|| Comma {
@@ -448,8 +488,14 @@ impl Machine {
         if quote == Quote::Double {
             self.emit("\\\"");
         } else {
+            // A lenient quote inside the string is text (without the
+            // backslash of an escaped string's `\'`).
             let at = self.i - self.base;
-            let text = std::str::from_utf8(&self.src[at..at + len]).unwrap_or("\u{FFFD}").to_owned();
+            let quote_text = &self.src[at..at + len];
+            let quote_text = quote_text.strip_prefix(b"\\").unwrap_or(quote_text);
+            let text = std::str::from_utf8(quote_text)
+                .unwrap_or("\u{FFFD}")
+                .to_owned();
             self.emit(&text);
         }
         self.note_prev(b'"');
@@ -473,6 +519,17 @@ impl Machine {
             if matches!(b, b' ' | b'\t' | b'\r') {
                 k += 1;
                 continue;
+            }
+            if b == b'#' {
+                // A `#` comment after the quote: skip to the end of the line.
+                match memchr::memchr(b'\n', &rest[k..]) {
+                    Some(j) => {
+                        k += j;
+                        continue;
+                    }
+                    None if self.eof => return Ok(None),
+                    None => return Err(Halt::Need),
+                }
             }
             if b != b'/' {
                 return Ok(Some(k));
@@ -515,19 +572,23 @@ impl Machine {
     /// ends the string all the same: `{"a": "x{"}` is valid JSON and must
     /// come back unchanged.
     fn inside_unclosed_bracket(&self, s: &Str, closer: u8) -> bool {
-        let (open, token) = match closer {
-            b')' => (b'(', Token::ParenClose),
-            b']' => (b'[', Token::BracketClose),
-            b'}' => (b'{', Token::BraceClose),
+        let (open, token, k) = match closer {
+            b')' => (b'(', Token::ParenClose, 0),
+            b']' => (b'[', Token::BracketClose, 2),
+            b'}' => (b'{', Token::BraceClose, 4),
             _ => return false,
         };
-        if self.stack.last().is_some_and(|frame| frame.is_closed_by(token)) {
+        if self
+            .stack
+            .last()
+            .is_some_and(|frame| frame.is_closed_by(token))
+        {
             return false;
         }
         let from = s.body_start.max(self.out_base) - self.out_base;
         let body = &self.out.as_bytes()[from..];
-        let opened = memchr::memchr_iter(open, body).count();
-        let closed = memchr::memchr_iter(closer, body).count();
+        let opened = memchr::memchr_iter(open, body).count() + s.forgotten[k] as usize;
+        let closed = memchr::memchr_iter(closer, body).count() + s.forgotten[k + 1] as usize;
         opened > closed
     }
 
@@ -535,7 +596,9 @@ impl Machine {
     fn url_scheme_before(&self, s: &Str) -> Result<bool, Halt> {
         let from = s.body_start.max(self.out_base) - self.out_base;
         let body = &self.out.as_bytes()[from..];
-        const SCHEMES: [&[u8]; 7] = [b"http:", b"https:", b"ftp:", b"mailto:", b"file:", b"data:", b"irc:"];
+        const SCHEMES: [&[u8]; 7] = [
+            b"http:", b"https:", b"ftp:", b"mailto:", b"file:", b"data:", b"irc:",
+        ];
         Ok(SCHEMES.contains(&body) && self.peek(1)? == Some(b'/'))
     }
 
@@ -544,7 +607,11 @@ impl Machine {
         let rest = self.rest();
         let n = rest
             .iter()
-            .position(|&b| !(b.is_ascii_alphanumeric() || b"-._~:/?#@!$&()*+;=%".contains(&b) || (b == b'\'' && s.open != Quote::Single)))
+            .position(|&b| {
+                !(b.is_ascii_alphanumeric()
+                    || b"-._~:/?#@!$&()*+;=%".contains(&b)
+                    || (b == b'\'' && s.open != Quote::Single))
+            })
             .unwrap_or(rest.len());
         if n == rest.len() && !self.eof {
             return Err(Halt::Need);
@@ -624,7 +691,10 @@ fn special_pos(bytes: &[u8], open: Quote, tracking: bool) -> usize {
     let run = &bytes[..limit];
     let limit = first_control(run).unwrap_or(limit);
     if tracking {
-        run[..limit].iter().position(|&b| BARE_DELIMITER[usize::from(b)]).unwrap_or(limit)
+        run[..limit]
+            .iter()
+            .position(|&b| BARE_DELIMITER[usize::from(b)])
+            .unwrap_or(limit)
     } else {
         limit
     }
@@ -652,5 +722,9 @@ pub(super) fn first_control(bytes: &[u8]) -> Option<usize> {
         }
         offset += 16;
     }
-    chunks.remainder().iter().position(|&b| b < 0x20).map(|k| offset + k)
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b < 0x20)
+        .map(|k| offset + k)
 }

@@ -1,0 +1,371 @@
+//! The properties the fuzz targets check, as plain functions.
+//!
+//! The targets in `fuzz_targets/` call these and panic on `Err`; the stable
+//! replay test (`tests/fuzz_seeds.rs` in the main crate) includes this very
+//! file with `#[path]` and runs the same checks over the seed files, so a
+//! seed that passes there passes here. Only `argmend` and `serde_json` are
+//! used, the dependencies both crates have.
+
+#![allow(dead_code)] // the replay test does not use every helper
+
+use argmend::{Fix, Options, Repairer, Verdict};
+
+/// What a run produced, for comparing one-shot and chunked runs.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Run {
+    /// The final text.
+    pub text: String,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The fixes.
+    pub fixes: Vec<Fix>,
+}
+
+/// Whether `text` is one JSON value (per serde_json).
+///
+/// Two serde_json refusals are limits of the parser, not of JSON: it stops at
+/// 128 nested containers (argmend allows 512 by default), and it refuses
+/// numbers outside `f64` (`1e400`) when building a `Value`. For those two the
+/// grammar is checked by [`strict_json`] instead.
+pub fn parses(text: &str) -> Result<(), String> {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(_) => Ok(()),
+        Err(e)
+            if e.to_string().starts_with("recursion limit exceeded")
+                || e.to_string().starts_with("number out of range") =>
+        {
+            strict_json(text)
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The one-shot target: `repair` never panics; unless the verdict is
+/// `NotJson` the text parses; a `Valid` verdict returns the input byte for
+/// byte; and input serde_json accepts as one value is judged `Valid`.
+pub fn check_oneshot(input: &[u8]) -> Result<(), String> {
+    let outcome = argmend::repair(input);
+    if outcome.verdict() != Verdict::NotJson {
+        parses(outcome.text()).map_err(|e| {
+            format!(
+                "verdict {} but the text does not parse ({e}): {:?}",
+                outcome.verdict(),
+                outcome.text()
+            )
+        })?;
+    }
+    if outcome.verdict() == Verdict::Valid && outcome.text().as_bytes() != input {
+        return Err(format!(
+            "verdict valid but the text is not the input: {:?}",
+            outcome.text()
+        ));
+    }
+    if serde_json::from_slice::<serde_json::Value>(input).is_ok() {
+        if outcome.verdict() != Verdict::Valid {
+            return Err(format!(
+                "serde_json accepts the input but the verdict is {} (fixes {:?})",
+                outcome.verdict(),
+                outcome.fixes()
+            ));
+        }
+        if outcome.text().as_bytes() != input {
+            return Err(format!("valid input changed: {:?}", outcome.text()));
+        }
+    }
+    Ok(())
+}
+
+/// Splits a fuzz input for the chunked target: byte 0 says how many of the
+/// following bytes (`byte0 % 8`) are chunk lengths (`byte % 17`, so 0–16; 0
+/// feeds an empty chunk); the rest is the JSON input. No length bytes means
+/// one byte at a time.
+pub fn split_fuzz_input(data: &[u8]) -> (Vec<usize>, &[u8]) {
+    let Some((&first, rest)) = data.split_first() else {
+        return (vec![1], data);
+    };
+    let k = usize::from(first % 8).min(rest.len());
+    let lengths: Vec<usize> = rest[..k].iter().map(|&b| usize::from(b % 17)).collect();
+    let lengths = if lengths.iter().all(|&n| n == 0) {
+        vec![1]
+    } else {
+        lengths
+    };
+    (lengths, &rest[k..])
+}
+
+/// Cuts `input` into chunks whose lengths cycle through `lengths` (at least
+/// one must be non-zero); the last chunk may be shorter.
+pub fn chunks<'a>(input: &'a [u8], lengths: &[usize]) -> Vec<&'a [u8]> {
+    assert!(
+        lengths.iter().any(|&n| n > 0),
+        "chunk lengths must not all be 0"
+    );
+    let mut out = Vec::new();
+    let mut at = 0;
+    for &n in lengths.iter().cycle() {
+        if at >= input.len() {
+            break;
+        }
+        let end = (at + n).min(input.len());
+        out.push(&input[at..end]);
+        at = end;
+    }
+    out
+}
+
+/// The chunked target on a raw fuzz input (header, then JSON).
+pub fn check_chunked_fuzz(data: &[u8]) -> Result<(), String> {
+    let (lengths, input) = split_fuzz_input(data);
+    check_chunked(input, &chunks(input, &lengths))
+}
+
+/// Feeding `pieces` (whose concatenation is `input`) gives the same text,
+/// verdict and fixes as one-shot (or the same limit error); the outputs of
+/// `feed` concatenate to a prefix of the final text; and after every chunk a
+/// non-empty snapshot parses and starts with everything committed so far.
+pub fn check_chunked(input: &[u8], pieces: &[&[u8]]) -> Result<(), String> {
+    debug_assert_eq!(pieces.concat(), input);
+    let oneshot = argmend::repair_with(input, Options::default()).map(|o| Run {
+        text: o.text().to_owned(),
+        verdict: o.verdict(),
+        fixes: o.fixes().to_vec(),
+    });
+
+    let mut repairer = Repairer::new(Options::default());
+    let mut committed = String::new();
+    let mut fed = 0;
+    for (i, piece) in pieces.iter().enumerate() {
+        match repairer.feed(piece) {
+            Ok(newly) => committed.push_str(newly),
+            Err(e) => {
+                // A limit: the one-shot run must have hit the same one.
+                return match &oneshot {
+                    Err(one) if *one == e => Ok(()),
+                    Err(one) => Err(format!(
+                        "chunked error {e:?} differs from one-shot error {one:?}"
+                    )),
+                    Ok(_) => Err(format!("chunked run failed ({e}) where one-shot succeeded")),
+                };
+            }
+        }
+        fed += piece.len();
+        let snapshot = repairer.snapshot().to_string();
+        if !snapshot.is_empty() {
+            parses(&snapshot).map_err(|e| {
+                format!("snapshot after chunk {i} (byte {fed}) does not parse ({e}): {snapshot:?}")
+            })?;
+            if !snapshot.starts_with(&committed) {
+                return Err(format!(
+                    "snapshot after chunk {i} (byte {fed}) does not start with the committed output\n  committed: {committed:?}\n  snapshot:  {snapshot:?}"
+                ));
+            }
+        }
+    }
+    let chunked = repairer.finish().map(|o| Run {
+        text: o.text().to_owned(),
+        verdict: o.verdict(),
+        fixes: o.fixes().to_vec(),
+    });
+    match (&oneshot, &chunked) {
+        (Ok(one), Ok(run)) => {
+            if !run.text.starts_with(&committed) {
+                return Err(format!(
+                    "committed output is not a prefix of the final text\n  committed: {committed:?}\n  final:     {:?}",
+                    run.text
+                ));
+            }
+            if one != run {
+                return Err(format!(
+                    "chunked run differs from one-shot\n  one-shot: {one:?}\n  chunked:  {run:?}"
+                ));
+            }
+            Ok(())
+        }
+        (Err(a), Err(b)) if a == b => Ok(()),
+        _ => Err(format!("one-shot {oneshot:?} but chunked {chunked:?}")),
+    }
+}
+
+/// A strict JSON validator without a depth limit or a number range (RFC
+/// 8259, and like serde_json it refuses lone surrogates). Used only where
+/// serde_json hits one of those limits.
+pub fn strict_json(text: &str) -> Result<(), String> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    // The open containers: true for an object.
+    let mut stack: Vec<bool> = Vec::new();
+    let ws = |i: &mut usize| {
+        while *i < b.len() && matches!(b[*i], b' ' | b'\t' | b'\n' | b'\r') {
+            *i += 1;
+        }
+    };
+    let err = |what: &str, at: usize| Err(format!("strict_json: {what} at byte {at}"));
+    'value: loop {
+        ws(&mut i);
+        // A value.
+        match b.get(i) {
+            Some(b'{') | Some(b'[') => {
+                let object = b[i] == b'{';
+                i += 1;
+                ws(&mut i);
+                if b.get(i) == Some(if object { &b'}' } else { &b']' }) {
+                    i += 1;
+                } else {
+                    stack.push(object);
+                    if object {
+                        if b.get(i) != Some(&b'"') {
+                            return err("expected a key", i);
+                        }
+                        i = string(b, i)?;
+                        ws(&mut i);
+                        if b.get(i) != Some(&b':') {
+                            return err("expected ':'", i);
+                        }
+                        i += 1;
+                    }
+                    continue 'value;
+                }
+            }
+            Some(b'"') => i = string(b, i)?,
+            Some(b't') if b[i..].starts_with(b"true") => i += 4,
+            Some(b'f') if b[i..].starts_with(b"false") => i += 5,
+            Some(b'n') if b[i..].starts_with(b"null") => i += 4,
+            Some(b'-' | b'0'..=b'9') => i = number(b, i)?,
+            _ => return err("expected a value", i),
+        }
+        // After a value: close containers or go on to the next element.
+        loop {
+            ws(&mut i);
+            let Some(&object) = stack.last() else {
+                return if i == b.len() {
+                    Ok(())
+                } else {
+                    err("trailing characters", i)
+                };
+            };
+            match b.get(i) {
+                Some(b',') => {
+                    i += 1;
+                    if object {
+                        ws(&mut i);
+                        if b.get(i) != Some(&b'"') {
+                            return err("expected a key", i);
+                        }
+                        i = string(b, i)?;
+                        ws(&mut i);
+                        if b.get(i) != Some(&b':') {
+                            return err("expected ':'", i);
+                        }
+                        i += 1;
+                    }
+                    continue 'value;
+                }
+                Some(b'}') if object => {
+                    i += 1;
+                    stack.pop();
+                }
+                Some(b']') if !object => {
+                    i += 1;
+                    stack.pop();
+                }
+                _ => return err("expected ',' or a closer", i),
+            }
+        }
+    }
+}
+
+/// Checks the string starting at `b[start] == '"'`; returns the index after it.
+fn string(b: &[u8], start: usize) -> Result<usize, String> {
+    let mut i = start + 1;
+    let hex4 = |i: usize| -> Option<u16> {
+        let digits = b.get(i..i + 4)?;
+        let s = std::str::from_utf8(digits).ok()?;
+        if !s.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        u16::from_str_radix(s, 16).ok()
+    };
+    loop {
+        match b.get(i) {
+            None => {
+                return Err(format!(
+                    "strict_json: unterminated string from byte {start}"
+                ));
+            }
+            Some(b'"') => return Ok(i + 1),
+            Some(&c) if c < 0x20 => {
+                return Err(format!("strict_json: control character at byte {i}"));
+            }
+            Some(b'\\') => match b.get(i + 1) {
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                Some(b'u') => {
+                    let unit =
+                        hex4(i + 2).ok_or(format!("strict_json: bad \\u escape at byte {i}"))?;
+                    i += 6;
+                    if (0xDC00..0xE000).contains(&unit) {
+                        return Err(format!(
+                            "strict_json: lone trailing surrogate at byte {}",
+                            i - 6
+                        ));
+                    }
+                    if (0xD800..0xDC00).contains(&unit) {
+                        let low = if b.get(i) == Some(&b'\\') && b.get(i + 1) == Some(&b'u') {
+                            hex4(i + 2)
+                        } else {
+                            None
+                        };
+                        match low {
+                            Some(low) if (0xDC00..0xE000).contains(&low) => i += 6,
+                            _ => {
+                                return Err(format!(
+                                    "strict_json: lone leading surrogate at byte {}",
+                                    i - 6
+                                ));
+                            }
+                        }
+                    }
+                }
+                _ => return Err(format!("strict_json: bad escape at byte {i}")),
+            },
+            Some(_) => i += 1,
+        }
+    }
+}
+
+/// Checks the number starting at `b[start]`; returns the index after it.
+fn number(b: &[u8], start: usize) -> Result<usize, String> {
+    let mut i = start;
+    let digits = |i: &mut usize| {
+        let from = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - from
+    };
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            digits(&mut i);
+        }
+        _ => return Err(format!("strict_json: bad number at byte {start}")),
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return Err(format!("strict_json: no digits after '.' at byte {i}"));
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return Err(format!("strict_json: no exponent digits at byte {i}"));
+        }
+    }
+    Ok(i)
+}
