@@ -52,3 +52,8 @@ pub use crate::repair::{
     Fix, FixKind, Options, Outcome, Repairer, Retain, Snapshot, Values, Verdict, repair,
     repair_with,
 };
+
+/// The README's examples run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

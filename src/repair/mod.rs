@@ -216,8 +216,8 @@ impl<'a> Outcome<'a> {
 ///
 /// ```
 /// let mut repairer = argmend::Repairer::new(argmend::Options::default());
-/// repairer.feed(br#"{"items": [1, 2"#).unwrap();
-/// assert_eq!(repairer.snapshot().to_string(), r#"{"items": [1, 2]}"#);
+/// repairer.feed(br#"{"items": [1, 2, "thr"#).unwrap();
+/// assert_eq!(repairer.snapshot().to_string(), r#"{"items": [1, 2, "thr"]}"#);
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Snapshot<'a> {

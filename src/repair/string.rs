@@ -204,6 +204,13 @@ impl Machine {
         match b {
             b'\\' if s.escaped => match self.escaped_quote()? {
                 Some((quote, len)) if lex::closes(s.open, quote) => self.string_quote(quote, len),
+                // `\\"` in a string escaped twice is an escaped quote inside it.
+                _ if self.rest().starts_with(b"\\\\\"") => {
+                    self.emit("\\\"");
+                    self.note_prev(b'"');
+                    self.i += 3;
+                    Ok(())
+                }
                 _ => self.string_escape(),
             },
             b'\\' => self.string_escape(),
