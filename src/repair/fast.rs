@@ -15,7 +15,7 @@
 //! only taken once what follows it shows that `+` cannot join it to another).
 
 use super::machine::{Frame, Machine, State};
-use super::string::first_control;
+use super::string::find_quote_escape_or_control;
 use crate::lex;
 
 /// Where the loop may stop.
@@ -35,11 +35,12 @@ impl Machine {
         let Some(&top) = self.stack.last() else {
             return;
         };
+        let plain_string = self.string.is_some_and(|s| s.is_plain());
         if !matches!(top, Frame::Object | Frame::Array)
-            || !matches!(
+            || !(matches!(
                 self.state,
                 State::Key | State::Value | State::After | State::Colon
-            )
+            ) || (self.state == State::Str && plain_string))
         {
             return;
         }
@@ -79,6 +80,27 @@ impl Machine {
         let mut state = self.state;
         let mut p = start;
         let mut value_end = self.mark;
+        if state == State::Str {
+            // The rest of a string the machine opened (a chunk ended inside it).
+            let key = self.string.is_some_and(|s| s.is_key());
+            let Some(e) = scan_body(src, start) else {
+                return start;
+            };
+            if !string_ends(src, e, key, self.stack.last().copied()) {
+                return start;
+            }
+            p = e;
+            state = if key { State::Colon } else { State::After };
+            if state == State::After {
+                value_end = out_start + (p - start);
+            }
+            machine_comma = false;
+            safe = Safe {
+                p,
+                state,
+                comma: None,
+            };
+        }
         loop {
             let mut q = p;
             while q < end && lex::is_ws(src[q]) {
@@ -109,10 +131,7 @@ impl Machine {
                         let Some(e) = scan_string(src, q) else {
                             break;
                         };
-                        let Some(&next) = src[e..].iter().find(|b| !lex::is_ws(**b)) else {
-                            break;
-                        };
-                        if !matches!(next, b',' | b'}' | b']') {
+                        if !string_ends(src, e, false, top) {
                             break;
                         }
                         p = e;
@@ -144,7 +163,7 @@ impl Machine {
                         let Some(e) = scan_string(src, q) else {
                             break;
                         };
-                        if src[e..].iter().find(|b| !lex::is_ws(**b)) != Some(&b':') {
+                        if !string_ends(src, e, true, top) {
                             break;
                         }
                         p = e;
@@ -212,6 +231,9 @@ impl Machine {
         self.out.push_str(taken);
         self.emit("");
         self.hold = None;
+        if self.state == State::Str {
+            self.string = None;
+        }
         if let Some((comma, value_end)) = safe.comma {
             self.set_pending_comma(out_start + (comma - start), self.base + comma, value_end);
         }
@@ -240,18 +262,32 @@ fn after_value(top: Option<Frame>) -> State {
     }
 }
 
+/// Whether what follows the string that ended at `e` shows the machine would
+/// end it there too: `:` after a key; after a value `,`, or the closer of the
+/// innermost container (another closer could be inside the string).
+fn string_ends(src: &[u8], e: usize, key: bool, top: Option<Frame>) -> bool {
+    match (src[e..].iter().find(|b| !lex::is_ws(**b)), key, top) {
+        (Some(b':'), true, _) => true,
+        (Some(b','), false, _) => true,
+        (Some(b'}'), false, Some(Frame::Object)) | (Some(b']'), false, Some(Frame::Array)) => true,
+        _ => false,
+    }
+}
+
 /// The index just past the closing quote of the strictly valid JSON string
 /// that opens at `q`, or `None` (invalid, or not complete yet).
 fn scan_string(src: &[u8], q: usize) -> Option<usize> {
-    let mut k = q + 1;
+    scan_body(src, q + 1)
+}
+
+/// [`scan_string`] from inside the body, at `k`.
+fn scan_body(src: &[u8], mut k: usize) -> Option<usize> {
     loop {
-        let n = memchr::memchr2(b'"', b'\\', &src[k..])?;
-        if first_control(&src[k..k + n]).is_some() {
-            return None;
-        }
-        k += n;
-        if src[k] == b'"' {
-            return Some(k + 1);
+        k += find_quote_escape_or_control(&src[k..])?;
+        match src[k] {
+            b'"' => return Some(k + 1),
+            b'\\' => {}
+            _ => return None,
         }
         match *src.get(k + 1)? {
             b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => k += 2,
