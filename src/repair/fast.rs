@@ -266,12 +266,13 @@ fn after_value(top: Option<Frame>) -> State {
 /// end it there too: `:` after a key; after a value `,`, or the closer of the
 /// innermost container (another closer could be inside the string).
 fn string_ends(src: &[u8], e: usize, key: bool, top: Option<Frame>) -> bool {
-    match (src[e..].iter().find(|b| !lex::is_ws(**b)), key, top) {
-        (Some(b':'), true, _) => true,
-        (Some(b','), false, _) => true,
-        (Some(b'}'), false, Some(Frame::Object)) | (Some(b']'), false, Some(Frame::Array)) => true,
-        _ => false,
-    }
+    matches!(
+        (src[e..].iter().find(|b| !lex::is_ws(**b)), key, top),
+        (Some(b':'), true, _)
+            | (Some(b','), false, _)
+            | (Some(b'}'), false, Some(Frame::Object))
+            | (Some(b']'), false, Some(Frame::Array))
+    )
 }
 
 /// The index just past the closing quote of the strictly valid JSON string

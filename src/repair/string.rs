@@ -683,41 +683,6 @@ impl Machine {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::find_quote_escape_or_control;
-
-    #[test]
-    fn swar_scan_matches_the_naive_one() {
-        let naive = |b: &[u8]| b.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20);
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        for len in 0..80 {
-            for _ in 0..200 {
-                let bytes: Vec<u8> = (0..len)
-                    .map(|_| {
-                        seed ^= seed << 13;
-                        seed ^= seed >> 7;
-                        seed ^= seed << 17;
-                        // Mostly plain text, sometimes a byte that stops the scan.
-                        match seed % 40 {
-                            0 => b'"',
-                            1 => b'\\',
-                            2 => (seed >> 8) as u8 % 0x20,
-                            3 => 0x80 | (seed >> 8) as u8,
-                            _ => b'a' + (seed >> 8) as u8 % 26,
-                        }
-                    })
-                    .collect();
-                assert_eq!(
-                    find_quote_escape_or_control(&bytes),
-                    naive(&bytes),
-                    "{bytes:?}"
-                );
-            }
-        }
-    }
-}
-
 fn hex_value(h: u8) -> u32 {
     match h {
         b'0'..=b'9' => u32::from(h - b'0'),
@@ -812,4 +777,39 @@ pub(super) fn first_control(bytes: &[u8]) -> Option<usize> {
         .iter()
         .position(|&b| b < 0x20)
         .map(|k| offset + k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_quote_escape_or_control;
+
+    #[test]
+    fn swar_scan_matches_the_naive_one() {
+        let naive = |b: &[u8]| b.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20);
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        for len in 0..80 {
+            for _ in 0..200 {
+                let bytes: Vec<u8> = (0..len)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        // Mostly plain text, sometimes a byte that stops the scan.
+                        match seed % 40 {
+                            0 => b'"',
+                            1 => b'\\',
+                            2 => (seed >> 8) as u8 % 0x20,
+                            3 => 0x80 | (seed >> 8) as u8,
+                            _ => b'a' + (seed >> 8) as u8 % 26,
+                        }
+                    })
+                    .collect();
+                assert_eq!(
+                    find_quote_escape_or_control(&bytes),
+                    naive(&bytes),
+                    "{bytes:?}"
+                );
+            }
+        }
+    }
 }
