@@ -29,7 +29,7 @@ struct Safe {
     comma: Option<(usize, usize)>,
 }
 
-impl Machine {
+impl Machine<'_> {
     /// Copy the strictly valid JSON at `i` in one piece, as far as it goes.
     pub(super) fn fast_forward(&mut self) {
         let Some(&top) = self.stack.last() else {
@@ -221,14 +221,22 @@ impl Machine {
         if safe.p == start {
             return start;
         }
-        let Ok(taken) = std::str::from_utf8(&self.src[start..safe.p]) else {
+        let Ok(taken) = std::str::from_utf8(&self.src[start..safe.p]).map(str::len) else {
             // Undo the frames: the caller scans again up to the bad byte.
             self.stack.truncate(low);
             self.stack.extend(self.frames_undo.drain(..).rev());
             return safe.p;
         };
         self.frames_undo.clear();
-        self.out.push_str(taken);
+        if self.lazy && self.base == 0 && self.out_base == 0 && out_start == self.i {
+            // The output so far ends where the input read so far does: this
+            // stretch is the input at the same positions, so it need not be copied.
+            self.unwritten += taken;
+        } else {
+            self.write_out();
+            let text = std::str::from_utf8(&self.src[start..safe.p]).unwrap_or_default();
+            self.out.push_str(text);
+        }
         self.emit("");
         self.hold = None;
         if self.state == State::Str {

@@ -14,6 +14,8 @@
 //! whitespace, a separator that may be dropped, a closing quote that `+` may
 //! remove, a string body that a missing end quote may cut).
 
+use std::borrow::Cow;
+
 use smallvec::SmallVec;
 
 use super::string::Str;
@@ -123,10 +125,10 @@ struct PendingComma {
 }
 
 #[derive(Debug, Clone)]
-pub(super) struct Machine {
+pub(super) struct Machine<'a> {
     pub(super) opts: Options,
-    // Input.
-    pub(super) src: Vec<u8>,
+    // Input: owned when fed in chunks, borrowed for a one-shot repair.
+    pub(super) src: Cow<'a, [u8]>,
     pub(super) base: usize,
     pub(super) i: usize,
     pub(super) eof: bool,
@@ -157,13 +159,20 @@ pub(super) struct Machine {
     /// Frames the fast lane closed during its current scan, in order, so a
     /// scan that must be redone can put them back.
     pub(super) frames_undo: Vec<Frame>,
+    /// In a one-shot repair ([`Machine::whole`]), output the fast lane took
+    /// but did not copy: it is the input at the same positions
+    /// (`src[out.len()..][..unwritten]`), written out only when something
+    /// else must be written after it. Valid input is never copied at all.
+    pub(super) unwritten: usize,
+    /// Whether the fast lane may leave output unwritten.
+    pub(super) lazy: bool,
 }
 
-impl Machine {
+impl<'a> Machine<'a> {
     pub(super) fn new(opts: Options) -> Self {
         Machine {
             opts,
-            src: Vec::new(),
+            src: Cow::Borrowed(&[]),
             base: 0,
             i: 0,
             eof: false,
@@ -183,6 +192,8 @@ impl Machine {
             scan_hint: (usize::MAX, 0),
             fixes: Vec::new(),
             frames_undo: Vec::new(),
+            unwritten: 0,
+            lazy: false,
         }
     }
 
@@ -209,10 +220,17 @@ impl Machine {
         }
     }
 
-    /// Make room for `n` more input bytes and as much output.
-    pub(super) fn reserve(&mut self, n: usize) {
-        self.src.reserve(n);
-        self.out.reserve(n + n / 8);
+    /// Repair all of `input` at once, reading it in place.
+    pub(super) fn whole(opts: Options, input: &'a [u8]) -> Result<Self, Error> {
+        let mut machine = Machine::new(opts);
+        if input.len() > opts.input_limit() {
+            return Err(Error::too_large(opts.input_limit(), opts.input_limit()));
+        }
+        machine.src = Cow::Borrowed(input);
+        machine.lazy = true;
+        machine.run()?;
+        machine.end()?;
+        Ok(machine)
     }
 
     pub(super) fn push(&mut self, chunk: &[u8]) -> Result<(), Error> {
@@ -224,7 +242,7 @@ impl Machine {
             ));
         }
         self.drain_input();
-        self.src.extend_from_slice(chunk);
+        self.src.to_mut().extend_from_slice(chunk);
         self.run()
     }
 
@@ -239,7 +257,7 @@ impl Machine {
         }
         let n = keep - self.base;
         if n > 0 && n >= self.src.len() / 2 {
-            self.src.drain(..n);
+            self.src.to_mut().drain(..n);
             self.base = keep;
         }
     }
@@ -248,7 +266,18 @@ impl Machine {
 
     #[inline]
     pub(super) fn out_len(&self) -> usize {
-        self.out_base + self.out.len()
+        self.out_base + self.out.len() + self.unwritten
+    }
+
+    /// Write out what the fast lane took but did not copy (see `unwritten`).
+    pub(super) fn write_out(&mut self) {
+        if self.unwritten > 0 {
+            let from = self.out.len();
+            let text =
+                std::str::from_utf8(&self.src[from..from + self.unwritten]).unwrap_or_default();
+            self.out.push_str(text);
+            self.unwritten = 0;
+        }
     }
 
     /// Write non-whitespace output. Whatever is written settles a pending
@@ -384,13 +413,19 @@ impl Machine {
     }
 
     fn step(&mut self) -> Step {
+        if self.comment.is_none() {
+            self.fast_forward();
+        }
+        if self.i - self.base >= self.src.len() {
+            return Err(Halt::Need);
+        }
+        self.write_out();
         if let Some(kind) = self.comment {
             return self.step_comment(kind);
         }
         if self.state == State::Str {
             return self.step_string();
         }
-        self.fast_forward();
         let rest = self.rest();
         let Some(&b) = rest.first() else {
             return Err(Halt::Need);
@@ -993,6 +1028,7 @@ impl Machine {
     /// Handle the end of input in the current state; `true` if the machine
     /// must run again (it rewound, or closed something).
     fn finish_step(&mut self) -> bool {
+        self.write_out();
         if self.comment.take().is_some() {
             return true;
         }
@@ -1059,7 +1095,8 @@ impl Machine {
         }
     }
 
-    pub(super) fn into_parts(self) -> (String, Vec<Fix>) {
+    pub(super) fn into_parts(mut self) -> (String, Vec<Fix>) {
+        self.write_out();
         let from = self
             .returned
             .saturating_sub(self.out_base)

@@ -273,7 +273,7 @@ impl fmt::Display for Snapshot<'_> {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Repairer {
-    machine: Machine,
+    machine: Machine<'static>,
     failed: Option<Error>,
 }
 
@@ -383,19 +383,25 @@ pub fn repair(input: &[u8]) -> Outcome<'_> {
 /// assert_eq!(error.kind(), ErrorKind::TooDeep);
 /// ```
 pub fn repair_with(input: &[u8], options: Options) -> Result<Outcome<'_>, Error> {
-    let mut repairer = Repairer::new(options.retain(Retain::All));
-    repairer.machine.reserve(input.len());
-    repairer.feed(input)?;
-    let outcome = repairer.finish()?;
+    let machine = Machine::whole(options.retain(Retain::All), input)?;
+    let verdict = machine.verdict();
     // With `Values::Lines` or `Values::Array` the output adds separators to
     // valid input, so only `Values::First` can hand the input back.
-    if outcome.verdict == Verdict::Valid && options.values == Values::First {
+    if verdict == Verdict::Valid && options.values == Values::First {
         if let Ok(text) = std::str::from_utf8(input) {
             return Ok(Outcome {
                 text: Cow::Borrowed(text),
-                ..outcome
+                verdict,
+                fixes: Vec::new(),
+                error: None,
             });
         }
     }
-    Ok(outcome)
+    let (text, fixes) = machine.into_parts();
+    Ok(Outcome {
+        text: Cow::Owned(text),
+        verdict,
+        fixes,
+        error: None,
+    })
 }

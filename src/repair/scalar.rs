@@ -11,7 +11,7 @@ const SCHEMES: [&[u8]; 7] = [
     b"http:", b"https:", b"ftp:", b"mailto:", b"file:", b"data:", b"irc:",
 ];
 
-impl Machine {
+impl Machine<'_> {
     pub(super) fn literal(&mut self, literal: Literal, len: usize) -> Step {
         let (text, lenient) = match literal {
             Literal::True => ("true", false),

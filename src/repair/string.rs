@@ -119,7 +119,7 @@ impl Str {
     }
 }
 
-impl Machine {
+impl Machine<'_> {
     /// Open a string at the quote at `i` (of `len` bytes).
     pub(super) fn begin_string(&mut self, quote: Quote, len: usize, key: bool) {
         if quote != Quote::Double {
