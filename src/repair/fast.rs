@@ -221,22 +221,24 @@ impl Machine<'_> {
         if safe.p == start {
             return start;
         }
-        let Ok(taken) = std::str::from_utf8(&self.src[start..safe.p]).map(str::len) else {
+        // The output so far ends where the input read so far does: this
+        // stretch is the input at the same positions, so it need not be copied.
+        let unwritten = self.lazy && self.base == 0 && self.out_base == 0 && out_start == self.i;
+        if !unwritten {
+            self.write_out();
+        }
+        let Ok(text) = std::str::from_utf8(&self.src[start..safe.p]) else {
             // Undo the frames: the caller scans again up to the bad byte.
             self.stack.truncate(low);
             self.stack.extend(self.frames_undo.drain(..).rev());
             return safe.p;
         };
-        self.frames_undo.clear();
-        if self.lazy && self.base == 0 && self.out_base == 0 && out_start == self.i {
-            // The output so far ends where the input read so far does: this
-            // stretch is the input at the same positions, so it need not be copied.
-            self.unwritten += taken;
+        if unwritten {
+            self.unwritten += text.len();
         } else {
-            self.write_out();
-            let text = std::str::from_utf8(&self.src[start..safe.p]).unwrap_or_default();
             self.out.push_str(text);
         }
+        self.frames_undo.clear();
         self.emit("");
         self.hold = None;
         if self.state == State::Str {
