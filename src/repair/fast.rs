@@ -80,13 +80,15 @@ impl Machine<'_> {
         let mut state = self.state;
         let mut p = start;
         let mut value_end = self.mark;
+        // The innermost frame, kept in step with the stack.
+        let mut top = self.stack.last().copied();
         if state == State::Str {
             // The rest of a string the machine opened (a chunk ended inside it).
             let key = self.string.is_some_and(|s| s.is_key());
             let Some(e) = scan_body(src, start) else {
                 return start;
             };
-            if !string_ends(src, e, key, self.stack.last().copied()) {
+            if !string_ends(src, e, key, top) {
                 return start;
             }
             p = e;
@@ -109,23 +111,20 @@ impl Machine<'_> {
             let Some(&b) = src.get(q) else {
                 break;
             };
-            let top = self.stack.last().copied();
             match state {
                 State::Value => match b {
                     b'{' | b'[' if self.stack.len() < depth_limit => {
-                        self.stack.push(if b == b'{' {
-                            Frame::Object
-                        } else {
-                            Frame::Array
-                        });
+                        let frame = if b == b'{' { Frame::Object } else { Frame::Array };
+                        self.stack.push(frame);
+                        top = Some(frame);
                         p = q + 1;
                         state = if b == b'{' { State::Key } else { State::Value };
                         pending = None;
                     }
                     b']' if top == Some(Frame::Array) && pending.is_none() && !machine_comma => {
-                        pop_frame(&mut self.stack, &mut self.frames_undo, &mut low);
+                        top = pop_frame(&mut self.stack, &mut self.frames_undo, &mut low);
                         p = q + 1;
-                        state = after_value(self.stack.last().copied());
+                        state = after_value(top);
                     }
                     b'"' => {
                         let Some(e) = scan_string(src, q) else {
@@ -171,9 +170,9 @@ impl Machine<'_> {
                         pending = None;
                     }
                     b'}' if pending.is_none() && !machine_comma => {
-                        pop_frame(&mut self.stack, &mut self.frames_undo, &mut low);
+                        top = pop_frame(&mut self.stack, &mut self.frames_undo, &mut low);
                         p = q + 1;
-                        state = after_value(self.stack.last().copied());
+                        state = after_value(top);
                     }
                     _ => break,
                 },
@@ -195,9 +194,9 @@ impl Machine<'_> {
                         };
                     }
                     (b'}', Some(Frame::Object)) | (b']', Some(Frame::Array)) => {
-                        pop_frame(&mut self.stack, &mut self.frames_undo, &mut low);
+                        top = pop_frame(&mut self.stack, &mut self.frames_undo, &mut low);
                         p = q + 1;
-                        state = after_value(self.stack.last().copied());
+                        state = after_value(top);
                     }
                     _ => break,
                 },
@@ -253,14 +252,17 @@ impl Machine<'_> {
     }
 }
 
-/// Pop a frame, remembering it if it was there before the scan began.
-fn pop_frame(stack: &mut smallvec::SmallVec<[Frame; 32]>, below: &mut Vec<Frame>, low: &mut usize) {
+/// Pop a frame, remembering it if it was there before the scan began;
+/// returns the new innermost frame.
+#[inline]
+fn pop_frame(stack: &mut smallvec::SmallVec<[Frame; 32]>, below: &mut Vec<Frame>, low: &mut usize) -> Option<Frame> {
     if let Some(frame) = stack.pop() {
         if stack.len() < *low {
             *low = stack.len();
             below.push(frame);
         }
     }
+    stack.last().copied()
 }
 
 /// The state after a value inside `top`.
@@ -275,6 +277,7 @@ fn after_value(top: Option<Frame>) -> State {
 /// Whether what follows the string that ended at `e` shows the machine would
 /// end it there too: `:` after a key; after a value `,`, or the closer of the
 /// innermost container (another closer could be inside the string).
+#[inline]
 fn string_ends(src: &[u8], e: usize, key: bool, top: Option<Frame>) -> bool {
     matches!(
         (src[e..].iter().find(|b| !lex::is_ws(**b)), key, top),
@@ -287,11 +290,13 @@ fn string_ends(src: &[u8], e: usize, key: bool, top: Option<Frame>) -> bool {
 
 /// The index just past the closing quote of the strictly valid JSON string
 /// that opens at `q`, or `None` (invalid, or not complete yet).
+#[inline]
 fn scan_string(src: &[u8], q: usize) -> Option<usize> {
     scan_body(src, q + 1)
 }
 
 /// [`scan_string`] from inside the body, at `k`.
+#[inline]
 fn scan_body(src: &[u8], mut k: usize) -> Option<usize> {
     loop {
         k += find_quote_escape_or_control(&src[k..])?;
@@ -331,6 +336,7 @@ fn hex4(digits: &[u8]) -> Option<u32> {
 }
 
 /// The end of the strictly valid JSON number at `q`.
+#[inline]
 fn scan_number(src: &[u8], q: usize) -> Option<usize> {
     let digits = |k: usize| {
         src[k..]
@@ -366,6 +372,7 @@ fn scan_number(src: &[u8], q: usize) -> Option<usize> {
 }
 
 /// The end of `true`, `false` or `null` at `q`.
+#[inline]
 fn scan_literal(src: &[u8], q: usize) -> Option<usize> {
     let rest = &src[q..];
     [&b"true"[..], b"false", b"null"]
