@@ -408,10 +408,12 @@ struct Run {
 
 fn one_shot(input: &[u8]) -> Run {
     let outcome = argmend::repair(input);
+    let mut fixes = outcome.fixes().to_vec();
+    fixes.sort_by_key(|fix| (fix.offset, fix.kind.name()));
     Run {
         text: outcome.text().to_owned(),
         verdict: outcome.verdict(),
-        fixes: outcome.fixes().to_vec(),
+        fixes,
     }
 }
 
@@ -428,6 +430,9 @@ fn streamed(input: &[u8], sizes: &[usize], options: Options) -> Streamed {
     let mut repairer = Repairer::new(options);
     let mut committed = String::new();
     let mut snapshots = Vec::new();
+    // A bounded run (Retain::Unreturned) also hands its fixes out as it goes.
+    let bounded = options == Options::default().retain(Retain::Unreturned);
+    let mut taken = Vec::new();
     for chunk in chunks(input, sizes) {
         committed.push_str(
             repairer
@@ -435,12 +440,24 @@ fn streamed(input: &[u8], sizes: &[usize], options: Options) -> Streamed {
                 .expect("default limits are not crossed"),
         );
         snapshots.push((committed.clone(), repairer.snapshot().to_string()));
+        if bounded {
+            taken.extend(repairer.take_fixes());
+        }
     }
     let outcome = repairer.finish().expect("default limits are not crossed");
+    taken.extend_from_slice(outcome.fixes());
+    // Fixes handed out early already come in input order.
+    assert!(
+        taken.windows(2).all(|w| w[0].offset <= w[1].offset),
+        "take_fixes + finish out of input order for {:?}: {taken:?}",
+        lossy(input)
+    );
+    // Ties at one offset may come in another order than one-shot's.
+    taken.sort_by_key(|fix| (fix.offset, fix.kind.name()));
     let run = Run {
         text: outcome.text().to_owned(),
         verdict: outcome.verdict(),
-        fixes: outcome.fixes().to_vec(),
+        fixes: taken,
     };
     Streamed {
         run,
@@ -590,7 +607,10 @@ fn check_all(input: &[u8], sizes: &[usize]) -> Result<(), String> {
     }
     let forgotten = streamed(input, sizes, Options::default().retain(Retain::Unreturned));
     let joined = format!("{}{}", forgotten.committed, forgotten.run.text);
-    if joined != whole.text || forgotten.run.fixes != whole.fixes {
+    if joined != whole.text
+        || forgotten.run.fixes != whole.fixes
+        || forgotten.run.verdict != whole.verdict
+    {
         return Err(format!(
             "with Retain::Unreturned, feed + finish gives {joined:?} {:?}, one-shot {:?} {:?}",
             forgotten.run.fixes, whole.text, whole.fixes

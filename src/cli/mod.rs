@@ -93,7 +93,7 @@ fn run(args: &RepairArgs) -> Result<ExitCode, Failure> {
     }
     let mut out = stdout.lock();
     let result = if args.stream {
-        stream(input, &mut out, options, &name)?
+        stream(input, &mut out, options, &name, args.fixes)?
     } else {
         whole(input, &mut out, options, &name)?
     };
@@ -146,26 +146,28 @@ fn whole(
     input
         .read_to_end(&mut bytes)
         .with_context(|| format!("cannot read {name}"))?;
-    // Not `argmend::repair_with`: when the verdict is `Valid` it hands back the
-    // input itself, which is not the engine's output under `--values
-    // array|lines` (brackets, commas and newlines are added without a fix), and
-    // would make this path disagree with `--stream`.
-    let mut repairer = Repairer::new(options.retain(Retain::All));
-    if let Err(error) = repairer.feed(&bytes) {
-        return Ok(Err(error));
-    }
-    finish(repairer, out)
+    // The one-shot path reads the input in place and copies nothing of
+    // valid input; it gives the same text as `--stream`.
+    let outcome = match argmend::repair_with(&bytes, options) {
+        Ok(outcome) => outcome,
+        Err(error) => return Ok(Err(error)),
+    };
+    write_out(out, outcome.text())?;
+    let reason = outcome.reason();
+    Ok(Ok((outcome.verdict(), outcome.fixes().to_vec(), reason)))
 }
 
 /// Feed each read as it returns and write each committed piece at once.
 ///
-/// `Retain::Unreturned` lets the repairer forget what it has handed out, so
-/// memory is bounded by the read size plus the open nesting, not the input.
+/// `Retain::Unreturned` lets the repairer forget what it has handed out, and
+/// with `--fixes` the fixes are written as they become final, so memory is
+/// bounded by the read size plus the open nesting, not the input.
 fn stream(
     mut input: impl Read,
     out: &mut impl Write,
     options: Options,
     name: &str,
+    fixes: bool,
 ) -> Result<Ended, Failure> {
     let mut repairer = Repairer::new(options.retain(Retain::Unreturned));
     let mut buf = vec![0; CHUNK];
@@ -181,6 +183,9 @@ fn stream(
         match repairer.feed(&buf[..n]) {
             Ok(piece) => write_out(out, piece)?,
             Err(error) => return Ok(Err(error)),
+        }
+        if fixes {
+            write_fixes(&repairer.take_fixes())?;
         }
     }
     finish(repairer, out)

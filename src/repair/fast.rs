@@ -114,7 +114,11 @@ impl Machine<'_> {
             match state {
                 State::Value => match b {
                     b'{' | b'[' if self.stack.len() < depth_limit => {
-                        let frame = if b == b'{' { Frame::Object } else { Frame::Array };
+                        let frame = if b == b'{' {
+                            Frame::Object
+                        } else {
+                            Frame::Array
+                        };
                         self.stack.push(frame);
                         top = Some(frame);
                         p = q + 1;
@@ -255,7 +259,11 @@ impl Machine<'_> {
 /// Pop a frame, remembering it if it was there before the scan began;
 /// returns the new innermost frame.
 #[inline]
-fn pop_frame(stack: &mut smallvec::SmallVec<[Frame; 32]>, below: &mut Vec<Frame>, low: &mut usize) -> Option<Frame> {
+fn pop_frame(
+    stack: &mut smallvec::SmallVec<[Frame; 32]>,
+    below: &mut Vec<Frame>,
+    low: &mut usize,
+) -> Option<Frame> {
     if let Some(frame) = stack.pop() {
         if stack.len() < *low {
             *low = stack.len();

@@ -166,6 +166,10 @@ pub(super) struct Machine<'a> {
     pub(super) unwritten: usize,
     /// Whether the fast lane may leave output unwritten.
     pub(super) lazy: bool,
+    /// Fixes already handed out by [`Machine::take_fixes`].
+    fixes_taken: usize,
+    /// Whether one of them was more than a truncation.
+    taken_repairs: bool,
 }
 
 impl<'a> Machine<'a> {
@@ -194,6 +198,8 @@ impl<'a> Machine<'a> {
             frames_undo: Vec::new(),
             unwritten: 0,
             lazy: false,
+            fixes_taken: 0,
+            taken_repairs: false,
         }
     }
 
@@ -332,6 +338,42 @@ impl<'a> Machine<'a> {
     #[inline]
     pub(super) fn fix(&mut self, kind: FixKind, offset: usize) {
         self.fixes.push(Fix { kind, offset });
+    }
+
+    /// How many fixes were made so far, handed out or not.
+    pub(super) fn fix_count(&self) -> usize {
+        self.fixes_taken + self.fixes.len()
+    }
+
+    /// Forget the fixes made after the first `n` (a cut undid their repairs).
+    pub(super) fn retract_fixes(&mut self, n: usize) {
+        self.fixes.truncate(n.saturating_sub(self.fixes_taken));
+    }
+
+    /// Hand out the fixes no later decision can retract or precede: not
+    /// those a cut may undo, nor those after a pending comma (removing it
+    /// adds a fix at the comma's offset). What is handed out is a prefix of
+    /// the fixes in input order, so the fixes of a stream come in input order
+    /// however often this is called.
+    pub(super) fn take_fixes(&mut self) -> Vec<Fix> {
+        let limit = self
+            .string
+            .and_then(|s| s.retract_point())
+            .unwrap_or(usize::MAX);
+        let mut n = limit.saturating_sub(self.fixes_taken).min(self.fixes.len());
+        if let Some(comma) = self.pending_comma {
+            n = n.min(
+                self.fixes
+                    .iter()
+                    .take_while(|f| f.offset <= comma.input)
+                    .count(),
+            );
+        }
+        let mut taken: Vec<Fix> = self.fixes.drain(..n).collect();
+        taken.sort_by_key(|f| f.offset);
+        self.fixes_taken += n;
+        self.taken_repairs |= taken.iter().any(|f| !f.kind.is_truncation());
+        taken
     }
 
     /// Move the commit point as far as the open decisions allow.
@@ -1086,9 +1128,9 @@ impl<'a> Machine<'a> {
     pub(super) fn verdict(&self) -> Verdict {
         if !self.started {
             Verdict::NotJson
-        } else if self.fixes.is_empty() {
+        } else if self.fix_count() == 0 {
             Verdict::Valid
-        } else if self.fixes.iter().all(|f| f.kind.is_truncation()) {
+        } else if !self.taken_repairs && self.fixes.iter().all(|f| f.kind.is_truncation()) {
             Verdict::Completed
         } else {
             Verdict::Repaired

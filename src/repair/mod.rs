@@ -313,6 +313,23 @@ impl Repairer {
         Ok(committed)
     }
 
+    /// Hand out the fixes made so far that no later input can undo, in the
+    /// order they were made; [`finish`](Self::finish) then reports only the
+    /// rest. A long stream that calls this after each `feed` keeps its fix log
+    /// bounded, as [`Retain::Unreturned`] does its output.
+    ///
+    /// ```
+    /// let mut repairer = argmend::Repairer::new(argmend::Options::default());
+    /// repairer.feed(b"{'a': 1, ").unwrap();
+    /// let early = repairer.take_fixes();
+    /// assert_eq!(early[0].kind, argmend::FixKind::ReplacedQuotes);
+    /// let outcome = repairer.finish().unwrap();
+    /// assert!(outcome.fixes().iter().all(|fix| !early.contains(fix)));
+    /// ```
+    pub fn take_fixes(&mut self) -> Vec<Fix> {
+        self.machine.take_fixes()
+    }
+
     /// The best-effort valid JSON of everything fed so far (see [`Snapshot`]).
     ///
     /// Once a value has started it parses as JSON and begins with everything

@@ -91,6 +91,16 @@ impl Str {
         self.cut.map(|cut| cut.body_end)
     }
 
+    /// The number of fixes below which none can be retracted by a cut.
+    pub(super) fn retract_point(&self) -> Option<usize> {
+        match (self.cut, self.comma) {
+            (Some(cut), Some(comma)) => Some(cut.n_fixes.min(comma.n_fixes)),
+            (Some(cut), None) => Some(cut.n_fixes),
+            (None, Some(comma)) => Some(comma.n_fixes),
+            (None, None) => None,
+        }
+    }
+
     /// The input position a cut may return to.
     pub(super) fn rewind_point(&self) -> Option<usize> {
         self.cut.map(|cut| cut.resume)
@@ -276,7 +286,7 @@ impl Machine<'_> {
             resume: self.i + resume_skip,
             body_end: if at_quote { out_len } else { self.mark },
             out_len,
-            n_fixes: self.fixes.len(),
+            n_fixes: self.fix_count(),
             at_quote,
         };
         if let Some(s) = self.string.as_mut() {
@@ -325,7 +335,7 @@ impl Machine<'_> {
                     .iter()
                     .rposition(|&b| !lex::is_ws(b))
                     .map_or(self.mark, |q| out_start + q + 1),
-                n_fixes: self.fixes.len(),
+                n_fixes: self.fix_count(),
             });
             self.mark = out_start + p + 1;
             if let Some(s) = self.string.as_mut() {
@@ -480,7 +490,7 @@ impl Machine<'_> {
         if let (Some(comma), Some(_)) = (s.comma, s.cut) {
             if s.prev == b',' {
                 // `{"a":"b,"c":"d"}`: the end quote belonged before the comma.
-                self.fixes.truncate(comma.n_fixes);
+                self.retract_fixes(comma.n_fixes);
                 self.truncate_out(comma.out);
                 self.insert_at(comma.mark_before, "\"");
                 self.mark = comma.mark_before + 1;
@@ -638,7 +648,7 @@ impl Machine<'_> {
         let Some(cut) = self.string.and_then(|s| s.cut) else {
             return;
         };
-        self.fixes.truncate(cut.n_fixes);
+        self.retract_fixes(cut.n_fixes);
         self.truncate_out(cut.out_len);
         let at = if cut.at_quote {
             let at = self.out_len();
