@@ -5,3 +5,4 @@ mod conformance; // the peers' public suites, read from ../shared/conformance
 mod corpus; // corpus/<family>/<name>.in beside .out and .fixes
 mod fuzz_seeds; // replays the fuzz targets' seeds on stable
 mod properties; // proptest: the six guarantees
+mod values; // several top-level values: First, Lines, Array

@@ -686,9 +686,12 @@ impl<'a> Machine<'a> {
                 Ok(())
             }
             _ if self.opts.values == Values::Lines && starts_value(token) => {
+                // One value per line: the whitespace between two values
+                // becomes a newline unless it holds one.
                 let ws = &self.out[self.mark - self.out_base..];
                 if !ws.contains('\n') {
-                    self.insert_at_mark("\n");
+                    self.truncate_out(self.mark);
+                    self.emit_ws("\n");
                 }
                 self.begin_value(token, len)
             }
