@@ -215,9 +215,7 @@ impl Machine<'_> {
                 state,
                 comma: pending,
             };
-            if state == State::Done
-                || !matches!(self.stack.last(), Some(Frame::Object | Frame::Array))
-            {
+            if !matches!(top, Some(Frame::Object | Frame::Array)) {
                 break;
             }
         }
