@@ -88,7 +88,7 @@ impl Machine<'_> {
             let Some(e) = scan_body(src, start) else {
                 return start;
             };
-            if !string_ends(src, e, key, top) {
+            if string_ends(src, e, key, top).is_none() {
                 return start;
             }
             p = e;
@@ -134,12 +134,11 @@ impl Machine<'_> {
                         let Some(e) = scan_string(src, q) else {
                             break;
                         };
-                        if !string_ends(src, e, false, top) {
+                        let Some(next) = string_ends(src, e, false, top) else {
                             break;
-                        }
-                        p = e;
-                        state = after_value(top);
-                        pending = None;
+                        };
+                        (p, state, pending) =
+                            take_comma(src, e, next, top, out_start + (e - start));
                     }
                     b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
                         let e = if b == b't' || b == b'f' || b == b'n' {
@@ -155,9 +154,7 @@ impl Machine<'_> {
                             Some(&c) if lex::is_ws(c) || matches!(c, b',' | b'}' | b']') => {}
                             _ => break,
                         }
-                        p = e;
-                        state = after_value(top);
-                        pending = None;
+                        (p, state, pending) = take_comma(src, e, e, top, out_start + (e - start));
                     }
                     _ => break,
                 },
@@ -166,11 +163,12 @@ impl Machine<'_> {
                         let Some(e) = scan_string(src, q) else {
                             break;
                         };
-                        if !string_ends(src, e, true, top) {
+                        // Take the colon that was just seen, too.
+                        let Some(colon) = string_ends(src, e, true, top) else {
                             break;
-                        }
-                        p = e;
-                        state = State::Colon;
+                        };
+                        p = colon + 1;
+                        state = State::Value;
                         pending = None;
                     }
                     b'}' if pending.is_none() && !machine_comma => {
@@ -271,6 +269,24 @@ fn pop_frame(
     stack.last().copied()
 }
 
+/// After a value that ends at `e`, with the next token at `next`: take a
+/// comma there as well (one trip through the loop instead of two), or stop
+/// after the value. `value_end` is the value's end in the output.
+#[inline]
+fn take_comma(
+    src: &[u8],
+    e: usize,
+    next: usize,
+    top: Option<Frame>,
+    value_end: usize,
+) -> (usize, State, Option<(usize, usize)>) {
+    match (src.get(next), top) {
+        (Some(b','), Some(Frame::Object)) => (next + 1, State::Key, Some((next, value_end))),
+        (Some(b','), Some(Frame::Array)) => (next + 1, State::Value, Some((next, value_end))),
+        _ => (e, after_value(top), None),
+    }
+}
+
 /// The state after a value inside `top`.
 fn after_value(top: Option<Frame>) -> State {
     if top.is_some() {
@@ -282,16 +298,19 @@ fn after_value(top: Option<Frame>) -> State {
 
 /// Whether what follows the string that ended at `e` shows the machine would
 /// end it there too: `:` after a key; after a value `,`, or the closer of the
-/// innermost container (another closer could be inside the string).
+/// innermost container (another closer could be inside the string). Returns
+/// where that next token is.
 #[inline]
-fn string_ends(src: &[u8], e: usize, key: bool, top: Option<Frame>) -> bool {
-    matches!(
-        (src[e..].iter().find(|b| !lex::is_ws(**b)), key, top),
-        (Some(b':'), true, _)
-            | (Some(b','), false, _)
-            | (Some(b'}'), false, Some(Frame::Object))
-            | (Some(b']'), false, Some(Frame::Array))
-    )
+fn string_ends(src: &[u8], e: usize, key: bool, top: Option<Frame>) -> Option<usize> {
+    let next = e + src[e..].iter().position(|b| !lex::is_ws(*b))?;
+    let ends = matches!(
+        (src[next], key, top),
+        (b':', true, _)
+            | (b',', false, _)
+            | (b'}', false, Some(Frame::Object))
+            | (b']', false, Some(Frame::Array))
+    );
+    ends.then_some(next)
 }
 
 /// The index just past the closing quote of the strictly valid JSON string
