@@ -109,23 +109,21 @@ impl Machine<'_> {
             self.i += n;
             return Ok(());
         }
-        let mut quoted = String::with_capacity(end + 2);
-        quoted.push('"');
-        let invalid = escape_into(&mut quoted, &rest[..end]);
-        quoted.push('"');
         let stray_quote = end == k && rest.get(k) == Some(&b'"');
-        self.fix(
-            if key {
-                FixKind::QuotedKey
-            } else {
-                FixKind::QuotedWord
-            },
-            self.i,
-        );
+        let kind = if key {
+            FixKind::QuotedKey
+        } else {
+            FixKind::QuotedWord
+        };
+        self.fix(kind, self.i);
+        let at = self.i - self.base;
+        self.out.push('"');
+        let invalid = escape_into(&mut self.out, &self.src[at..at + end]);
+        self.out.push('"');
+        self.emit("");
         if invalid {
             self.fix(FixKind::ReplacedInvalidUtf8, self.i);
         }
-        self.emit(&quoted);
         self.i += end;
         if stray_quote {
             // `hello"`: the start quote was missing; the end quote is dropped.
@@ -234,6 +232,14 @@ fn is_url_char(b: u8) -> bool {
 
 /// Append `text` as the body of a JSON string; `true` if invalid UTF-8 was replaced.
 fn escape_into(out: &mut String, text: &[u8]) -> bool {
+    if text
+        .iter()
+        .all(|&b| (0x20..0x7F).contains(&b) && b != b'"' && b != b'\\')
+    {
+        // Printable ASCII with nothing to escape, the common bare word.
+        out.push_str(std::str::from_utf8(text).unwrap_or_default());
+        return false;
+    }
     let mut invalid = false;
     for chunk in text.utf8_chunks() {
         for c in chunk.valid().chars() {
