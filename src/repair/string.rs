@@ -57,9 +57,12 @@ pub(super) struct Str {
     /// The last non-whitespace input byte of the body (the opening quote at first).
     prev: u8,
     comma: Option<Comma>,
-    /// Brackets in body output already handed out and forgotten
-    /// ([`Retain::Unreturned`](super::Retain)): `(`, `)`, `[`, `]`, `{`, `}`.
-    forgotten: [u32; 6],
+    /// How many of each bracket the body holds, `(`, `)`, `[`, `]`, `{`, `}`,
+    /// counted up to output position `counted` (counting resumes there, so
+    /// a body is counted once however often the question is asked, and
+    /// output forgotten under [`Retain::Unreturned`](super::Retain) keeps its count).
+    brackets: [u32; 6],
+    counted: usize,
 }
 
 impl Str {
@@ -73,7 +76,8 @@ impl Str {
             whole: false,
             prev: b'"',
             comma: None,
-            forgotten: [0; 6],
+            brackets: [0; 6],
+            counted: body_start,
         }
     }
 
@@ -106,9 +110,20 @@ impl Str {
         self.cut.map(|cut| cut.resume)
     }
 
-    /// Output before `to` is about to be forgotten: keep the counts the
-    /// string-end decision needs. Returns how much may be forgotten: a body
-    /// short enough to be a URL scheme is kept whole.
+    /// Count the brackets of body output not counted yet (`out` starts at
+    /// output position `out_base`).
+    fn count_brackets(&mut self, out: &str, out_base: usize) {
+        let from = self.counted.max(out_base) - out_base;
+        let new = &out.as_bytes()[from..];
+        for (count, bracket) in self.brackets.iter_mut().zip(b"()[]{}") {
+            *count += memchr::memchr_iter(*bracket, new).count() as u32;
+        }
+        self.counted = out_base + out.len();
+    }
+
+    /// Output before `to` is about to be forgotten: count what the
+    /// string-end decision needs first. Returns how much may be forgotten: a
+    /// body short enough to be a URL scheme is kept whole.
     pub(super) fn forget(&mut self, out: &str, out_base: usize, to: usize) -> usize {
         let body = self.body_start.saturating_sub(out_base);
         if body >= to {
@@ -117,10 +132,7 @@ impl Str {
         if out.len() - body <= 8 {
             return body;
         }
-        for (count, bracket) in self.forgotten.iter_mut().zip(b"()[]{}") {
-            *count += memchr::memchr_iter(*bracket, &out.as_bytes()[body..to]).count() as u32;
-        }
-        self.body_start = out_base + to;
+        self.count_brackets(out, out_base);
         to
     }
 
@@ -471,9 +483,10 @@ impl Machine<'_> {
                 if matches!(c, 0xC2 | 0xE2 | 0xEF) && rest.len() < 3 && !self.eof {
                     return Err(Halt::Need);
                 }
-                (lex::is_delimiter(c) && !self.inside_unclosed_bracket(&s, c))
+                let is_quote = lex::quote_at(rest).is_some();
+                (lex::is_delimiter(c) && !self.inside_unclosed_bracket(c))
                     || c.is_ascii_digit()
-                    || (lex::quote_at(rest).is_some() && !self.quote_ends_at(k)?)
+                    || (is_quote && !self.quote_ends_at(k)?)
             }
         };
         // After a delimiter, the end quote was missing earlier; with no
@@ -595,11 +608,11 @@ impl Machine<'_> {
     /// Unlike jsonrepair, a closer that closes the innermost open container
     /// ends the string all the same: `{"a": "x{"}` is valid JSON and must
     /// come back unchanged.
-    fn inside_unclosed_bracket(&self, s: &Str, closer: u8) -> bool {
-        let (open, token, k) = match closer {
-            b')' => (b'(', Token::ParenClose, 0),
-            b']' => (b'[', Token::BracketClose, 2),
-            b'}' => (b'{', Token::BraceClose, 4),
+    fn inside_unclosed_bracket(&mut self, closer: u8) -> bool {
+        let (token, k) = match closer {
+            b')' => (Token::ParenClose, 0),
+            b']' => (Token::BracketClose, 2),
+            b'}' => (Token::BraceClose, 4),
             _ => return false,
         };
         if self
@@ -609,11 +622,11 @@ impl Machine<'_> {
         {
             return false;
         }
-        let from = s.body_start.max(self.out_base) - self.out_base;
-        let body = &self.out.as_bytes()[from..];
-        let opened = memchr::memchr_iter(open, body).count() + s.forgotten[k] as usize;
-        let closed = memchr::memchr_iter(closer, body).count() + s.forgotten[k + 1] as usize;
-        opened > closed
+        let Some(s) = self.string.as_mut() else {
+            return false;
+        };
+        s.count_brackets(&self.out, self.out_base);
+        s.brackets[k] > s.brackets[k + 1]
     }
 
     /// Whether the body so far is exactly a URL scheme and a colon, and `//` follows.
