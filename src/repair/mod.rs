@@ -167,6 +167,12 @@ impl<'a> Outcome<'a> {
     }
 
     /// Every fix, in input order.
+    ///
+    /// ```
+    /// use argmend::{repair, Fix, FixKind};
+    /// let outcome = repair(b"[1, 2,]");
+    /// assert_eq!(outcome.fixes(), &[Fix { kind: FixKind::RemovedComma, offset: 5 }]);
+    /// ```
     pub fn fixes(&self) -> &[Fix] {
         &self.fixes
     }
@@ -177,6 +183,12 @@ impl<'a> Outcome<'a> {
     }
 
     /// Why there is no JSON, when the verdict is [`Verdict::NotJson`].
+    ///
+    /// ```
+    /// let outcome = argmend::repair(b"  // only a comment\n");
+    /// assert_eq!(outcome.verdict(), argmend::Verdict::NotJson);
+    /// assert!(outcome.reason().is_some());
+    /// ```
     pub fn reason(&self) -> Option<String> {
         match (&self.error, self.verdict) {
             (Some(error), _) => Some(error.to_string()),
@@ -231,6 +243,13 @@ impl<'a> Snapshot<'a> {
     /// The pieces whose concatenation is the snapshot, in order: the output
     /// so far (without a comma that may still be dropped), what completes the
     /// value being written, and the closers.
+    ///
+    /// ```
+    /// let mut repairer = argmend::Repairer::new(argmend::Options::default());
+    /// repairer.feed(br#"{"a": [1, "x"#).unwrap();
+    /// let pieces: Vec<&str> = repairer.snapshot().pieces().collect();
+    /// assert_eq!(pieces, [r#"{"a": [1, "x"#, "\"", "]", "}"]);
+    /// ```
     pub fn pieces(&self) -> impl Iterator<Item = &'a str> + 'a {
         let frames = self.frames;
         [self.head, self.rest, self.value_tail]
@@ -303,6 +322,13 @@ impl Repairer {
     }
 
     /// Feed every chunk of a [`bytes::Buf`]; returns the output newly committed.
+    ///
+    /// ```
+    /// use bytes::Buf;
+    /// let mut repairer = argmend::Repairer::new(argmend::Options::default());
+    /// let buf = (&b"{'a'"[..]).chain(&b": 1}"[..]);
+    /// assert_eq!(repairer.feed_buf(buf).unwrap(), r#"{"a": 1}"#);
+    /// ```
     pub fn feed_buf(&mut self, mut buf: impl bytes::Buf) -> Result<String, Error> {
         let mut committed = String::new();
         while buf.has_remaining() {
@@ -345,6 +371,12 @@ impl Repairer {
     }
 
     /// The number of input bytes fed so far.
+    ///
+    /// ```
+    /// let mut repairer = argmend::Repairer::new(argmend::Options::default());
+    /// repairer.feed(b"[1, ").unwrap();
+    /// assert_eq!(repairer.bytes_fed(), 4);
+    /// ```
     pub fn bytes_fed(&self) -> usize {
         self.machine.bytes_fed()
     }
@@ -352,7 +384,16 @@ impl Repairer {
     /// End the input: close whatever is open and return the outcome.
     ///
     /// The text is the whole output (with [`Retain::Unreturned`], only the
-    /// part `feed` has not returned yet).
+    /// part `feed` has not returned yet). An error is a limit crossed, by an
+    /// earlier `feed` or by what the end of input completes.
+    ///
+    /// ```
+    /// let mut repairer = argmend::Repairer::new(argmend::Options::default());
+    /// repairer.feed(br#"{"a": "trunc"#).unwrap();
+    /// let outcome = repairer.finish().unwrap();
+    /// assert_eq!(outcome.text(), r#"{"a": "trunc"}"#);
+    /// assert_eq!(outcome.verdict(), argmend::Verdict::Completed);
+    /// ```
     pub fn finish(mut self) -> Result<Outcome<'static>, Error> {
         if let Some(error) = self.failed {
             return Err(error);
