@@ -19,7 +19,7 @@ use std::borrow::Cow;
 use smallvec::SmallVec;
 
 use super::string::Str;
-use super::{Fix, FixKind, Options, Retain, Values, Verdict};
+use super::{Fix, FixKind, Options, Retain};
 use crate::error::Error;
 use crate::lex::{self, Token};
 
@@ -115,13 +115,13 @@ pub(super) enum Comment {
 /// A `,` written after a value, kept provisional until the next token shows
 /// whether it separates two values or trails before a closer.
 #[derive(Debug, Clone, Copy)]
-struct PendingComma {
+pub(super) struct PendingComma {
     /// Where it is in the output.
-    out: usize,
+    pub(super) out: usize,
     /// Where it was read.
-    input: usize,
+    pub(super) input: usize,
     /// The mark before it: the end of the value it follows.
-    mark_before: usize,
+    pub(super) mark_before: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -136,12 +136,12 @@ pub(super) struct Machine<'a> {
     pub(super) out: String,
     pub(super) out_base: usize,
     pub(super) committed: usize,
-    returned: usize,
+    pub(super) returned: usize,
     /// End of the last non-whitespace output: where a missing comma, colon,
     /// quote or closer goes ("before the trailing whitespace").
     pub(super) mark: usize,
     /// A provisional `,` that a closer or the end of input removes.
-    pending_comma: Option<PendingComma>,
+    pub(super) pending_comma: Option<PendingComma>,
     /// The closing quote of the last string value, which `+` removes.
     pub(super) hold: Option<usize>,
     // Structure.
@@ -150,7 +150,7 @@ pub(super) struct Machine<'a> {
     pub(super) comment: Option<Comment>,
     pub(super) string: Option<Str>,
     /// Where top-level text before the value began (input position).
-    prose: Option<usize>,
+    pub(super) prose: Option<usize>,
     /// Whether a value has started (snapshots are empty before).
     pub(super) started: bool,
     /// Where a resumable scan got to: (input position of the step, scanned up to).
@@ -167,9 +167,9 @@ pub(super) struct Machine<'a> {
     /// Whether the fast lane may leave output unwritten.
     pub(super) lazy: bool,
     /// Fixes already handed out by [`Machine::take_fixes`].
-    fixes_taken: usize,
+    pub(super) fixes_taken: usize,
     /// Whether one of them was more than a truncation.
-    taken_repairs: bool,
+    pub(super) taken_repairs: bool,
 }
 
 impl<'a> Machine<'a> {
@@ -253,7 +253,7 @@ impl<'a> Machine<'a> {
     }
 
     /// Forget consumed input that no open decision can return to.
-    fn drain_input(&mut self) {
+    pub(super) fn drain_input(&mut self) {
         let mut keep = self.i;
         if let Some(start) = self.prose {
             keep = keep.min(start);
@@ -377,7 +377,7 @@ impl<'a> Machine<'a> {
     }
 
     /// Move the commit point as far as the open decisions allow.
-    fn advance_commit(&mut self) {
+    pub(super) fn advance_commit(&mut self) {
         let mut c = self.mark;
         if let Some(p) = self.pending_comma {
             // The whitespace between the value and the comma too: removing
@@ -418,7 +418,7 @@ impl<'a> Machine<'a> {
 
     // ----- the loop -----
 
-    fn run(&mut self) -> Result<(), Error> {
+    pub(super) fn run(&mut self) -> Result<(), Error> {
         let mut stuck = 0u32;
         loop {
             let before = (self.i, self.state, self.out_len(), self.stack.len());
@@ -454,7 +454,7 @@ impl<'a> Machine<'a> {
         Ok(())
     }
 
-    fn step(&mut self) -> Step {
+    pub(super) fn step(&mut self) -> Step {
         if self.comment.is_none() {
             self.fast_forward();
         }
@@ -508,7 +508,7 @@ impl<'a> Machine<'a> {
         self.step_token(token, len)
     }
 
-    fn step_ws(&mut self, n: usize) -> Step {
+    pub(super) fn step_ws(&mut self, n: usize) -> Step {
         match self.state {
             State::Prose | State::Concat | State::Ignore => {}
             _ => {
@@ -520,7 +520,7 @@ impl<'a> Machine<'a> {
         Ok(())
     }
 
-    fn step_comment(&mut self, kind: Comment) -> Step {
+    pub(super) fn step_comment(&mut self, kind: Comment) -> Step {
         let rest = self.rest();
         let found = match kind {
             Comment::Line => memchr::memchr(b'\n', rest).map(|k| (k, 0)),
@@ -549,14 +549,14 @@ impl<'a> Machine<'a> {
         }
     }
 
-    fn start_comment(&mut self, kind: Comment, len: usize) -> Step {
+    pub(super) fn start_comment(&mut self, kind: Comment, len: usize) -> Step {
         self.fix(FixKind::RemovedComment, self.i);
         self.i += len;
         self.comment = Some(kind);
         Ok(())
     }
 
-    fn step_token(&mut self, token: Token, len: usize) -> Step {
+    pub(super) fn step_token(&mut self, token: Token, len: usize) -> Step {
         // Comments and special spaces are the same in every state but prose.
         if self.state != State::Prose && self.state != State::Ignore {
             match token {
@@ -588,602 +588,6 @@ impl<'a> Machine<'a> {
             }
             State::Str => Err(Halt::Need),
         }
-    }
-
-    // ----- top level -----
-
-    fn on_start(&mut self, token: Token, len: usize) -> Step {
-        match token {
-            Token::BraceOpen | Token::BracketOpen => {
-                // A fence glued to a bracket: "[```json" or "{```".
-                if self.peek(1)? == Some(b'`')
-                    && self.peek(2)? == Some(b'`')
-                    && self.peek(3)? == Some(b'`')
-                {
-                    self.fix(FixKind::RemovedFence, self.i);
-                    self.i += 4;
-                    return self.skip_fence_language();
-                }
-                self.begin_value(token, len)
-            }
-            Token::Fence => {
-                self.fix(FixKind::RemovedFence, self.i);
-                self.i += len;
-                self.skip_fence_language()
-            }
-            Token::Quote(_) | Token::Slash => self.begin_value(token, len),
-            Token::Word if self.call_follows(len)? => self.begin_value(token, len),
-            _ => {
-                self.prose = Some(self.i);
-                self.state = State::Prose;
-                Ok(())
-            }
-        }
-    }
-
-    /// Skip the language tag after an opening fence (```` ```json ````).
-    fn skip_fence_language(&mut self) -> Step {
-        self.state = State::Start;
-        self.comment = Some(Comment::FenceTag);
-        Ok(())
-    }
-
-    /// Whether `(` follows the word of `len` bytes at `i` (after whitespace):
-    /// a function-call wrapper such as `callback({…})`.
-    pub(super) fn call_follows(&self, len: usize) -> Result<bool, Halt> {
-        let mut k = len;
-        loop {
-            match self.peek(k)? {
-                Some(b) if lex::is_ws(b) && k - len < LOOKAHEAD => k += 1,
-                Some(b'(') => return Ok(true),
-                _ => return Ok(false),
-            }
-        }
-    }
-
-    fn on_prose(&mut self, token: Token, len: usize) -> Step {
-        let start = self.prose.unwrap_or(self.i);
-        let past_window = self.i - start > WINDOW;
-        match token {
-            Token::BraceOpen | Token::BracketOpen | Token::Fence => {
-                self.fix(FixKind::RemovedProse, start);
-                self.prose = None;
-                self.truncate_out(self.committed);
-                self.state = State::Start;
-                self.on_start(token, len)
-            }
-            _ => {
-                if past_window && self.prose.is_some() {
-                    // Too long to be the value itself: it is prose, whatever follows.
-                    self.fix(FixKind::RemovedProse, start);
-                    self.prose = None;
-                }
-                self.i += len;
-                Ok(())
-            }
-        }
-    }
-
-    fn on_done(&mut self, token: Token, len: usize) -> Step {
-        if token == Token::Plus && self.hold.is_some() {
-            return self.begin_concat(len);
-        }
-        self.hold = None;
-        match token {
-            Token::Fence => {
-                self.fix(FixKind::RemovedFence, self.i);
-                self.i += len;
-                Ok(())
-            }
-            Token::Comma => {
-                self.fix(FixKind::RemovedComma, self.i);
-                self.i += len;
-                Ok(())
-            }
-            Token::BraceClose | Token::BracketClose | Token::ParenClose => {
-                self.fix(FixKind::RemovedCloser, self.i);
-                self.i += len;
-                Ok(())
-            }
-            _ if self.opts.values == Values::Lines && starts_value(token) => {
-                // One value per line: the whitespace between two values
-                // becomes a newline unless it holds one.
-                let ws = &self.out[self.mark - self.out_base..];
-                if !ws.contains('\n') {
-                    self.truncate_out(self.mark);
-                    self.emit_ws("\n");
-                }
-                self.begin_value(token, len)
-            }
-            _ if self.opts.values == Values::Lines => {
-                self.fix(FixKind::RemovedTrailingText, self.i);
-                self.i += len;
-                Ok(())
-            }
-            _ => {
-                self.fix(FixKind::RemovedTrailingText, self.i);
-                self.state = State::Ignore;
-                self.i += len;
-                Ok(())
-            }
-        }
-    }
-
-    // ----- containers -----
-
-    fn push_frame(&mut self, frame: Frame) -> Step {
-        if self.stack.len() >= self.opts.depth_limit() {
-            return Err(Halt::Limit(Error::too_deep(
-                self.i,
-                self.opts.depth_limit(),
-            )));
-        }
-        self.stack.push(frame);
-        Ok(())
-    }
-
-    /// A value has just been written completely.
-    pub(super) fn value_done(&mut self) {
-        self.state = if self.stack.is_empty() {
-            State::Done
-        } else {
-            State::After
-        };
-    }
-
-    /// Start the value that `token` begins.
-    pub(super) fn begin_value(&mut self, token: Token, len: usize) -> Step {
-        if !self.started && self.opts.values == Values::Array {
-            self.push_frame(Frame::Root)?;
-            self.emit("[");
-        }
-        self.hold = None;
-        match token {
-            Token::BraceOpen => {
-                self.push_frame(Frame::Object)?;
-                self.emit("{");
-                self.i += len;
-                self.state = State::Key;
-                Ok(())
-            }
-            Token::BracketOpen => {
-                self.push_frame(Frame::Array)?;
-                self.emit("[");
-                self.i += len;
-                self.state = State::Value;
-                Ok(())
-            }
-            Token::ParenOpen => {
-                self.push_frame(Frame::Tuple)?;
-                self.fix(FixKind::ConvertedTuple, self.i);
-                self.emit("[");
-                self.i += len;
-                self.state = State::Value;
-                Ok(())
-            }
-            Token::Quote(quote) => {
-                self.begin_string(quote, len, false);
-                Ok(())
-            }
-            Token::Literal(literal) => self.literal(literal, len),
-            Token::Number | Token::Minus | Token::Plus => self.number(len),
-            Token::Word => self.word_value(len),
-            Token::Slash => self.regex(),
-            Token::Backslash => match self.escaped_quote()? {
-                Some((quote, len)) => {
-                    self.begin_escaped_string(quote, len, false);
-                    Ok(())
-                }
-                None => self.bare_string(false),
-            },
-            _ => self.bare_string(false),
-        }
-    }
-
-    /// Enter a function-call wrapper after its name and `(`.
-    pub(super) fn begin_call(&mut self, n: usize) -> Step {
-        self.push_frame(Frame::Call)?;
-        self.fix(FixKind::UnwrappedCall, self.i);
-        self.i += n;
-        self.state = State::Value;
-        Ok(())
-    }
-
-    /// Close the innermost container, which `token` (a closer) closes or,
-    /// when it belongs to an outer container, closes early.
-    fn close(&mut self, token: Token, len: usize) -> Step {
-        let Some(depth) = self.stack.iter().rposition(|f| f.is_closed_by(token)) else {
-            // No open container takes it: a stray closer, dropped (`[{"a":1}}, 2]`
-            // keeps its second element).
-            self.fix(FixKind::RemovedCloser, self.i);
-            self.i += len;
-            return Ok(());
-        };
-        let Some(&frame) = self.stack.last() else {
-            return Ok(());
-        };
-        // `callback({…});`: the semicolon goes with the call.
-        let semicolon = frame == Frame::Call && self.peek(len)? == Some(b';');
-        self.drop_pending_comma(FixKind::RemovedComma);
-        if depth + 1 == self.stack.len() {
-            self.stack.pop();
-            self.emit(frame.closer());
-            self.i += len + usize::from(semicolon);
-        } else {
-            self.stack.pop();
-            self.fix(FixKind::ReplacedCloser, self.i);
-            self.insert_at_mark(frame.closer());
-        }
-        self.value_done();
-        Ok(())
-    }
-
-    pub(super) fn has_pending_comma(&self) -> bool {
-        self.pending_comma.is_some()
-    }
-
-    /// Record a comma already written at output position `out` (read at
-    /// input position `input`) as pending; the value before it ended at `mark_before`.
-    pub(super) fn set_pending_comma(&mut self, out: usize, input: usize, mark_before: usize) {
-        self.pending_comma = Some(PendingComma {
-            out,
-            input,
-            mark_before,
-        });
-    }
-
-    fn drop_pending_comma(&mut self, kind: FixKind) {
-        if let Some(p) = self.pending_comma.take() {
-            self.fix(kind, p.input);
-            self.out.remove(p.out - self.out_base);
-            // Nothing but whitespace follows the comma, so the mark goes back
-            // to the end of the value it followed.
-            self.mark = p.mark_before;
-        }
-    }
-
-    fn on_value(&mut self, token: Token, len: usize) -> Step {
-        let top = self.stack.last().copied();
-        let in_object = top == Some(Frame::Object);
-        match token {
-            Token::Comma => {
-                if in_object {
-                    self.fix(FixKind::InsertedNull, self.i);
-                    self.emit("null");
-                    self.value_done();
-                } else {
-                    self.fix(FixKind::RemovedComma, self.i);
-                    self.i += len;
-                }
-                Ok(())
-            }
-            Token::BraceClose | Token::BracketClose | Token::ParenClose => {
-                if in_object || top == Some(Frame::Call) {
-                    self.fix(FixKind::InsertedNull, self.i);
-                    self.emit("null");
-                    self.value_done();
-                    return Ok(());
-                }
-                if top.is_none() {
-                    self.fix(FixKind::RemovedCloser, self.i);
-                    self.i += len;
-                    return Ok(());
-                }
-                self.close(token, len)
-            }
-            Token::Ellipsis => {
-                self.fix(FixKind::RemovedEllipsis, self.i);
-                self.i += len;
-                Ok(())
-            }
-            Token::Colon | Token::Semicolon | Token::Fence => {
-                self.fix(FixKind::RemovedCharacter, self.i);
-                self.i += len;
-                Ok(())
-            }
-            _ => self.begin_value(token, len),
-        }
-    }
-
-    fn on_key(&mut self, token: Token, len: usize) -> Step {
-        match token {
-            Token::Comma => {
-                self.fix(FixKind::RemovedComma, self.i);
-                self.i += len;
-                Ok(())
-            }
-            Token::BraceClose | Token::BracketClose | Token::ParenClose => self.close(token, len),
-            Token::BraceOpen | Token::BracketOpen => {
-                // Cannot be a key: the object ends here.
-                self.drop_pending_comma(FixKind::RemovedComma);
-                self.stack.pop();
-                self.fix(FixKind::InsertedCloser, self.i);
-                self.insert_at_mark("}");
-                self.value_done();
-                Ok(())
-            }
-            Token::Ellipsis => {
-                self.fix(FixKind::RemovedEllipsis, self.i);
-                self.i += len;
-                Ok(())
-            }
-            Token::Colon | Token::Semicolon | Token::Fence | Token::Plus => {
-                self.fix(FixKind::RemovedCharacter, self.i);
-                self.i += len;
-                Ok(())
-            }
-            Token::Quote(quote) => {
-                self.begin_string(quote, len, true);
-                Ok(())
-            }
-            Token::Backslash => match self.escaped_quote()? {
-                Some((quote, len)) => {
-                    self.begin_escaped_string(quote, len, true);
-                    Ok(())
-                }
-                None => self.bare_string(true),
-            },
-            _ => self.bare_string(true),
-        }
-    }
-
-    fn on_colon(&mut self, token: Token, len: usize) -> Step {
-        match token {
-            Token::Colon => {
-                self.emit(":");
-                self.i += len;
-                self.state = State::Value;
-                Ok(())
-            }
-            Token::Other if self.rest().first() == Some(&b'=') => {
-                // `{"a" = 1}`: an equals sign where the colon belongs.
-                self.fix(FixKind::InsertedColon, self.i);
-                self.emit(":");
-                self.i += len;
-                self.state = State::Value;
-                Ok(())
-            }
-            Token::BraceClose | Token::BracketClose | Token::ParenClose | Token::Comma => {
-                self.fix(FixKind::InsertedNull, self.i);
-                self.insert_at_mark(":null");
-                self.state = State::After;
-                Ok(())
-            }
-            _ if starts_value(token) => {
-                self.fix(FixKind::InsertedColon, self.i);
-                self.insert_at_mark(":");
-                self.state = State::Value;
-                Ok(())
-            }
-            _ => {
-                self.fix(FixKind::RemovedCharacter, self.i);
-                self.i += len;
-                Ok(())
-            }
-        }
-    }
-
-    fn on_after(&mut self, token: Token, len: usize) -> Step {
-        if token == Token::Plus && self.hold.is_some() {
-            return self.begin_concat(len);
-        }
-        self.hold = None;
-        let Some(&top) = self.stack.last() else {
-            self.value_done();
-            return Ok(());
-        };
-        match token {
-            Token::Comma if top == Frame::Call => {
-                self.fix(FixKind::RemovedCharacter, self.i);
-                self.i += len;
-                Ok(())
-            }
-            Token::Comma => {
-                if self.pending_comma.is_some() {
-                    self.fix(FixKind::RemovedComma, self.i);
-                } else {
-                    let comma = PendingComma {
-                        out: self.out_len(),
-                        input: self.i,
-                        mark_before: self.mark,
-                    };
-                    self.emit(",");
-                    self.pending_comma = Some(comma);
-                }
-                self.i += len;
-                self.state = if top == Frame::Object {
-                    State::Key
-                } else {
-                    State::Value
-                };
-                Ok(())
-            }
-            Token::BraceClose | Token::BracketClose | Token::ParenClose => self.close(token, len),
-            Token::Ellipsis => {
-                self.fix(FixKind::RemovedEllipsis, self.i);
-                self.i += len;
-                Ok(())
-            }
-            Token::BraceOpen | Token::BracketOpen if top == Frame::Object => {
-                // Cannot be a key: the object ends here (`[{"i":1{"i":2}]`).
-                self.stack.pop();
-                self.fix(FixKind::InsertedCloser, self.i);
-                self.insert_at_mark("}");
-                self.value_done();
-                Ok(())
-            }
-            _ if starts_value(token) && top != Frame::Call => {
-                if top != Frame::Root {
-                    self.fix(FixKind::InsertedComma, self.i);
-                }
-                // Pending like a comma that was read, so a snapshot taken
-                // before the value is written leaves it out.
-                let mark = self.mark;
-                self.insert_at_mark(",");
-                self.pending_comma = Some(PendingComma {
-                    out: mark,
-                    input: self.i,
-                    mark_before: mark,
-                });
-                self.state = if top == Frame::Object {
-                    State::Key
-                } else {
-                    State::Value
-                };
-                Ok(())
-            }
-            _ => {
-                self.fix(FixKind::RemovedCharacter, self.i);
-                self.i += len;
-                Ok(())
-            }
-        }
-    }
-
-    // ----- string concatenation: "a" + "b" -----
-
-    fn begin_concat(&mut self, len: usize) -> Step {
-        let Some(quote) = self.hold.take() else {
-            return Ok(());
-        };
-        self.fix(FixKind::ConcatenatedStrings, self.i);
-        self.truncate_out(quote);
-        self.i += len;
-        self.state = State::Concat;
-        Ok(())
-    }
-
-    fn on_concat(&mut self, token: Token, len: usize) -> Step {
-        match token {
-            Token::Quote(quote) => {
-                self.continue_string(quote, len);
-                Ok(())
-            }
-            _ => {
-                // Not followed by a string: put the end quote back.
-                self.emit("\"");
-                self.value_done();
-                Ok(())
-            }
-        }
-    }
-
-    // ----- end of input -----
-
-    /// Handle the end of input in the current state; `true` if the machine
-    /// must run again (it rewound, or closed something).
-    fn finish_step(&mut self) -> bool {
-        self.write_out();
-        if self.comment.take().is_some() {
-            return true;
-        }
-        match self.state {
-            State::Str => {
-                self.end_string();
-                true
-            }
-            State::Prose => {
-                if let Some(start) = self.prose.take() {
-                    // The text was the value itself: `hello world` → "hello world".
-                    self.i = start;
-                    self.state = State::Value;
-                    return true;
-                }
-                self.state = State::Done;
-                false
-            }
-            State::Concat => {
-                self.emit("\"");
-                self.value_done();
-                true
-            }
-            State::Colon => {
-                // `{"a" ` → `{"a": null}`: the colon before the whitespace, the value after it.
-                self.fix(FixKind::CompletedValue, self.i);
-                self.insert_at_mark(":");
-                self.emit("null");
-                self.state = State::After;
-                true
-            }
-            State::Value | State::Key | State::After => {
-                let Some(&top) = self.stack.last() else {
-                    self.state = State::Done;
-                    return false;
-                };
-                if self.state == State::Value && matches!(top, Frame::Object | Frame::Call) {
-                    self.fix(FixKind::CompletedValue, self.i);
-                    self.emit("null");
-                }
-                self.hold = None;
-                self.drop_pending_comma(FixKind::RemovedDanglingComma);
-                self.stack.pop();
-                if top != Frame::Call && top != Frame::Root {
-                    self.fix(FixKind::ClosedContainer, self.i);
-                }
-                self.insert_at_mark(top.closer());
-                self.value_done();
-                true
-            }
-            State::Start | State::Done | State::Ignore => false,
-        }
-    }
-
-    pub(super) fn verdict(&self) -> Verdict {
-        if !self.started {
-            Verdict::NotJson
-        } else if self.fix_count() == 0 {
-            Verdict::Valid
-        } else if !self.taken_repairs && self.fixes.iter().all(|f| f.kind.is_truncation()) {
-            Verdict::Completed
-        } else {
-            Verdict::Repaired
-        }
-    }
-
-    pub(super) fn into_parts(mut self) -> (String, Vec<Fix>) {
-        self.write_out();
-        let from = self
-            .returned
-            .saturating_sub(self.out_base)
-            .min(self.out.len());
-        let text = match self.opts.retain {
-            Retain::All => self.out,
-            Retain::Unreturned => self.out[from..].to_owned(),
-        };
-        let text = if self.started { text } else { String::new() };
-        let mut fixes = self.fixes;
-        fixes.sort_by_key(|f| f.offset);
-        (text, fixes)
-    }
-
-    // ----- snapshots -----
-
-    pub(super) fn snapshot(&self) -> (&str, &str, &'static str, &[Frame]) {
-        if !self.started {
-            return ("", "", "", &[]);
-        }
-        let top = self.stack.last().copied();
-        // A function-call wrapper writes nothing itself: its missing argument
-        // (`null` below) follows the pending comma, which then stays.
-        let comma = match (self.state, top) {
-            (State::Value, Some(Frame::Call)) => None,
-            _ => self.pending_comma,
-        };
-        let (head, rest) = match comma {
-            Some(p) => {
-                let at = p.out - self.out_base;
-                (&self.out[..at], &self.out[at + 1..])
-            }
-            None => (&self.out[..], ""),
-        };
-        let value_tail = match self.state {
-            State::Str if self.string.as_ref().is_some_and(Str::is_key) => "\":null",
-            State::Str | State::Concat => "\"",
-            State::Colon => ":null",
-            State::Value if matches!(top, Some(Frame::Object | Frame::Call)) => "null",
-            _ => "",
-        };
-        (head, rest, value_tail, &self.stack)
     }
 }
 

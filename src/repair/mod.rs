@@ -4,10 +4,13 @@
 //! on (`repair(bytes)` is `feed(bytes)` then `finish()`). The state machine
 //! itself lives in `machine`, string bodies in `string`, scalars in `scalar`.
 
+mod end;
 mod fast;
 mod fix;
 mod machine;
+mod quote;
 mod scalar;
+mod states;
 mod string;
 
 use std::borrow::Cow;

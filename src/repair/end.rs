@@ -1,0 +1,125 @@
+//! The end of input, the verdict, and snapshots.
+
+use super::machine::{Frame, Machine, State};
+use super::string::Str;
+use super::{Fix, FixKind, Retain, Verdict};
+
+impl Machine<'_> {
+    // ----- end of input -----
+
+    /// Handle the end of input in the current state; `true` if the machine
+    /// must run again (it rewound, or closed something).
+    pub(super) fn finish_step(&mut self) -> bool {
+        self.write_out();
+        if self.comment.take().is_some() {
+            return true;
+        }
+        match self.state {
+            State::Str => {
+                self.end_string();
+                true
+            }
+            State::Prose => {
+                if let Some(start) = self.prose.take() {
+                    // The text was the value itself: `hello world` → "hello world".
+                    self.i = start;
+                    self.state = State::Value;
+                    return true;
+                }
+                self.state = State::Done;
+                false
+            }
+            State::Concat => {
+                self.emit("\"");
+                self.value_done();
+                true
+            }
+            State::Colon => {
+                // `{"a" ` → `{"a": null}`: the colon before the whitespace, the value after it.
+                self.fix(FixKind::CompletedValue, self.i);
+                self.insert_at_mark(":");
+                self.emit("null");
+                self.state = State::After;
+                true
+            }
+            State::Value | State::Key | State::After => {
+                let Some(&top) = self.stack.last() else {
+                    self.state = State::Done;
+                    return false;
+                };
+                if self.state == State::Value && matches!(top, Frame::Object | Frame::Call) {
+                    self.fix(FixKind::CompletedValue, self.i);
+                    self.emit("null");
+                }
+                self.hold = None;
+                self.drop_pending_comma(FixKind::RemovedDanglingComma);
+                self.stack.pop();
+                if top != Frame::Call && top != Frame::Root {
+                    self.fix(FixKind::ClosedContainer, self.i);
+                }
+                self.insert_at_mark(top.closer());
+                self.value_done();
+                true
+            }
+            State::Start | State::Done | State::Ignore => false,
+        }
+    }
+
+    pub(super) fn verdict(&self) -> Verdict {
+        if !self.started {
+            Verdict::NotJson
+        } else if self.fix_count() == 0 {
+            Verdict::Valid
+        } else if !self.taken_repairs && self.fixes.iter().all(|f| f.kind.is_truncation()) {
+            Verdict::Completed
+        } else {
+            Verdict::Repaired
+        }
+    }
+
+    pub(super) fn into_parts(mut self) -> (String, Vec<Fix>) {
+        self.write_out();
+        let from = self
+            .returned
+            .saturating_sub(self.out_base)
+            .min(self.out.len());
+        let text = match self.opts.retain {
+            Retain::All => self.out,
+            Retain::Unreturned => self.out[from..].to_owned(),
+        };
+        let text = if self.started { text } else { String::new() };
+        let mut fixes = self.fixes;
+        fixes.sort_by_key(|f| f.offset);
+        (text, fixes)
+    }
+
+    // ----- snapshots -----
+
+    pub(super) fn snapshot(&self) -> (&str, &str, &'static str, &[Frame]) {
+        if !self.started {
+            return ("", "", "", &[]);
+        }
+        let top = self.stack.last().copied();
+        // A function-call wrapper writes nothing itself: its missing argument
+        // (`null` below) follows the pending comma, which then stays.
+        let comma = match (self.state, top) {
+            (State::Value, Some(Frame::Call)) => None,
+            _ => self.pending_comma,
+        };
+        let (head, rest) = match comma {
+            Some(p) => {
+                let at = p.out - self.out_base;
+                (&self.out[..at], &self.out[at + 1..])
+            }
+            None => (&self.out[..], ""),
+        };
+        let value_tail = match self.state {
+            State::Str if self.string.as_ref().is_some_and(Str::is_key) => "\":null",
+            State::Str | State::Concat => "\"",
+            State::Colon => ":null",
+            State::Value if matches!(top, Some(Frame::Object | Frame::Call)) => "null",
+            _ => "",
+        };
+        (head, rest, value_tail, &self.stack)
+    }
+}

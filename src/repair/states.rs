@@ -1,0 +1,489 @@
+//! The states of the machine: what each token does at the top level, in
+//! containers, and after `+`.
+
+use super::machine::{
+    Comment, Frame, Halt, LOOKAHEAD, Machine, PendingComma, State, Step, WINDOW, starts_value,
+};
+use super::{FixKind, Values};
+use crate::error::Error;
+use crate::lex::{self, Token};
+
+impl Machine<'_> {
+    // ----- top level -----
+
+    pub(super) fn on_start(&mut self, token: Token, len: usize) -> Step {
+        match token {
+            Token::BraceOpen | Token::BracketOpen => {
+                // A fence glued to a bracket: "[```json" or "{```".
+                if self.peek(1)? == Some(b'`')
+                    && self.peek(2)? == Some(b'`')
+                    && self.peek(3)? == Some(b'`')
+                {
+                    self.fix(FixKind::RemovedFence, self.i);
+                    self.i += 4;
+                    return self.skip_fence_language();
+                }
+                self.begin_value(token, len)
+            }
+            Token::Fence => {
+                self.fix(FixKind::RemovedFence, self.i);
+                self.i += len;
+                self.skip_fence_language()
+            }
+            Token::Quote(_) | Token::Slash => self.begin_value(token, len),
+            Token::Word if self.call_follows(len)? => self.begin_value(token, len),
+            _ => {
+                self.prose = Some(self.i);
+                self.state = State::Prose;
+                Ok(())
+            }
+        }
+    }
+
+    /// Skip the language tag after an opening fence (```` ```json ````).
+    pub(super) fn skip_fence_language(&mut self) -> Step {
+        self.state = State::Start;
+        self.comment = Some(Comment::FenceTag);
+        Ok(())
+    }
+
+    /// Whether `(` follows the word of `len` bytes at `i` (after whitespace):
+    /// a function-call wrapper such as `callback({…})`.
+    pub(super) fn call_follows(&self, len: usize) -> Result<bool, Halt> {
+        let mut k = len;
+        loop {
+            match self.peek(k)? {
+                Some(b) if lex::is_ws(b) && k - len < LOOKAHEAD => k += 1,
+                Some(b'(') => return Ok(true),
+                _ => return Ok(false),
+            }
+        }
+    }
+
+    pub(super) fn on_prose(&mut self, token: Token, len: usize) -> Step {
+        let start = self.prose.unwrap_or(self.i);
+        let past_window = self.i - start > WINDOW;
+        match token {
+            Token::BraceOpen | Token::BracketOpen | Token::Fence => {
+                self.fix(FixKind::RemovedProse, start);
+                self.prose = None;
+                self.truncate_out(self.committed);
+                self.state = State::Start;
+                self.on_start(token, len)
+            }
+            _ => {
+                if past_window && self.prose.is_some() {
+                    // Too long to be the value itself: it is prose, whatever follows.
+                    self.fix(FixKind::RemovedProse, start);
+                    self.prose = None;
+                }
+                self.i += len;
+                Ok(())
+            }
+        }
+    }
+
+    pub(super) fn on_done(&mut self, token: Token, len: usize) -> Step {
+        if token == Token::Plus && self.hold.is_some() {
+            return self.begin_concat(len);
+        }
+        self.hold = None;
+        match token {
+            Token::Fence => {
+                self.fix(FixKind::RemovedFence, self.i);
+                self.i += len;
+                Ok(())
+            }
+            Token::Comma => {
+                self.fix(FixKind::RemovedComma, self.i);
+                self.i += len;
+                Ok(())
+            }
+            Token::BraceClose | Token::BracketClose | Token::ParenClose => {
+                self.fix(FixKind::RemovedCloser, self.i);
+                self.i += len;
+                Ok(())
+            }
+            _ if self.opts.values == Values::Lines && starts_value(token) => {
+                // One value per line: the whitespace between two values
+                // becomes a newline unless it holds one.
+                let ws = &self.out[self.mark - self.out_base..];
+                if !ws.contains('\n') {
+                    self.truncate_out(self.mark);
+                    self.emit_ws("\n");
+                }
+                self.begin_value(token, len)
+            }
+            _ if self.opts.values == Values::Lines => {
+                self.fix(FixKind::RemovedTrailingText, self.i);
+                self.i += len;
+                Ok(())
+            }
+            _ => {
+                self.fix(FixKind::RemovedTrailingText, self.i);
+                self.state = State::Ignore;
+                self.i += len;
+                Ok(())
+            }
+        }
+    }
+
+    // ----- containers -----
+
+    pub(super) fn push_frame(&mut self, frame: Frame) -> Step {
+        if self.stack.len() >= self.opts.depth_limit() {
+            return Err(Halt::Limit(Error::too_deep(
+                self.i,
+                self.opts.depth_limit(),
+            )));
+        }
+        self.stack.push(frame);
+        Ok(())
+    }
+
+    /// A value has just been written completely.
+    pub(super) fn value_done(&mut self) {
+        self.state = if self.stack.is_empty() {
+            State::Done
+        } else {
+            State::After
+        };
+    }
+
+    /// Start the value that `token` begins.
+    pub(super) fn begin_value(&mut self, token: Token, len: usize) -> Step {
+        if !self.started && self.opts.values == Values::Array {
+            self.push_frame(Frame::Root)?;
+            self.emit("[");
+        }
+        self.hold = None;
+        match token {
+            Token::BraceOpen => {
+                self.push_frame(Frame::Object)?;
+                self.emit("{");
+                self.i += len;
+                self.state = State::Key;
+                Ok(())
+            }
+            Token::BracketOpen => {
+                self.push_frame(Frame::Array)?;
+                self.emit("[");
+                self.i += len;
+                self.state = State::Value;
+                Ok(())
+            }
+            Token::ParenOpen => {
+                self.push_frame(Frame::Tuple)?;
+                self.fix(FixKind::ConvertedTuple, self.i);
+                self.emit("[");
+                self.i += len;
+                self.state = State::Value;
+                Ok(())
+            }
+            Token::Quote(quote) => {
+                self.begin_string(quote, len, false);
+                Ok(())
+            }
+            Token::Literal(literal) => self.literal(literal, len),
+            Token::Number | Token::Minus | Token::Plus => self.number(len),
+            Token::Word => self.word_value(len),
+            Token::Slash => self.regex(),
+            Token::Backslash => match self.escaped_quote()? {
+                Some((quote, len)) => {
+                    self.begin_escaped_string(quote, len, false);
+                    Ok(())
+                }
+                None => self.bare_string(false),
+            },
+            _ => self.bare_string(false),
+        }
+    }
+
+    /// Enter a function-call wrapper after its name and `(`.
+    pub(super) fn begin_call(&mut self, n: usize) -> Step {
+        self.push_frame(Frame::Call)?;
+        self.fix(FixKind::UnwrappedCall, self.i);
+        self.i += n;
+        self.state = State::Value;
+        Ok(())
+    }
+
+    /// Close the innermost container, which `token` (a closer) closes or,
+    /// when it belongs to an outer container, closes early.
+    pub(super) fn close(&mut self, token: Token, len: usize) -> Step {
+        let Some(depth) = self.stack.iter().rposition(|f| f.is_closed_by(token)) else {
+            // No open container takes it: a stray closer, dropped (`[{"a":1}}, 2]`
+            // keeps its second element).
+            self.fix(FixKind::RemovedCloser, self.i);
+            self.i += len;
+            return Ok(());
+        };
+        let Some(&frame) = self.stack.last() else {
+            return Ok(());
+        };
+        // `callback({…});`: the semicolon goes with the call.
+        let semicolon = frame == Frame::Call && self.peek(len)? == Some(b';');
+        self.drop_pending_comma(FixKind::RemovedComma);
+        if depth + 1 == self.stack.len() {
+            self.stack.pop();
+            self.emit(frame.closer());
+            self.i += len + usize::from(semicolon);
+        } else {
+            self.stack.pop();
+            self.fix(FixKind::ReplacedCloser, self.i);
+            self.insert_at_mark(frame.closer());
+        }
+        self.value_done();
+        Ok(())
+    }
+
+    pub(super) fn has_pending_comma(&self) -> bool {
+        self.pending_comma.is_some()
+    }
+
+    /// Record a comma already written at output position `out` (read at
+    /// input position `input`) as pending; the value before it ended at `mark_before`.
+    pub(super) fn set_pending_comma(&mut self, out: usize, input: usize, mark_before: usize) {
+        self.pending_comma = Some(PendingComma {
+            out,
+            input,
+            mark_before,
+        });
+    }
+
+    pub(super) fn drop_pending_comma(&mut self, kind: FixKind) {
+        if let Some(p) = self.pending_comma.take() {
+            self.fix(kind, p.input);
+            self.out.remove(p.out - self.out_base);
+            // Nothing but whitespace follows the comma, so the mark goes back
+            // to the end of the value it followed.
+            self.mark = p.mark_before;
+        }
+    }
+
+    pub(super) fn on_value(&mut self, token: Token, len: usize) -> Step {
+        let top = self.stack.last().copied();
+        let in_object = top == Some(Frame::Object);
+        match token {
+            Token::Comma => {
+                if in_object {
+                    self.fix(FixKind::InsertedNull, self.i);
+                    self.emit("null");
+                    self.value_done();
+                } else {
+                    self.fix(FixKind::RemovedComma, self.i);
+                    self.i += len;
+                }
+                Ok(())
+            }
+            Token::BraceClose | Token::BracketClose | Token::ParenClose => {
+                if in_object || top == Some(Frame::Call) {
+                    self.fix(FixKind::InsertedNull, self.i);
+                    self.emit("null");
+                    self.value_done();
+                    return Ok(());
+                }
+                if top.is_none() {
+                    self.fix(FixKind::RemovedCloser, self.i);
+                    self.i += len;
+                    return Ok(());
+                }
+                self.close(token, len)
+            }
+            Token::Ellipsis => {
+                self.fix(FixKind::RemovedEllipsis, self.i);
+                self.i += len;
+                Ok(())
+            }
+            Token::Colon | Token::Semicolon | Token::Fence => {
+                self.fix(FixKind::RemovedCharacter, self.i);
+                self.i += len;
+                Ok(())
+            }
+            _ => self.begin_value(token, len),
+        }
+    }
+
+    pub(super) fn on_key(&mut self, token: Token, len: usize) -> Step {
+        match token {
+            Token::Comma => {
+                self.fix(FixKind::RemovedComma, self.i);
+                self.i += len;
+                Ok(())
+            }
+            Token::BraceClose | Token::BracketClose | Token::ParenClose => self.close(token, len),
+            Token::BraceOpen | Token::BracketOpen => {
+                // Cannot be a key: the object ends here.
+                self.drop_pending_comma(FixKind::RemovedComma);
+                self.stack.pop();
+                self.fix(FixKind::InsertedCloser, self.i);
+                self.insert_at_mark("}");
+                self.value_done();
+                Ok(())
+            }
+            Token::Ellipsis => {
+                self.fix(FixKind::RemovedEllipsis, self.i);
+                self.i += len;
+                Ok(())
+            }
+            Token::Colon | Token::Semicolon | Token::Fence | Token::Plus => {
+                self.fix(FixKind::RemovedCharacter, self.i);
+                self.i += len;
+                Ok(())
+            }
+            Token::Quote(quote) => {
+                self.begin_string(quote, len, true);
+                Ok(())
+            }
+            Token::Backslash => match self.escaped_quote()? {
+                Some((quote, len)) => {
+                    self.begin_escaped_string(quote, len, true);
+                    Ok(())
+                }
+                None => self.bare_string(true),
+            },
+            _ => self.bare_string(true),
+        }
+    }
+
+    pub(super) fn on_colon(&mut self, token: Token, len: usize) -> Step {
+        match token {
+            Token::Colon => {
+                self.emit(":");
+                self.i += len;
+                self.state = State::Value;
+                Ok(())
+            }
+            Token::Other if self.rest().first() == Some(&b'=') => {
+                // `{"a" = 1}`: an equals sign where the colon belongs.
+                self.fix(FixKind::InsertedColon, self.i);
+                self.emit(":");
+                self.i += len;
+                self.state = State::Value;
+                Ok(())
+            }
+            Token::BraceClose | Token::BracketClose | Token::ParenClose | Token::Comma => {
+                self.fix(FixKind::InsertedNull, self.i);
+                self.insert_at_mark(":null");
+                self.state = State::After;
+                Ok(())
+            }
+            _ if starts_value(token) => {
+                self.fix(FixKind::InsertedColon, self.i);
+                self.insert_at_mark(":");
+                self.state = State::Value;
+                Ok(())
+            }
+            _ => {
+                self.fix(FixKind::RemovedCharacter, self.i);
+                self.i += len;
+                Ok(())
+            }
+        }
+    }
+
+    pub(super) fn on_after(&mut self, token: Token, len: usize) -> Step {
+        if token == Token::Plus && self.hold.is_some() {
+            return self.begin_concat(len);
+        }
+        self.hold = None;
+        let Some(&top) = self.stack.last() else {
+            self.value_done();
+            return Ok(());
+        };
+        match token {
+            Token::Comma if top == Frame::Call => {
+                self.fix(FixKind::RemovedCharacter, self.i);
+                self.i += len;
+                Ok(())
+            }
+            Token::Comma => {
+                if self.pending_comma.is_some() {
+                    self.fix(FixKind::RemovedComma, self.i);
+                } else {
+                    let comma = PendingComma {
+                        out: self.out_len(),
+                        input: self.i,
+                        mark_before: self.mark,
+                    };
+                    self.emit(",");
+                    self.pending_comma = Some(comma);
+                }
+                self.i += len;
+                self.state = if top == Frame::Object {
+                    State::Key
+                } else {
+                    State::Value
+                };
+                Ok(())
+            }
+            Token::BraceClose | Token::BracketClose | Token::ParenClose => self.close(token, len),
+            Token::Ellipsis => {
+                self.fix(FixKind::RemovedEllipsis, self.i);
+                self.i += len;
+                Ok(())
+            }
+            Token::BraceOpen | Token::BracketOpen if top == Frame::Object => {
+                // Cannot be a key: the object ends here (`[{"i":1{"i":2}]`).
+                self.stack.pop();
+                self.fix(FixKind::InsertedCloser, self.i);
+                self.insert_at_mark("}");
+                self.value_done();
+                Ok(())
+            }
+            _ if starts_value(token) && top != Frame::Call => {
+                if top != Frame::Root {
+                    self.fix(FixKind::InsertedComma, self.i);
+                }
+                // Pending like a comma that was read, so a snapshot taken
+                // before the value is written leaves it out.
+                let mark = self.mark;
+                self.insert_at_mark(",");
+                self.pending_comma = Some(PendingComma {
+                    out: mark,
+                    input: self.i,
+                    mark_before: mark,
+                });
+                self.state = if top == Frame::Object {
+                    State::Key
+                } else {
+                    State::Value
+                };
+                Ok(())
+            }
+            _ => {
+                self.fix(FixKind::RemovedCharacter, self.i);
+                self.i += len;
+                Ok(())
+            }
+        }
+    }
+
+    // ----- string concatenation: "a" + "b" -----
+
+    pub(super) fn begin_concat(&mut self, len: usize) -> Step {
+        let Some(quote) = self.hold.take() else {
+            return Ok(());
+        };
+        self.fix(FixKind::ConcatenatedStrings, self.i);
+        self.truncate_out(quote);
+        self.i += len;
+        self.state = State::Concat;
+        Ok(())
+    }
+
+    pub(super) fn on_concat(&mut self, token: Token, len: usize) -> Step {
+        match token {
+            Token::Quote(quote) => {
+                self.continue_string(quote, len);
+                Ok(())
+            }
+            _ => {
+                // Not followed by a string: put the end quote back.
+                self.emit("\"");
+                self.value_done();
+                Ok(())
+            }
+        }
+    }
+}
