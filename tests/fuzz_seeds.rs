@@ -56,10 +56,12 @@ fn corpus_inputs() -> Vec<PathBuf> {
     files
 }
 
-/// Every file the replay covers.
+/// Every file the replay covers: all of `fuzz/seeds/*/` (other targets'
+/// seeds are inputs too) and the corpus.
 fn all_inputs() -> Vec<PathBuf> {
-    let mut files = seeds("repair_oneshot");
-    files.extend(seeds("repair_chunked"));
+    let mut files = Vec::new();
+    walk(&root().join("fuzz/seeds"), &|_| true, &mut files);
+    files.sort();
     files.extend(corpus_inputs());
     files
 }
