@@ -49,20 +49,15 @@ impl Machine<'_> {
         // whole run is checked once at the end, and if it holds invalid
         // UTF-8 the scan runs again, stopping before it.
         let mut end = self.src.len();
-        loop {
-            let taken = self.fast_scan(start, end);
-            if taken == start {
-                return;
-            }
-            match std::str::from_utf8(&self.src[start..taken]) {
-                Ok(_) => return,
-                Err(error) => end = start + error.valid_up_to(),
-            }
+        while let Err(valid_up_to) = self.fast_scan(start, end) {
+            end = start + valid_up_to;
         }
     }
 
-    /// Scan `src[start..end]`; apply and return the last safe point.
-    fn fast_scan(&mut self, start: usize, end: usize) -> usize {
+    /// Scan `src[start..end]` and apply it up to the last safe point; or,
+    /// when the stretch holds invalid UTF-8, apply nothing and say how much
+    /// of it is valid.
+    fn fast_scan(&mut self, start: usize, end: usize) -> Result<(), usize> {
         // The lowest the stack went in this scan; the frames popped below
         // its starting height are kept in `frames_undo` to be put back.
         let mut low = self.stack.len();
@@ -86,10 +81,10 @@ impl Machine<'_> {
             // The rest of a string the machine opened (a chunk ended inside it).
             let key = self.string.is_some_and(|s| s.is_key());
             let Some(e) = scan_body(src, start) else {
-                return start;
+                return Ok(());
             };
             if string_ends(src, e, key, top).is_none() {
-                return start;
+                return Ok(());
             }
             p = e;
             state = if key { State::Colon } else { State::After };
@@ -218,7 +213,7 @@ impl Machine<'_> {
             }
         }
         if safe.p == start {
-            return start;
+            return Ok(());
         }
         // The output so far ends where the input read so far does: this
         // stretch is the input at the same positions, so it need not be copied.
@@ -226,11 +221,14 @@ impl Machine<'_> {
         if !unwritten {
             self.write_out();
         }
-        let Ok(text) = std::str::from_utf8(&self.src[start..safe.p]) else {
-            // Undo the frames: the caller scans again up to the bad byte.
-            self.stack.truncate(low);
-            self.stack.extend(self.frames_undo.drain(..).rev());
-            return safe.p;
+        let text = match std::str::from_utf8(&self.src[start..safe.p]) {
+            Ok(text) => text,
+            Err(error) => {
+                // Undo the frames: the caller scans again up to the bad byte.
+                self.stack.truncate(low);
+                self.stack.extend(self.frames_undo.drain(..).rev());
+                return Err(error.valid_up_to());
+            }
         };
         if unwritten {
             self.unwritten += text.len();
@@ -248,7 +246,7 @@ impl Machine<'_> {
         }
         self.i = self.base + safe.p;
         self.state = safe.state;
-        safe.p
+        Ok(())
     }
 }
 

@@ -513,7 +513,7 @@ impl<'a> Machine<'a> {
             State::Prose | State::Concat | State::Ignore => {}
             _ => {
                 let at = self.i - self.base;
-                self.out.push_str(ascii(&self.src[at..at + n]));
+                push_ascii(&mut self.out, &self.src[at..at + n]);
             }
         }
         self.i += n;
@@ -606,6 +606,13 @@ pub(super) fn starts_value(token: Token) -> bool {
             | Token::Other
             | Token::Backslash
     )
+}
+
+/// Append input bytes known to be ASCII (whitespace, digits): short runs
+/// need no UTF-8 check.
+pub(super) fn push_ascii(out: &mut String, bytes: &[u8]) {
+    debug_assert!(bytes.is_ascii());
+    out.extend(bytes.iter().map(|&b| char::from(b)));
 }
 
 /// Input bytes known to be ASCII (whitespace, digits, escapes) as text.

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use super::FixKind;
-use super::machine::{Halt, LOOKAHEAD, Machine, State, Step, WINDOW, ascii};
+use super::machine::{Halt, LOOKAHEAD, Machine, State, Step, WINDOW, push_ascii};
 use crate::lex::{self, Literal};
 
 /// URL schemes whose `//` must not be read as a comment or a delimiter.
@@ -41,7 +41,7 @@ impl Machine<'_> {
         let at = self.i - self.base;
         let text = &self.src[at..at + len];
         if is_json_number(text) {
-            self.out.push_str(ascii(text));
+            push_ascii(&mut self.out, text);
             self.emit("");
             self.i += len;
             self.value_done();
