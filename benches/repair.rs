@@ -11,6 +11,10 @@
 //!   without a snapshot after every chunk, against one-shot `repair`.
 //! - `tool_call_200b/*`: a ~200-byte malformed tool call against serde_json
 //!   on its valid twin: per-call overhead rather than throughput.
+//! - `stream_linear/{10k,100k,1m}`: the malformed twin fed ONE byte at a time
+//!   with a snapshot after every byte. Linear total cost (guarantee 6) shows
+//!   as the same throughput at every size; a quadratic engine would lose 10×
+//!   per step.
 
 #[path = "fixtures.rs"]
 mod fixtures;
@@ -177,11 +181,24 @@ fn tool_call_200b(c: &mut Criterion) {
     group.finish();
 }
 
+fn stream_linear(c: &mut Criterion) {
+    let mut group = c.benchmark_group("stream_linear");
+    group.sample_size(10).sampling_mode(SamplingMode::Flat);
+    for (name, size) in [("10k", 10_000), ("100k", 100_000), ("1m", 1_000_000)] {
+        let twin = fixtures::api_doc(size, SEED);
+        group.throughput(Throughput::Bytes(twin.malformed.len() as u64));
+        group.bench_function(format!("argmend_chunked1_snapshot_{name}"), |b| {
+            b.iter(|| stream(black_box(&twin.malformed), 1, true))
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = api, stream_100k, tool_call_200b
+    targets = api, stream_100k, tool_call_200b, stream_linear
 }
 criterion_main!(benches);
