@@ -234,6 +234,9 @@ impl<'a> Machine<'a> {
         }
         machine.src = Cow::Borrowed(input);
         machine.lazy = true;
+        // One allocation up front instead of a string of reallocations when
+        // the input needs repair (the pages are touched only if written).
+        machine.out.reserve(input.len() + input.len() / 16 + 16);
         machine.run()?;
         machine.end()?;
         Ok(machine)
