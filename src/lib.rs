@@ -33,6 +33,29 @@
 //!
 //! Bad syntax is never an error; only the limits in [`Options`] are ([`Error`]).
 //!
+//! ## Tools
+//!
+//! [`tools`] holds what an agent calls with a verb and arguments:
+//! [`tools::diff`] diffs files, texts, trees and JSON documents and applies a
+//! unified patch only when every line of context matches. Tool paths stay
+//! inside a [`tools::Workspace`].
+//!
+//! ## Tool-aware normalization
+//!
+//! [`normalize_tool_args`] knows which tool the arguments are for: `main.go`
+//! for `read_file` becomes `{"file":"main.go"}`, `read --file main.go` for
+//! `@coder` becomes `{"cmd":"read","args":{"file":"main.go"}}`, curly quotes
+//! in Go source written by `write_file` are straightened, and a JSON Schema
+//! ([`ToolOptions::schema`]) coerces `"5"` to `5` where it wants a number.
+//! The result ([`Normalized`]) says which of ChatCLI's seven [`Strategy`]s the
+//! input needed; [`ToolRepairer`] does the same on a stream.
+//!
+//! ```
+//! let normalized = argmend::normalize_tool_args("read_file", "{file: 'main.go',}");
+//! assert_eq!(normalized.text(), r#"{"file": "main.go"}"#);
+//! assert_eq!(normalized.strategy().map(|s| s.number()), Some(4));
+//! ```
+//!
 //! ## Feature flags
 //!
 //! - `cli` (default): builds the `argmend` binary (clap, anyhow). Library
@@ -45,9 +68,16 @@
 
 mod error;
 mod lex;
+mod normalize;
 mod repair;
+pub mod tools;
 
 pub use crate::error::{Error, ErrorKind};
+pub use crate::normalize::{
+    Normalized, NormalizedQuotes, SchemaMode, Strategy, Telemetry, ToolFix, ToolFixKind, ToolMap,
+    ToolOptions, ToolRepairer, Violation, is_code_path, normalize_quotes, normalize_tool_args,
+    normalize_tool_args_with,
+};
 pub use crate::repair::{
     Fix, FixKind, Options, Outcome, Repairer, Retain, Snapshot, Values, Verdict, repair,
     repair_with,

@@ -27,11 +27,18 @@ Examples:
       prints {\"name\": \"Ada\", \"tags\": [\"x\"]}
   some-llm-client | argmend repair --stream --fixes
   argmend repair --batch --snapshots recorded.jsonl > repaired.jsonl
+  printf 'main.go' | argmend repair --tool read_file
+      prints {\"file\":\"main.go\"}
+  argmend repair --tool @coder --schema coder-tool.json args.txt
 
 --batch reads JSON Lines; each line is one of
   \"raw text\"                   a JSON string holding the text to repair
   {\"input\": \"raw text\"}        the same, as an object
   {\"chunks\": [\"{'a\", \"': 1\"]}  a recorded stream, fed to one repairer chunk by chunk
+and an object may add \"tool\": \"NAME\" and \"schema\": {…} for tool-aware
+normalization (as --tool and --schema); such a line's answer also has
+\"strategy\" (1 to 7, or null) and, when the schema still rejects something,
+\"violations\".
 and gets one output line, in order:
   {\"json\": <repaired value or null>, \"verdict\": \"valid|repaired|completed|not_json\",
    \"fixes\": [{\"kind\": \"quoted_key\", \"offset\": 12}, …]}
@@ -70,6 +77,16 @@ pub(crate) enum Command {
     /// (no newline at the end). Valid JSON comes back byte for byte.
     #[command(after_help = concat!(repair_help!(), exit_codes!()))]
     Repair(RepairArgs),
+
+    /// What changed between two files, texts, trees or JSON documents, and a
+    /// unified patch applied only when every line of context matches.
+    Diff(super::diff::DiffArgs),
+
+    /// Straighten the curly quotes in a code file and print the text.
+    ///
+    /// ‘ ’ ′ → ', “ ” ″ → ", « → <<, » → >>; prose files (.md, .txt, …) come
+    /// back as they are.
+    Quotes(super::quotes::QuotesArgs),
 }
 
 /// Options of `argmend repair`.
@@ -105,6 +122,23 @@ pub(crate) struct RepairArgs {
     /// With --batch: add "deltas" and "snapshots" (one per chunk) to each line.
     #[arg(long, requires = "batch")]
     pub(crate) snapshots: bool,
+
+    /// Normalize the input as the arguments of tool NAME: a plain value is
+    /// wrapped into its primary field (`main.go` for read_file →
+    /// {"file":"main.go"}), a command line becomes fields, curly quotes in
+    /// code content are straightened. Not JSON: exit 1, the input on stdout.
+    #[arg(long, value_name = "NAME", conflicts_with = "batch")]
+    pub(crate) tool: Option<String>,
+
+    /// With --tool (or alone): coerce values to the tool's JSON Schema. FILE
+    /// holds the schema, or a whole OpenAI or Anthropic tool definition (its
+    /// name then stands for --tool).
+    #[arg(long, value_name = "FILE", conflicts_with = "batch")]
+    pub(crate) schema: Option<PathBuf>,
+
+    /// With --schema: drop the keys the schema does not declare.
+    #[arg(long, requires = "schema")]
+    pub(crate) strict: bool,
 }
 
 /// `--values`.

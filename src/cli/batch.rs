@@ -9,13 +9,32 @@
 use std::io::{BufRead, BufReader, Read, Write};
 
 use anyhow::Context;
-use argmend::{Fix, Options, Repairer, Retain, Verdict};
+use argmend::{Fix, Options, Repairer, Retain, ToolOptions, ToolRepairer, Verdict};
 use serde_json::Value;
 
-use super::{Failure, output_error};
+use super::{Failure, output_error, tool};
 
 /// What the input line asked for; the `Err` is the message of an error line.
-type Request = Result<Vec<String>, String>;
+type Request = Result<Line, String>;
+
+/// One input line: the chunks to feed, and with `"tool"` or `"schema"`,
+/// tool-aware normalization (see `argmend repair --tool`).
+#[derive(Debug, PartialEq)]
+struct Line {
+    chunks: Vec<String>,
+    tool: Option<String>,
+    schema: Option<Value>,
+}
+
+impl Line {
+    fn plain(chunks: Vec<String>) -> Self {
+        Line {
+            chunks,
+            tool: None,
+            schema: None,
+        }
+    }
+}
 
 /// Process every line of `input`, writing one line to `out` for each.
 ///
@@ -45,7 +64,10 @@ pub(super) fn run(
             text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
         }
         let answer = match parse(text) {
-            Ok(chunks) => answer(&chunks, options, snapshots),
+            Ok(line) if line.tool.is_some() || line.schema.is_some() => {
+                tool_answer(line, options, snapshots)
+            }
+            Ok(line) => answer(&line.chunks, options, snapshots),
             Err(message) => Err(message),
         };
         let mut output =
@@ -76,15 +98,29 @@ fn parse(line: &[u8]) -> Request {
     }
     let value: Value = serde_json::from_slice(line).map_err(|e| format!("not JSON: {e}"))?;
     match value {
-        Value::String(text) => Ok(vec![text]),
+        Value::String(text) => Ok(Line::plain(vec![text])),
         Value::Object(mut map) => {
             if let Some(key) = map
                 .keys()
-                .find(|k| !matches!(k.as_str(), "input" | "chunks"))
+                .find(|k| !matches!(k.as_str(), "input" | "chunks" | "tool" | "schema"))
             {
                 return Err(format!(r#"unknown key {key:?}; {SHAPE}"#));
             }
-            match (map.remove("input"), map.remove("chunks")) {
+            let tool = match map.remove("tool") {
+                None => None,
+                Some(Value::String(tool)) => Some(tool),
+                Some(_) => return Err(r#""tool" must be a string"#.to_owned()),
+            };
+            let schema = match map.remove("schema") {
+                None => None,
+                Some(schema @ Value::Object(_)) => Some(tool::schema_of(schema)),
+                Some(_) => return Err(r#""schema" must be an object"#.to_owned()),
+            };
+            let (tool, schema) = match schema {
+                Some(found) => (tool.or(found.tool), Some(found.schema)),
+                None => (tool, None),
+            };
+            let chunks = match (map.remove("input"), map.remove("chunks")) {
                 (Some(Value::String(text)), None) => Ok(vec![text]),
                 (Some(_), None) => Err(r#""input" must be a string"#.to_owned()),
                 (None, Some(Value::Array(chunks))) => chunks
@@ -97,7 +133,12 @@ fn parse(line: &[u8]) -> Request {
                 (None, Some(_)) => Err(CHUNKS.to_owned()),
                 (Some(_), Some(_)) => Err(r#"give "input" or "chunks", not both"#.to_owned()),
                 (None, None) => Err(SHAPE.to_owned()),
-            }
+            }?;
+            Ok(Line {
+                chunks,
+                tool,
+                schema,
+            })
         }
         _ => Err(SHAPE.to_owned()),
     }
@@ -149,6 +190,61 @@ fn answer(chunks: &[String], options: Options, snapshots: bool) -> Result<String
     }
     line.push('}');
     Ok(line)
+}
+
+/// Normalize one line for its tool (and schema) and build its output line:
+/// `{"json":…,"verdict":…,"strategy":1-7|null,"fixes":[…]}`, plus
+/// `"violations"` when the schema still rejects something.
+fn tool_answer(line: Line, options: Options, snapshots: bool) -> Result<String, String> {
+    if snapshots {
+        return Err(r#"--snapshots is not available for lines with "tool" or "schema""#.to_owned());
+    }
+    let mut tool_options = ToolOptions::default().repair_options(options);
+    if let Some(schema) = line.schema {
+        tool_options = tool_options.schema(schema);
+    }
+    let mut repairer = ToolRepairer::new(line.tool.as_deref().unwrap_or(""), tool_options);
+    for chunk in &line.chunks {
+        repairer.feed(chunk.as_bytes());
+    }
+    let normalized = repairer.finish();
+    let json = match normalized.verdict() {
+        Verdict::NotJson => "null".to_owned(),
+        _ => {
+            let json = compact(normalized.text());
+            if let Err(error) = serde_json::from_str::<Value>(&json) {
+                return Err(format!(
+                    "internal error: the normalized text is not valid JSON ({error})"
+                ));
+            }
+            json
+        }
+    };
+    let strategy = normalized
+        .strategy()
+        .map_or("null".to_owned(), |s| s.number().to_string());
+    let mut out = format!(
+        r#"{{"json":{json},"verdict":"{}","strategy":{strategy},"fixes":["#,
+        normalized.verdict().name()
+    );
+    for (i, fix) in normalized.fixes().iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&tool::fix_json(fix));
+    }
+    out.push(']');
+    if !normalized.violations().is_empty() {
+        let violations: Vec<String> = normalized
+            .violations()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        out.push_str(r#","violations":"#);
+        push_strings(&mut out, &violations);
+    }
+    out.push('}');
+    Ok(out)
 }
 
 /// `{"kind":"quoted_key","offset":12}`, as in `--fixes` and batch lines.
@@ -227,12 +323,21 @@ mod tests {
 
     #[test]
     fn shapes() {
-        assert_eq!(parse(br#""a""#), Ok(vec!["a".to_owned()]));
-        assert_eq!(parse(br#"{"input":"a"}"#), Ok(vec!["a".to_owned()]));
+        assert_eq!(parse(br#""a""#), Ok(Line::plain(vec!["a".to_owned()])));
+        assert_eq!(
+            parse(br#"{"input":"a"}"#),
+            Ok(Line::plain(vec!["a".to_owned()]))
+        );
         assert_eq!(
             parse(br#"{"chunks":["a","b"]}"#),
-            Ok(vec!["a".to_owned(), "b".to_owned()])
+            Ok(Line::plain(vec!["a".to_owned(), "b".to_owned()]))
         );
+        let line = parse(br#"{"input":"a","tool":"read_file","schema":{"type":"object"}}"#);
+        assert_eq!(
+            line.as_ref().map(|l| l.tool.as_deref()),
+            Ok(Some("read_file"))
+        );
+        assert!(parse(br#"{"input":"a","tool":1}"#).is_err());
         assert!(parse(b"  ").is_err());
         assert!(parse(b"[1]").is_err());
         assert!(parse(br#"{"input":"a","id":1}"#).is_err());

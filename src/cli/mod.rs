@@ -3,6 +3,9 @@
 
 mod args;
 mod batch;
+mod diff;
+mod quotes;
+mod tool;
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -49,7 +52,11 @@ fn output_error(error: io::Error, what: &str) -> Failure {
 /// Parse the command line, run, and map the result to an exit code.
 pub(crate) fn main() -> ExitCode {
     let cli = Cli::parse();
-    let Command::Repair(args) = cli.command;
+    let args = match cli.command {
+        Command::Repair(args) => args,
+        Command::Diff(args) => return diff::main(args),
+        Command::Quotes(args) => return quotes::main(&args),
+    };
     if args.batch && args.values == ValuesArg::Lines {
         // A batch line holds one value; several values on lines do not fit in it.
         let mut cli = Cli::command();
@@ -83,6 +90,9 @@ fn run(args: &RepairArgs) -> Result<ExitCode, Failure> {
         .max_depth(args.max_depth)
         .values(Values::from(args.values));
     let (input, name) = open(args.file.as_deref())?;
+    if args.tool.is_some() || args.schema.is_some() {
+        return tool::run(args, input, &name, options);
+    }
     let stdout = io::stdout();
     if args.batch {
         let reader = BufReader::with_capacity(CHUNK, input);

@@ -1,0 +1,367 @@
+//! A span-keeping view of valid JSON text, and edits on that text.
+//!
+//! The normalize layer never re-serialises a whole value: serde_json's `Map`
+//! would sort the keys, fold duplicates and round big integers. It parses the
+//! engine's output into nodes that remember where they stand in the text, and
+//! changes the text only where a rule applies, by splicing ([`Edit`]).
+
+/// One JSON value and the byte range of its text.
+#[derive(Debug, Clone)]
+pub(super) struct Node {
+    /// The first byte of the value.
+    pub(super) start: usize,
+    /// One past the last byte of the value.
+    pub(super) end: usize,
+    /// What kind of value, with its children.
+    pub(super) kind: Kind,
+}
+
+/// The kinds of JSON value; strings and numbers are read from the text on demand.
+#[derive(Debug, Clone)]
+pub(super) enum Kind {
+    Null,
+    Bool,
+    Number,
+    String,
+    Array(Vec<Node>),
+    Object(Vec<Member>),
+}
+
+/// One member of an object, in text order (duplicates are kept).
+#[derive(Debug, Clone)]
+pub(super) struct Member {
+    /// The decoded key.
+    pub(super) key: String,
+    /// Where the key's opening quote stands.
+    pub(super) key_start: usize,
+    /// The value.
+    pub(super) value: Node,
+}
+
+impl Node {
+    /// The JSON type name, as JSON Schema spells it (`integer` is reported as `number`).
+    pub(super) fn type_name(&self) -> &'static str {
+        match self.kind {
+            Kind::Null => "null",
+            Kind::Bool => "boolean",
+            Kind::Number => "number",
+            Kind::String => "string",
+            Kind::Array(_) => "array",
+            Kind::Object(_) => "object",
+        }
+    }
+}
+
+/// Parse `text` as exactly one JSON value surrounded by optional whitespace.
+///
+/// `None` when the text is not strictly valid JSON or nests deeper than
+/// `max_depth` (the parser recurses, so the depth is bounded up front).
+pub(super) fn parse(text: &str, max_depth: usize) -> Option<Node> {
+    let mut parser = Parser {
+        bytes: text.as_bytes(),
+        text,
+        pos: 0,
+        max_depth,
+    };
+    parser.skip_ws();
+    let node = parser.value(0)?;
+    parser.skip_ws();
+    (parser.pos == parser.bytes.len()).then_some(node)
+}
+
+struct Parser<'a> {
+    bytes: &'a [u8],
+    text: &'a str,
+    pos: usize,
+    max_depth: usize,
+}
+
+impl Parser<'_> {
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        (self.bytes.get(self.pos) == Some(&byte)).then(|| self.pos += 1)
+    }
+
+    fn value(&mut self, depth: usize) -> Option<Node> {
+        let start = self.pos;
+        let kind = match *self.bytes.get(self.pos)? {
+            b'{' => self.object(depth)?,
+            b'[' => self.array(depth)?,
+            b'"' => {
+                self.string()?;
+                Kind::String
+            }
+            b't' => self.word(b"true", Kind::Bool)?,
+            b'f' => self.word(b"false", Kind::Bool)?,
+            b'n' => self.word(b"null", Kind::Null)?,
+            _ => {
+                self.pos += number_len(&self.bytes[self.pos..])?;
+                Kind::Number
+            }
+        };
+        Some(Node {
+            start,
+            end: self.pos,
+            kind,
+        })
+    }
+
+    fn word(&mut self, word: &[u8], kind: Kind) -> Option<Kind> {
+        self.bytes[self.pos..].starts_with(word).then(|| {
+            self.pos += word.len();
+            kind
+        })
+    }
+
+    fn object(&mut self, depth: usize) -> Option<Kind> {
+        if depth >= self.max_depth {
+            return None;
+        }
+        self.pos += 1;
+        let mut members = Vec::new();
+        self.skip_ws();
+        if self.eat(b'}').is_some() {
+            return Some(Kind::Object(members));
+        }
+        loop {
+            self.skip_ws();
+            let key_start = self.pos;
+            self.string()?;
+            let key = decode_string(&self.text[key_start..self.pos])?;
+            self.skip_ws();
+            self.eat(b':')?;
+            self.skip_ws();
+            let value = self.value(depth + 1)?;
+            members.push(Member {
+                key,
+                key_start,
+                value,
+            });
+            self.skip_ws();
+            if self.eat(b',').is_none() {
+                self.eat(b'}')?;
+                return Some(Kind::Object(members));
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Option<Kind> {
+        if depth >= self.max_depth {
+            return None;
+        }
+        self.pos += 1;
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.eat(b']').is_some() {
+            return Some(Kind::Array(items));
+        }
+        loop {
+            self.skip_ws();
+            items.push(self.value(depth + 1)?);
+            self.skip_ws();
+            if self.eat(b',').is_none() {
+                self.eat(b']')?;
+                return Some(Kind::Array(items));
+            }
+        }
+    }
+
+    /// Step over a string literal, checking its escapes and control bytes.
+    fn string(&mut self) -> Option<()> {
+        self.eat(b'"')?;
+        loop {
+            match *self.bytes.get(self.pos)? {
+                b'"' => {
+                    self.pos += 1;
+                    return Some(());
+                }
+                b'\\' => match *self.bytes.get(self.pos + 1)? {
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.pos += 2,
+                    b'u' => {
+                        let hex = self.bytes.get(self.pos + 2..self.pos + 6)?;
+                        if !hex.iter().all(u8::is_ascii_hexdigit) {
+                            return None;
+                        }
+                        self.pos += 6;
+                    }
+                    _ => return None,
+                },
+                0..=0x1f => return None,
+                _ => self.pos += 1,
+            }
+        }
+    }
+}
+
+/// The length of the strict JSON number at the start of `bytes`, if there is one.
+pub(super) fn number_len(bytes: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    if bytes.first() == Some(&b'-') {
+        i += 1;
+    }
+    match bytes.get(i)? {
+        b'0' => i += 1,
+        b'1'..=b'9' => {
+            while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+        }
+        _ => return None,
+    }
+    if bytes.get(i) == Some(&b'.') {
+        i += 1;
+        if !bytes.get(i)?.is_ascii_digit() {
+            return None;
+        }
+        while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+    }
+    if let Some(b'e' | b'E') = bytes.get(i) {
+        i += 1;
+        if let Some(b'+' | b'-') = bytes.get(i) {
+            i += 1;
+        }
+        if !bytes.get(i)?.is_ascii_digit() {
+            return None;
+        }
+        while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+    }
+    Some(i)
+}
+
+/// Whether `text` is exactly one strict JSON number.
+pub(super) fn is_number(text: &str) -> bool {
+    number_len(text.as_bytes()) == Some(text.len())
+}
+
+/// Whether `text` is exactly one strict JSON integer (no fraction, no exponent).
+pub(super) fn is_integer(text: &str) -> bool {
+    is_number(text) && !text.contains(['.', 'e', 'E'])
+}
+
+/// Decode a string literal (quotes included) that the parser accepted.
+pub(super) fn decode_string(literal: &str) -> Option<String> {
+    let body = literal.strip_prefix('"')?.strip_suffix('"')?;
+    if !body.contains('\\') {
+        return Some(body.to_owned());
+    }
+    serde_json::from_str(literal).ok()
+}
+
+/// A JSON string literal for `s` (quotes included), escaping only what JSON requires.
+pub(super) fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Replace `text[start..end]` with `with` (an insertion when `start == end`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Edit {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) with: String,
+}
+
+impl Edit {
+    pub(super) fn new(start: usize, end: usize, with: impl Into<String>) -> Self {
+        Edit {
+            start,
+            end,
+            with: with.into(),
+        }
+    }
+}
+
+/// Apply non-overlapping edits to `text[from..to]` (edits outside the range
+/// are ignored); the result is the new text of that range.
+pub(super) fn apply(text: &str, from: usize, to: usize, edits: &[Edit]) -> String {
+    let mut sorted: Vec<&Edit> = edits
+        .iter()
+        .filter(|edit| edit.start >= from && edit.end <= to)
+        .collect();
+    // Stable: insertions at the same place keep the order they were made in.
+    sorted.sort_by_key(|edit| (edit.start, edit.end));
+    let mut out = String::with_capacity(to - from);
+    let mut at = from;
+    for edit in sorted {
+        if edit.start < at {
+            // Overlapping edits are a bug in a rule; the earlier one wins.
+            continue;
+        }
+        out.push_str(&text[at..edit.start]);
+        out.push_str(&edit.with);
+        at = edit.end;
+    }
+    out.push_str(&text[at..to]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_order_duplicates_and_spans() {
+        let text = r#" {"b": [1, 2.50], "a": "x", "b": null} "#;
+        let node = parse(text, 8).unwrap();
+        let Kind::Object(members) = &node.kind else {
+            panic!("an object")
+        };
+        let keys: Vec<&str> = members.iter().map(|m| m.key.as_str()).collect();
+        assert_eq!(keys, ["b", "a", "b"]);
+        let Kind::Array(items) = &members[0].value.kind else {
+            panic!("an array")
+        };
+        assert_eq!(&text[items[1].start..items[1].end], "2.50");
+        assert_eq!(&text[node.start..node.end], text.trim());
+    }
+
+    #[test]
+    fn refuses_what_is_not_strict_json() {
+        for bad in [
+            "{a:1}", "[1,]", "01", "\"\\x\"", "\"a\nb\"", "[1] 2", "1.", "-",
+        ] {
+            assert!(parse(bad, 8).is_none(), "{bad}");
+        }
+        assert!(parse("[[[1]]]", 2).is_none());
+        assert!(parse("[[[1]]]", 3).is_some());
+    }
+
+    #[test]
+    fn edits_splice_in_order() {
+        let text = "abcdef";
+        let edits = [
+            Edit::new(4, 5, "E"),
+            Edit::new(1, 1, "+"),
+            Edit::new(0, 1, ""),
+        ];
+        assert_eq!(apply(text, 0, 6, &edits), "+bcdEf");
+        assert_eq!(apply(text, 2, 6, &edits), "cdEf");
+    }
+
+    #[test]
+    fn quote_escapes_only_what_json_needs() {
+        assert_eq!(quote("a\"b\\c\n\u{1}é"), "\"a\\\"b\\\\c\\n\\u0001é\"");
+    }
+}

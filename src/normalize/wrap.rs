@@ -1,0 +1,322 @@
+//! Plain-value wrapping: the tool table ([`ToolMap`]), the rule that says
+//! whether a bare value is a value or a command line, and bare-value typing.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::tree::{is_number, quote};
+
+/// The built-in primary fields: 38 entries (native tools, coder subcommands, aliases).
+const BUILTIN_FIELDS: [(&str, &str); 38] = [
+    // Native tools.
+    ("read_file", "file"),
+    ("write_file", "file"),
+    ("patch_file", "file"),
+    ("rollback_file", "file"),
+    ("list_directory", "dir"),
+    ("git_status", "dir"),
+    ("git_diff", "dir"),
+    ("git_log", "dir"),
+    ("git_changed", "dir"),
+    ("git_branch", "dir"),
+    ("run_tests", "dir"),
+    ("clean_backups", "dir"),
+    ("search_files", "term"),
+    ("run_command", "cmd"),
+    // Coder subcommands.
+    ("read", "file"),
+    ("write", "file"),
+    ("patch", "file"),
+    ("rollback", "file"),
+    ("tree", "dir"),
+    ("git-status", "dir"),
+    ("git-diff", "dir"),
+    ("git-log", "dir"),
+    ("git-changed", "dir"),
+    ("git-branch", "dir"),
+    ("test", "dir"),
+    ("clean", "dir"),
+    ("search", "term"),
+    ("exec", "cmd"),
+    // Aliases.
+    ("@coder", "cmd"),
+    ("coder", "cmd"),
+    ("bash", "command"),
+    ("shell", "command"),
+    ("Bash", "command"),
+    ("Read", "file_path"),
+    ("Write", "file_path"),
+    ("Edit", "file_path"),
+    ("Glob", "pattern"),
+    ("Grep", "pattern"),
+];
+
+/// Tools whose arguments are a subcommand and its flags.
+const BUILTIN_SUBCOMMAND_TOOLS: [&str; 4] = ["@coder", "coder", "@json", "@diff"];
+
+/// Tools whose content argument is written into a file (see `normalize_quotes`).
+const BUILTIN_FILE_WRITERS: [&str; 11] = [
+    "write_file",
+    "patch_file",
+    "edit_file",
+    "create_file",
+    "write",
+    "patch",
+    "edit",
+    "Write",
+    "Edit",
+    "str_replace_editor",
+    "str_replace_based_edit_tool",
+];
+
+/// First words that make a bare value a command line (with at least one more word).
+const COMMAND_WORDS: [&str; 14] = [
+    "read",
+    "write",
+    "patch",
+    "tree",
+    "search",
+    "exec",
+    "test",
+    "rollback",
+    "clean",
+    "git-status",
+    "git-diff",
+    "git-log",
+    "git-changed",
+    "git-branch",
+];
+
+/// What argmend knows about one tool.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct ToolEntry {
+    field: Option<String>,
+    subcommands: bool,
+    writes_files: bool,
+}
+
+/// The tool table: each tool's primary field (where a plain value goes),
+/// whether it takes subcommands, and whether it writes files.
+///
+/// [`ToolMap::default`] is the built-in table; add your own tools with the
+/// `with_*` builders. A tool is looked up as written, then lower-cased, so
+/// `READ_FILE` reaches `read_file` while `Read` (an alias for `file_path`)
+/// stays apart from `read` (`file`).
+///
+/// ```
+/// use argmend::ToolMap;
+/// let tools = ToolMap::default().with_tool("fetch_url", "url");
+/// assert_eq!(tools.primary_field("fetch_url"), Some("url"));
+/// assert_eq!(tools.primary_field("READ_FILE"), Some("file"));
+/// assert_eq!(tools.primary_field("Read"), Some("file_path"));
+/// assert_eq!(tools.primary_field("read"), Some("file"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolMap {
+    tools: HashMap<String, ToolEntry>,
+}
+
+impl Default for ToolMap {
+    fn default() -> Self {
+        ToolMap::builtin()
+    }
+}
+
+impl ToolMap {
+    /// The built-in table: 38 primary fields, the subcommand tools `@coder`,
+    /// `coder`, `@json`, `@diff`, and the file-writing tools.
+    pub fn builtin() -> Self {
+        let mut map = ToolMap::empty();
+        for (tool, field) in BUILTIN_FIELDS {
+            map = map.with_tool(tool, field);
+        }
+        for tool in BUILTIN_SUBCOMMAND_TOOLS {
+            map = map.with_subcommands(tool);
+        }
+        for tool in BUILTIN_FILE_WRITERS {
+            map = map.with_file_writer(tool);
+        }
+        map
+    }
+
+    /// A table with no tools at all.
+    pub fn empty() -> Self {
+        ToolMap {
+            tools: HashMap::new(),
+        }
+    }
+
+    /// Register `tool` with its primary field (replacing a built-in one).
+    pub fn with_tool(mut self, tool: &str, primary_field: &str) -> Self {
+        self.tools.entry(tool.to_owned()).or_default().field = Some(primary_field.to_owned());
+        self
+    }
+
+    /// Mark `tool` as taking subcommands: `read --file a` becomes
+    /// `{"cmd":"read","args":{"file":"a"}}`.
+    pub fn with_subcommands(mut self, tool: &str) -> Self {
+        self.tools.entry(tool.to_owned()).or_default().subcommands = true;
+        self
+    }
+
+    /// Mark `tool` as writing its content argument into the file its path
+    /// argument names, so curly quotes in code content are straightened.
+    pub fn with_file_writer(mut self, tool: &str) -> Self {
+        self.tools.entry(tool.to_owned()).or_default().writes_files = true;
+        self
+    }
+
+    /// The entries for `tool` as written and lower-cased, in that order.
+    fn entries<'a>(&'a self, tool: &str) -> impl Iterator<Item = &'a ToolEntry> + 'a {
+        let lower = tool.to_lowercase();
+        let exact = self.tools.get(tool);
+        let folded = (lower != tool).then(|| self.tools.get(&lower)).flatten();
+        exact.into_iter().chain(folded)
+    }
+
+    /// The primary field of `tool`: where a plain value goes.
+    pub fn primary_field(&self, tool: &str) -> Option<&str> {
+        self.entries(tool).find_map(|entry| entry.field.as_deref())
+    }
+
+    /// Whether `tool` takes subcommands.
+    pub fn takes_subcommands(&self, tool: &str) -> bool {
+        self.entries(tool).any(|entry| entry.subcommands)
+    }
+
+    /// Whether `tool` writes its content argument into a file.
+    pub fn writes_files(&self, tool: &str) -> bool {
+        self.entries(tool).any(|entry| entry.writes_files)
+    }
+
+    /// Every `(tool, primary field)` pair, sorted by tool name.
+    pub fn fields(&self) -> Vec<(&str, &str)> {
+        let mut fields: Vec<(&str, &str)> = self
+            .tools
+            .iter()
+            .filter_map(|(tool, entry)| Some((tool.as_str(), entry.field.as_deref()?)))
+            .collect();
+        fields.sort_unstable();
+        fields
+    }
+}
+
+/// The field a tool's JSON Schema names as primary: its only property, or
+/// else its only required property of type string.
+pub(super) fn schema_primary(schema: &Value) -> Option<&str> {
+    let properties = schema.get("properties")?.as_object()?;
+    if properties.len() == 1 {
+        return properties.keys().next().map(String::as_str);
+    }
+    let required = schema.get("required")?.as_array()?;
+    let mut strings = required.iter().filter_map(Value::as_str).filter(|key| {
+        properties
+            .get(*key)
+            .and_then(|property| property.get("type"))
+            .is_some_and(|kind| kind == "string")
+    });
+    let first = strings.next()?;
+    strings.next().is_none().then_some(first)
+}
+
+/// Whether a bare value looks like command-line arguments: at least two
+/// whitespace-separated words, and a later word starting with `--`, a later
+/// word of exactly two characters starting with `-` (`-l`), a first word
+/// that is a coder subcommand, or a first word starting with `--`.
+pub(super) fn looks_like_command_line(text: &str) -> bool {
+    let mut words = text.split_whitespace();
+    let Some(first) = words.next() else {
+        return false;
+    };
+    let rest: Vec<&str> = words.collect();
+    if rest.is_empty() {
+        return false;
+    }
+    // The issue's rule looks at later words only; a first word starting with
+    // `--` counts too, or its own example (`--file main.go` for `read_file`
+    // → `{"file":"main.go"}`) would be wrapped whole.
+    COMMAND_WORDS.contains(&first)
+        || first.starts_with("--")
+        || rest.iter().any(|word| {
+            word.starts_with("--") || (word.starts_with('-') && word.chars().count() == 2)
+        })
+}
+
+/// The JSON text of a bare value: `true`/`false` in any case → booleans,
+/// numbers → numbers (their text kept), `null`/`none` in any case → null,
+/// anything else → a string. `quoted` says the text came from quotes, which
+/// makes it a string whatever it says.
+pub(super) fn typed(text: &str, quoted: bool) -> String {
+    if quoted {
+        return quote(text);
+    }
+    if text.eq_ignore_ascii_case("true") {
+        "true".to_owned()
+    } else if text.eq_ignore_ascii_case("false") {
+        "false".to_owned()
+    } else if text.eq_ignore_ascii_case("null") || text.eq_ignore_ascii_case("none") {
+        "null".to_owned()
+    } else if is_number(text) {
+        text.to_owned()
+    } else {
+        quote(text)
+    }
+}
+
+/// The JSON text of a whole plain value: quoted text (`'…'`, `"…"`, `` `…` ``,
+/// `“…”`, `‘…’`) loses its quotes and stays a string; otherwise as [`typed`].
+pub(super) fn typed_plain(text: &str) -> String {
+    for (open, close) in [('\'', '\''), ('"', '"'), ('`', '`'), ('“', '”'), ('‘', '’')] {
+        if let Some(inner) = text
+            .strip_prefix(open)
+            .and_then(|rest| rest.strip_suffix(close))
+        {
+            return quote(inner);
+        }
+    }
+    typed(text, false)
+}
+
+/// `{"field":<value>}`.
+pub(super) fn wrap(field: &str, value_json: &str) -> String {
+    format!("{{{}:{value_json}}}", quote(field))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_builtin_table_has_38_fields() {
+        assert_eq!(ToolMap::builtin().fields().len(), 38);
+    }
+
+    #[test]
+    fn schema_names_the_primary_field() {
+        let only = serde_json::json!({"properties": {"url": {"type": "string"}}});
+        assert_eq!(schema_primary(&only), Some("url"));
+        let required = serde_json::json!({
+            "properties": {"q": {"type": "string"}, "n": {"type": "integer"}, "lang": {"type": "string"}},
+            "required": ["q", "n"]
+        });
+        assert_eq!(schema_primary(&required), Some("q"));
+        let two = serde_json::json!({
+            "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+            "required": ["a", "b"]
+        });
+        assert_eq!(schema_primary(&two), None);
+    }
+
+    #[test]
+    fn typing() {
+        assert_eq!(typed("TRUE", false), "true");
+        assert_eq!(typed("None", false), "null");
+        assert_eq!(typed("-1.5e3", false), "-1.5e3");
+        assert_eq!(typed("0789", false), "\"0789\"");
+        assert_eq!(typed("true", true), "\"true\"");
+        assert_eq!(typed_plain("'main.go'"), "\"main.go\"");
+        assert_eq!(typed_plain("“a b”"), "\"a b\"");
+        assert_eq!(typed_plain("'a"), "\"'a\"");
+    }
+}

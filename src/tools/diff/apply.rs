@@ -1,0 +1,489 @@
+//! The strict apply: every context and removed line must match at the
+//! declared position, every file of the patch applies or none does, and a
+//! write goes through a temporary file renamed over the original.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::error::{Error, Hint, HunkAt, Repr};
+use super::patch::{self, Eol, FilePatch, HunkLine, Kind};
+use super::unified::{binary_offset, read_real, split_lines};
+use crate::tools::Workspace;
+
+/// Whether `apply` only checks or also writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Check that every hunk applies; change nothing (the default).
+    #[default]
+    DryRun,
+    /// Check, then write `<file>.bak` and the patched file.
+    Write,
+}
+
+/// What an apply did (or, in a dry run, would do).
+///
+/// Its `Display` is the answer a model reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApplyReport {
+    mode: Mode,
+    files: Vec<FileReport>,
+}
+
+/// What happened to one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FileReport {
+    /// The file, as the caller or the patch named it.
+    pub path: String,
+    /// Hunks applied.
+    pub n_hunks: usize,
+    /// Lines added.
+    pub n_added: usize,
+    /// Lines removed.
+    pub n_removed: usize,
+    /// Whether the patch creates, deletes or modifies the file.
+    pub change: FileChange,
+    /// Where the original was saved (`<file>.bak`), after a write.
+    pub backup: Option<String>,
+    /// What was kept from the file although the patch differed: its line
+    /// endings, or its lack of a final newline.
+    pub notes: Vec<String>,
+}
+
+/// How a patch changes a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FileChange {
+    /// Lines changed in an existing file.
+    Modified,
+    /// A new file (`--- /dev/null`).
+    Created,
+    /// The file removed (`+++ /dev/null`).
+    Deleted,
+}
+
+impl ApplyReport {
+    /// The files the patch changes, in patch order.
+    pub fn files(&self) -> &[FileReport] {
+        &self.files
+    }
+
+    /// Whether files were written.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+}
+
+impl fmt::Display for ApplyReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.mode {
+            Mode::DryRun => writeln!(
+                f,
+                "dry run: the patch applies cleanly; nothing was written (write it with \
+                 --write, or \"dry_run\": false)"
+            )?,
+            Mode::Write => writeln!(f, "applied:")?,
+        }
+        for file in &self.files {
+            let hunks = if file.n_hunks == 1 { "hunk" } else { "hunks" };
+            write!(
+                f,
+                "  {}: {} {hunks}, +{} -{} lines",
+                file.path, file.n_hunks, file.n_added, file.n_removed
+            )?;
+            match file.change {
+                FileChange::Created => write!(f, " (new file)")?,
+                FileChange::Deleted => write!(f, " (file deleted)")?,
+                FileChange::Modified => {}
+            }
+            if let Some(backup) = &file.backup {
+                write!(f, "; the original is saved as {backup}")?;
+            }
+            writeln!(f)?;
+            for note in &file.notes {
+                writeln!(f, "    note: {note}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Apply a one-file patch to `original` in memory and return the result.
+///
+/// ```
+/// use argmend::tools::diff::{DiffOptions, apply_to, diff_text};
+///
+/// let (a, b) = ("one\r\ntwo\r\n", "one\r\n2\r\n");
+/// let diff = diff_text(a, b, DiffOptions::default()).unwrap();
+/// assert_eq!(apply_to(a.as_bytes(), diff.patch()).unwrap(), b.as_bytes());
+/// let error = apply_to(b"uno\ntwo\n", diff.patch()).unwrap_err();
+/// assert!(error.to_string().contains("the file has:      \"uno\""));
+/// ```
+pub fn apply_to(original: &[u8], patch: &[u8]) -> Result<Vec<u8>, Error> {
+    let sections = patch::parse(patch)?;
+    if let [section] = sections.as_slice() {
+        let name = section.target().unwrap_or("the text");
+        return Ok(patch_file(name, original, section)?.bytes);
+    }
+    Err(Error::new(Repr::SeveralFiles {
+        target: "the text".to_owned(),
+        files: targets(&sections),
+    }))
+}
+
+/// Apply `patch` to `file` inside the workspace.
+///
+/// `file` is the file to patch, or a directory against which the patch's own
+/// paths (`a/`/`b/` prefixes stripped) are resolved; a patch that changes
+/// several files needs a directory. Every hunk of every file is checked
+/// before anything is written; in [`Mode::Write`] each original is saved as
+/// `<file>.bak` and each file replaced atomically.
+///
+/// ```
+/// use argmend::tools::{Workspace, diff::{ErrorKind, Mode, apply}};
+///
+/// let dir = std::env::temp_dir().join(format!("argmend-doc-apply-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// std::fs::write(dir.join("app.py"), "x = 1\ny = 2\n").unwrap();
+/// let workspace = Workspace::new(&dir).unwrap();
+/// let patch = b"--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n x = 1\n-y = 3\n+y = 4\n";
+/// let error = apply(&workspace, "app.py", patch, Mode::Write).unwrap_err();
+/// assert_eq!(error.kind(), ErrorKind::RemovedMismatch);
+/// assert_eq!(std::fs::read(dir.join("app.py")).unwrap(), b"x = 1\ny = 2\n");
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn apply(
+    workspace: &Workspace,
+    file: impl AsRef<Path>,
+    patch: &[u8],
+    mode: Mode,
+) -> Result<ApplyReport, Error> {
+    let given = file.as_ref();
+    let sections = patch::parse(patch)?;
+    let real = workspace.resolve(given)?;
+    let mut jobs: Vec<Job> = Vec::new();
+    if real.is_dir() {
+        for section in &sections {
+            let Some(target) = section.target() else {
+                return Err(Error::argument(format!(
+                    "the patch names no file, and `{}` is a directory: pass the file to patch \
+                     as `file`",
+                    given.display()
+                )));
+            };
+            let path = given.join(target);
+            let name = shown(&path);
+            let real = workspace.resolve(&path)?;
+            plan(&mut jobs, section, name, real)?;
+        }
+    } else if let [section] = sections.as_slice() {
+        plan(&mut jobs, section, shown(given), real)?;
+    } else {
+        return Err(Error::new(Repr::SeveralFiles {
+            target: given.display().to_string(),
+            files: targets(&sections),
+        }));
+    }
+    if mode == Mode::Write {
+        super::write::write_all(&mut jobs)?;
+    }
+    Ok(ApplyReport {
+        mode,
+        files: jobs.into_iter().map(|job| job.report).collect(),
+    })
+}
+
+fn targets(sections: &[FilePatch<'_>]) -> Vec<String> {
+    sections
+        .iter()
+        .map(|s| s.target().unwrap_or("?").to_owned())
+        .collect()
+}
+
+/// A path as messages show it: without a leading `./`.
+fn shown(path: &Path) -> String {
+    let path = path.strip_prefix(".").unwrap_or(path);
+    path.display().to_string()
+}
+
+/// One file to change: where, what it held, what it will hold.
+pub(super) struct Job {
+    pub(super) real: PathBuf,
+    pub(super) original: Option<Vec<u8>>,
+    pub(super) result: Option<Vec<u8>>,
+    pub(super) report: FileReport,
+}
+
+/// Check one section against its file (or against what an earlier section
+/// of the same patch made of it) and record the result.
+fn plan(
+    jobs: &mut Vec<Job>,
+    section: &FilePatch<'_>,
+    name: String,
+    real: PathBuf,
+) -> Result<(), Error> {
+    let earlier = jobs.iter().position(|job| job.real == real);
+    let current: Option<Vec<u8>> = match earlier {
+        Some(idx) => jobs[idx].result.clone(),
+        None if real.exists() || real.symlink_metadata().is_ok() => Some(read_real(&real, &name)?),
+        None => None,
+    };
+    let content = match (&current, section.creates()) {
+        (Some(_), true) => return Err(Error::new(Repr::Exists { file: name })),
+        (None, true) => Vec::new(),
+        (Some(bytes), false) => {
+            if let Some(offset) = binary_offset(bytes) {
+                return Err(Error::new(Repr::Binary { file: name, offset }));
+            }
+            bytes.clone()
+        }
+        (None, false) => {
+            let error = io::Error::from(io::ErrorKind::NotFound);
+            return Err(Error::io("patch", name, error));
+        }
+    };
+    let patched = patch_file(&name, &content, section)?;
+    let change = if section.creates() {
+        FileChange::Created
+    } else if section.deletes() {
+        if !patched.bytes.is_empty() {
+            return Err(Error::new(Repr::Unsupported {
+                file: name,
+                what: "deletes the file, but leaves lines of it that the hunks do not remove",
+            }));
+        }
+        FileChange::Deleted
+    } else {
+        FileChange::Modified
+    };
+    let report = FileReport {
+        path: name,
+        n_hunks: section.hunks.len(),
+        n_added: patched.n_added,
+        n_removed: patched.n_removed,
+        change,
+        backup: None,
+        notes: patched.notes,
+    };
+    let result = (change != FileChange::Deleted).then_some(patched.bytes);
+    match earlier {
+        Some(idx) => {
+            let job = &mut jobs[idx];
+            job.result = result;
+            job.report.n_hunks += report.n_hunks;
+            job.report.n_added += report.n_added;
+            job.report.n_removed += report.n_removed;
+            job.report.notes.extend(report.notes);
+            if change == FileChange::Deleted {
+                job.report.change = change;
+            }
+        }
+        None => jobs.push(Job {
+            real,
+            original: current,
+            result,
+            report,
+        }),
+    }
+    Ok(())
+}
+
+/// A file's new content and what the patch did to it.
+struct Patched {
+    bytes: Vec<u8>,
+    n_added: usize,
+    n_removed: usize,
+    notes: Vec<String>,
+}
+
+/// The most common line ending among `lines` (LF when there is none).
+fn dominant_eol(lines: &[(&[u8], Eol)]) -> Eol {
+    let n_crlf = lines.iter().filter(|(_, eol)| *eol == Eol::CrLf).count();
+    let n_lf = lines.iter().filter(|(_, eol)| *eol == Eol::Lf).count();
+    if n_crlf > n_lf { Eol::CrLf } else { Eol::Lf }
+}
+
+/// Apply every hunk of `section` to `original`, strictly.
+///
+/// A hunk matches exactly (line endings included) or, failing that, with
+/// line endings ignored: then the patch lost the file's endings in transit,
+/// and the file's are kept (its CRLF, its missing final newline).
+fn patch_file(name: &str, original: &[u8], section: &FilePatch<'_>) -> Result<Patched, Error> {
+    let lines: Vec<(&[u8], Eol)> = split_lines(original)
+        .into_iter()
+        .map(patch::split_eol)
+        .collect();
+    let mut out: Vec<(&[u8], Eol)> = Vec::with_capacity(lines.len());
+    let (mut n_added, mut n_removed) = (0, 0);
+    let mut next = 0;
+    let mut loose = false;
+    for (hunk_idx, hunk) in section.hunks.iter().enumerate() {
+        let at = || HunkAt {
+            file: name.to_owned(),
+            hunk: hunk_idx + 1,
+            header: hunk.header.clone(),
+        };
+        let old: Vec<&HunkLine<'_>> = hunk
+            .lines
+            .iter()
+            .filter(|l| l.kind != Kind::Added)
+            .collect();
+        let start = if hunk.old_count == 0 {
+            hunk.old_start
+        } else {
+            hunk.old_start - 1
+        };
+        if start + old.len() > lines.len() {
+            let last = hunk.old_start + hunk.old_count.saturating_sub(1);
+            return Err(Error::new(Repr::PastEnd {
+                at: at(),
+                first: hunk.old_start,
+                last,
+                n_lines: lines.len(),
+                hint: hint(&lines, &old, start, 0),
+            }));
+        }
+        if start < next {
+            return Err(Error::new(Repr::HunkOrder {
+                at: at(),
+                start: hunk.old_start,
+                previous_end: next,
+            }));
+        }
+        let here = &lines[start..start + old.len()];
+        let exact = old
+            .iter()
+            .zip(here)
+            .all(|(want, (content, eol))| want.content == *content && want.eol == *eol);
+        if !exact {
+            if let Some(k) = old
+                .iter()
+                .zip(here)
+                .position(|(want, (content, _))| want.content != *content)
+            {
+                return Err(Error::new(Repr::Mismatch {
+                    at: at(),
+                    removed: old[k].kind == Kind::Removed,
+                    line: start + k + 1,
+                    expected: old[k].content.to_vec(),
+                    actual: here[k].0.to_vec(),
+                    hint: hint(&lines, &old, start, k),
+                }));
+            }
+            loose = true;
+        }
+        out.extend_from_slice(&lines[next..start]);
+        let style = dominant_eol(here);
+        let mut file_idx = start;
+        for line in &hunk.lines {
+            match line.kind {
+                Kind::Context => {
+                    out.push(if exact {
+                        (line.content, line.eol)
+                    } else {
+                        lines[file_idx]
+                    });
+                    file_idx += 1;
+                }
+                Kind::Removed => {
+                    file_idx += 1;
+                    n_removed += 1;
+                }
+                Kind::Added => {
+                    let eol = match line.eol {
+                        Eol::None => Eol::None,
+                        _ if exact => line.eol,
+                        _ => style,
+                    };
+                    out.push((line.content, eol));
+                    n_added += 1;
+                }
+            }
+        }
+        next = start + old.len();
+    }
+    out.extend_from_slice(&lines[next..]);
+    let mut notes = Vec::new();
+    if loose {
+        notes.push(
+            "the patch's line endings differ from the file's; the file's were kept".to_owned(),
+        );
+    }
+    // A line without a newline can only end the file.
+    let style = dominant_eol(&lines);
+    let n_out = out.len();
+    for line in out.iter_mut().take(n_out.saturating_sub(1)) {
+        if line.1 == Eol::None {
+            line.1 = style;
+        }
+    }
+    // Without `\ No newline` markers the patch says nothing about the end of
+    // the file, so the file keeps its lack of a final newline.
+    let lacked = lines.last().is_some_and(|(_, eol)| *eol == Eol::None);
+    if !section.has_markers && lacked {
+        if let Some(last) = out.last_mut() {
+            if last.1 != Eol::None {
+                last.1 = Eol::None;
+                notes.push("the file had no newline at its end, and still has none".to_owned());
+            }
+        }
+    }
+    let mut bytes = Vec::with_capacity(original.len() + n_added * 40);
+    for (content, eol) in out {
+        bytes.extend_from_slice(content);
+        bytes.extend_from_slice(eol.bytes());
+    }
+    Ok(Patched {
+        bytes,
+        n_added,
+        n_removed,
+        notes,
+    })
+}
+
+/// Where the hunk's old lines do occur (not at `declared`), or failing that
+/// where its `k`-th old line does: a hint, never a place to apply.
+fn hint(lines: &[(&[u8], Eol)], old: &[&HunkLine<'_>], declared: usize, k: usize) -> Hint {
+    if old.is_empty() {
+        return Hint::Nowhere;
+    }
+    // The search compares at most this many lines, so a huge hunk against
+    // a huge file of repeated lines stays cheap; past it, no hint.
+    let mut budget: usize = 20_000_000;
+    let mut positions: Vec<usize> = Vec::new();
+    if old.len() <= lines.len() {
+        for p in 0..=lines.len() - old.len() {
+            if positions.len() == 10 || budget == 0 {
+                break;
+            }
+            let n_equal = old
+                .iter()
+                .zip(&lines[p..])
+                .take_while(|(want, (content, _))| want.content == *content)
+                .count();
+            budget = budget.saturating_sub(n_equal + 1);
+            if n_equal == old.len() && p != declared {
+                positions.push(p + 1);
+            }
+        }
+    }
+    if !positions.is_empty() {
+        return Hint::Hunk(positions);
+    }
+    let Some(want) = old.get(k) else {
+        return Hint::Nowhere;
+    };
+    let positions: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, (content, _))| *content == want.content)
+        .take(10)
+        .map(|(idx, _)| idx + 1)
+        .collect();
+    if positions.is_empty() {
+        Hint::Nowhere
+    } else {
+        Hint::Line(positions)
+    }
+}

@@ -1,0 +1,433 @@
+//! The one error type of `@diff`: refusals the model should fix, bad
+//! arguments and I/O errors. All text is in the one `Display` below.
+
+use std::fmt;
+use std::io;
+
+use crate::tools::{WorkspaceError, WorkspaceErrorKind};
+
+/// Why a diff or an apply was refused or failed.
+///
+/// Its `Display` is the message a model reads: what went wrong, where, and
+/// how to ask better.
+#[derive(Debug)]
+pub struct Error(Box<Repr>);
+
+/// What kind of error it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A context line of a hunk differs from the file, e.g. the patch has
+    /// ` return total` where the file has `return sum`.
+    ContextMismatch,
+    /// A removed line of a hunk differs from the file, e.g. `-x = 1` where
+    /// the file has `x = 2`.
+    RemovedMismatch,
+    /// A hunk needs lines past the end of the file, e.g. `@@ -9,3 +9,3 @@`
+    /// on a 10-line file.
+    PastEnd,
+    /// A hunk body has more or fewer lines than its header counts, e.g.
+    /// `@@ -1,3 +1,3 @@` followed by two lines.
+    BadCounts,
+    /// A line starting with `@@` is not a hunk header, e.g. `@@ -1 +x @@`.
+    MalformedHeader,
+    /// The patch does not parse otherwise, e.g. it holds no hunk, or a `+`
+    /// line stands outside any hunk.
+    MalformedPatch,
+    /// Hunks overlap or are out of order, e.g. `@@ -5,3 …` after `@@ -1,6 …`.
+    HunkOrder,
+    /// The patch asks for something argmend does not apply (renames, binary
+    /// patches) or creates a file that already exists.
+    Unsupported,
+    /// A file is binary (a NUL byte in its first 8,000 bytes).
+    Binary,
+    /// A file is larger than 4 MB.
+    TooLarge,
+    /// A path is outside the workspace (absolute elsewhere, `..`, a link out).
+    OutsideWorkspace,
+    /// A JSON document for the `json` verb does not parse, e.g. `{"a":}`.
+    InvalidJson,
+    /// A YAML document for the `json` verb does not parse, e.g. `a: [1`.
+    InvalidYaml,
+    /// An argument is missing, has the wrong type or is out of range, e.g.
+    /// `"context": 80`, or the envelope names an unknown verb.
+    InvalidArgument,
+    /// Reading or writing a file failed, e.g. it does not exist.
+    Io,
+}
+
+/// Where a hunk's expected lines occur elsewhere in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Hint {
+    /// The whole hunk's old lines occur at these 1-based lines.
+    Hunk(Vec<usize>),
+    /// Only the mismatching line occurs, at these 1-based lines.
+    Line(Vec<usize>),
+    /// Neither occurs.
+    Nowhere,
+}
+
+/// One failed hunk: which, and in which file.
+#[derive(Debug, Clone)]
+pub(crate) struct HunkAt {
+    pub(crate) file: String,
+    pub(crate) hunk: usize,
+    pub(crate) header: String,
+}
+
+#[derive(Debug)]
+pub(crate) enum Repr {
+    Mismatch {
+        at: HunkAt,
+        removed: bool,
+        line: usize,
+        expected: Vec<u8>,
+        actual: Vec<u8>,
+        hint: Hint,
+    },
+    PastEnd {
+        at: HunkAt,
+        first: usize,
+        last: usize,
+        n_lines: usize,
+        hint: Hint,
+    },
+    BadCounts {
+        patch_line: usize,
+        hunk: usize,
+        header: String,
+        want: (usize, usize),
+        got: (usize, usize),
+    },
+    MalformedHeader {
+        patch_line: usize,
+        text: String,
+    },
+    StrayLine {
+        patch_line: usize,
+        text: String,
+    },
+    NoHunks,
+    MissingPlus {
+        patch_line: usize,
+    },
+    HunkOrder {
+        at: HunkAt,
+        start: usize,
+        previous_end: usize,
+    },
+    Unsupported {
+        file: String,
+        what: &'static str,
+    },
+    Exists {
+        file: String,
+    },
+    SeveralFiles {
+        target: String,
+        files: Vec<String>,
+    },
+    Binary {
+        file: String,
+        offset: usize,
+    },
+    TooLarge {
+        file: String,
+        size: u64,
+        limit: u64,
+    },
+    Workspace(WorkspaceError),
+    InvalidJson {
+        name: String,
+        error: serde_json::Error,
+    },
+    InvalidYaml {
+        name: String,
+        error: serde_yaml_ng::Error,
+    },
+    InvalidArgument(String),
+    Io {
+        action: &'static str,
+        path: String,
+        error: io::Error,
+    },
+}
+
+impl Error {
+    #[cold]
+    pub(crate) fn new(repr: Repr) -> Self {
+        Error(Box::new(repr))
+    }
+
+    #[cold]
+    pub(crate) fn argument(message: impl Into<String>) -> Self {
+        Error::new(Repr::InvalidArgument(message.into()))
+    }
+
+    #[cold]
+    pub(crate) fn io(action: &'static str, path: impl Into<String>, error: io::Error) -> Self {
+        Error::new(Repr::Io {
+            action,
+            path: path.into(),
+            error,
+        })
+    }
+
+    /// What kind of error it is.
+    pub fn kind(&self) -> ErrorKind {
+        match &*self.0 {
+            Repr::Mismatch { removed: false, .. } => ErrorKind::ContextMismatch,
+            Repr::Mismatch { removed: true, .. } => ErrorKind::RemovedMismatch,
+            Repr::PastEnd { .. } => ErrorKind::PastEnd,
+            Repr::BadCounts { .. } => ErrorKind::BadCounts,
+            Repr::MalformedHeader { .. } => ErrorKind::MalformedHeader,
+            Repr::StrayLine { .. } | Repr::NoHunks | Repr::MissingPlus { .. } => {
+                ErrorKind::MalformedPatch
+            }
+            Repr::HunkOrder { .. } => ErrorKind::HunkOrder,
+            Repr::Unsupported { .. } | Repr::Exists { .. } => ErrorKind::Unsupported,
+            Repr::SeveralFiles { .. } | Repr::InvalidArgument(_) => ErrorKind::InvalidArgument,
+            Repr::Binary { .. } => ErrorKind::Binary,
+            Repr::TooLarge { .. } => ErrorKind::TooLarge,
+            Repr::Workspace(error) => match error.kind() {
+                WorkspaceErrorKind::BadRoot | WorkspaceErrorKind::Empty => {
+                    ErrorKind::InvalidArgument
+                }
+                _ => ErrorKind::OutsideWorkspace,
+            },
+            Repr::InvalidJson { .. } => ErrorKind::InvalidJson,
+            Repr::InvalidYaml { .. } => ErrorKind::InvalidYaml,
+            Repr::Io { .. } => ErrorKind::Io,
+        }
+    }
+
+    /// Whether the model should fix its request (a refused apply, a path
+    /// outside the workspace, a binary file): exit 1 in the CLI. The rest
+    /// (bad arguments, I/O errors) are usage errors: exit 2.
+    pub fn is_refusal(&self) -> bool {
+        !matches!(self.kind(), ErrorKind::InvalidArgument | ErrorKind::Io)
+    }
+}
+
+impl From<WorkspaceError> for Error {
+    #[cold]
+    fn from(error: WorkspaceError) -> Self {
+        Error::new(Repr::Workspace(error))
+    }
+}
+
+/// A file line as the model should see it: quoted, terminator removed, so
+/// trailing spaces and tabs show.
+struct Shown<'a>(&'a [u8]);
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let line = self.0.strip_suffix(b"\n").unwrap_or(self.0);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        write!(f, "{:?}", String::from_utf8_lossy(line))
+    }
+}
+
+/// Up to three line numbers, `12, 40 and 77` (and how many more).
+struct Lines<'a>(&'a [usize]);
+
+impl fmt::Display for Lines<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown = &self.0[..self.0.len().min(3)];
+        let plural = if self.0.len() == 1 { "line" } else { "lines" };
+        write!(f, "{plural} ")?;
+        for (idx, line) in shown.iter().enumerate() {
+            let sep = match idx {
+                0 => "",
+                _ if idx + 1 == shown.len() && shown.len() == self.0.len() => " and ",
+                _ => ", ",
+            };
+            write!(f, "{sep}{line}")?;
+        }
+        if self.0.len() > shown.len() {
+            write!(f, " and {} more", self.0.len() - shown.len())?;
+        }
+        Ok(())
+    }
+}
+
+fn write_hint(f: &mut fmt::Formatter<'_>, at: &HunkAt, hint: &Hint) -> fmt::Result {
+    match hint {
+        Hint::Hunk(lines) => write!(
+            f,
+            "\n  hint: the hunk's lines occur at {} of the file (not applied there: \
+             fix the hunk header if that is the place)",
+            Lines(lines)
+        ),
+        Hint::Line(lines) => write!(
+            f,
+            "\n  hint: the expected line occurs at {}, but the whole hunk matches nowhere: \
+             re-read `{}` and regenerate the hunk",
+            Lines(lines),
+            at.file
+        ),
+        Hint::Nowhere => write!(
+            f,
+            "\n  hint: the hunk's lines occur nowhere in the file: re-read `{}` and \
+             regenerate the hunk",
+            at.file
+        ),
+    }
+}
+
+const NOTHING_WRITTEN: &str = "\nnothing was written";
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &*self.0 {
+            Repr::Mismatch {
+                at,
+                removed,
+                line,
+                expected,
+                actual,
+                hint,
+            } => {
+                let what = if *removed {
+                    "a removed line"
+                } else {
+                    "a context line"
+                };
+                write!(
+                    f,
+                    "refused: hunk {} of `{}` ({}) does not match at line {line} ({what})\
+                     \n  the patch expects: {}\n  the file has:      {}",
+                    at.hunk,
+                    at.file,
+                    at.header,
+                    Shown(expected),
+                    Shown(actual)
+                )?;
+                write_hint(f, at, hint)?;
+                f.write_str(NOTHING_WRITTEN)
+            }
+            Repr::PastEnd {
+                at,
+                first,
+                last,
+                n_lines,
+                hint,
+            } => {
+                write!(
+                    f,
+                    "refused: hunk {} of `{}` ({}) needs lines {first}-{last}, but the file \
+                     has only {n_lines} line{}",
+                    at.hunk,
+                    at.file,
+                    at.header,
+                    if *n_lines == 1 { "" } else { "s" }
+                )?;
+                write_hint(f, at, hint)?;
+                f.write_str(NOTHING_WRITTEN)
+            }
+            Repr::BadCounts {
+                patch_line,
+                hunk,
+                header,
+                want,
+                got,
+            } => {
+                let (how, advice) = if got.0 > want.0 || got.1 > want.1 {
+                    ("has more lines than", "raise the counts")
+                } else {
+                    ("ends before", "fix the counts or add the missing lines")
+                };
+                write!(
+                    f,
+                    "patch line {patch_line}: hunk {hunk} ({header}) {how} its header counts: \
+                     the header says {} old and {} new lines, the body has {} old and {} new \
+                     (context lines count on both sides): {advice}",
+                    want.0, want.1, got.0, got.1
+                )
+            }
+            Repr::MalformedHeader { patch_line, text } => write!(
+                f,
+                "patch line {patch_line}: malformed hunk header {text:?}: expected \
+                 `@@ -START,COUNT +START,COUNT @@` (a count of 1 may be left out)"
+            ),
+            Repr::StrayLine { patch_line, text } => write!(
+                f,
+                "patch line {patch_line}: {text:?} stands outside any hunk: every `+`, `-` and \
+                 ` ` line must follow an `@@ -START,COUNT +START,COUNT @@` header whose counts \
+                 include it"
+            ),
+            Repr::NoHunks => f.write_str(
+                "the patch holds no hunk: a unified patch has `--- old` and `+++ new` lines, \
+                 then hunks that start with `@@ -START,COUNT +START,COUNT @@`",
+            ),
+            Repr::MissingPlus { patch_line } => write!(
+                f,
+                "patch line {patch_line}: a `---` file header must be followed by a `+++` line"
+            ),
+            Repr::HunkOrder {
+                at,
+                start,
+                previous_end,
+            } => write!(
+                f,
+                "refused: hunk {} of `{}` ({}) starts at line {start}, before the previous hunk \
+                 ends (line {previous_end}): hunks must be in file order and must not overlap{}",
+                at.hunk, at.file, at.header, NOTHING_WRITTEN
+            ),
+            Repr::Unsupported { file, what } => write!(
+                f,
+                "refused: the patch for `{file}` {what}; argmend applies changes to text lines \
+                 only{NOTHING_WRITTEN}"
+            ),
+            Repr::Exists { file } => write!(
+                f,
+                "refused: the patch creates `{file}`, which already exists: patch it with a \
+                 hunk against its content instead{NOTHING_WRITTEN}"
+            ),
+            Repr::SeveralFiles { target, files } => write!(
+                f,
+                "the patch changes {} files ({}), but `file` is `{target}`, a single file: \
+                 pass a directory (e.g. \".\") to apply it to all of them",
+                files.len(),
+                files.join(", ")
+            ),
+            Repr::Binary { file, offset } => write!(
+                f,
+                "refused: `{file}` is a binary file (a NUL byte at offset {offset}); \
+                 only text files get a line diff"
+            ),
+            Repr::TooLarge { file, size, limit } => write!(
+                f,
+                "refused: `{file}` has {size} bytes, over the {} MB limit ({limit} bytes) for \
+                 one file: diff a smaller piece of it",
+                limit / (1024 * 1024)
+            ),
+            Repr::Workspace(error) => write!(f, "refused: {error}"),
+            Repr::InvalidJson { name, error } => write!(
+                f,
+                "refused: {name} is not valid JSON: {error} (check it with `argmend repair`)"
+            ),
+            Repr::InvalidYaml { name, error } => {
+                write!(f, "refused: {name} is not valid YAML: {error}")
+            }
+            Repr::InvalidArgument(message) => f.write_str(message),
+            Repr::Io {
+                action,
+                path,
+                error,
+            } => write!(f, "cannot {action} `{path}`: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &*self.0 {
+            Repr::Workspace(error) => Some(error),
+            Repr::InvalidJson { error, .. } => Some(error),
+            Repr::InvalidYaml { error, .. } => Some(error),
+            Repr::Io { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! `@diff`: what changed between two files, texts, trees or JSON documents,
+//! and a unified patch applied only when every line of context matches.
+//!
+//! ## Diffs
+//!
+//! [`diff_text`], [`diff_bytes`] and [`diff_files`] give a unified [`Diff`]:
+//! Myers by line (the `similar` crate) under a deadline, rendered as GNU
+//! `diff -u` renders it, `\ No newline at end of file` included. Past the
+//! deadline the differing middle is one block replacement and the answer
+//! starts with a warning line; output is capped at 30,000 bytes, cut at a
+//! hunk boundary with a note on how to narrow it. Binary files (a NUL byte in
+//! the first 8,000 bytes) are refused, not dumped; files are at most 4 MB.
+//!
+//! [`diff_dirs`] lists the files added, removed and changed between two trees
+//! (names only; `.git`, `node_modules` and `vendor` skipped; an optional
+//! glob). [`diff_json`] compares two JSON documents by path.
+//!
+//! ## Strict apply
+//!
+//! [`apply`] (a file in the workspace) and [`apply_to`] (bytes in memory)
+//! check every context and removed line of every hunk at the position its
+//! header declares, and refuse at the first mismatch, naming the hunk, the
+//! line, the line the patch expected and the line the file has, with a hint
+//! of where the hunk's lines do occur (never applied there). No fuzz, no
+//! offsets. The file keeps its line endings and its final newline (or lack of
+//! one). A patch for several files applies to all of them or to none; a write
+//! saves `<file>.bak` and replaces the file atomically.
+//!
+//! ```
+//! use argmend::tools::diff::{DiffOptions, ErrorKind, apply_to, diff_text};
+//!
+//! let old = "name: web\nreplicas: 2\nimage: web:1\n";
+//! let new = "name: web\nreplicas: 3\nimage: web:1\n";
+//! let diff = diff_text(old, new, DiffOptions::default()).unwrap();
+//! assert_eq!(apply_to(old.as_bytes(), diff.patch()).unwrap(), new.as_bytes());
+//!
+//! // The same patch on a file that moved on is refused, with the reason.
+//! let moved = "# deploy\n\nname: web\nreplicas: 2\nimage: web:1\n";
+//! let error = apply_to(moved.as_bytes(), diff.patch()).unwrap_err();
+//! assert_eq!(error.kind(), ErrorKind::ContextMismatch);
+//! assert_eq!(
+//!     error.to_string(),
+//!     "refused: hunk 1 of `b` (@@ -1,3 +1,3 @@) does not match at line 1 (a context line)
+//!   the patch expects: \"name: web\"
+//!   the file has:      \"# deploy\"
+//!   hint: the hunk's lines occur at line 3 of the file (not applied there: fix the hunk header if that is the place)
+//! nothing was written"
+//! );
+//! ```
+//!
+//! ## The envelope
+//!
+//! [`call`] runs one call as a model sends it,
+//! `{"cmd": "files", "args": {"a": "old.txt", "b": "new.txt", "context": 3}}`:
+//!
+//! | verb | arguments |
+//! |---|---|
+//! | `files` | `a`, `b`, `context?` (default 3, at most 50) |
+//! | `text` | `a`, `b`, `context?` |
+//! | `dirs` | `a`, `b`, `glob?` |
+//! | `apply` | `file`, `patch` (the patch text), `dry_run?` (default true) |
+//! | `json` | `a`, `b` (paths, or inline JSON starting with `{` or `[`) |
+
+mod apply;
+mod dirs;
+mod error;
+mod glob;
+mod json;
+mod patch;
+mod unified;
+mod write;
+
+use std::fmt;
+use std::io::{self, Write};
+
+use serde_json::{Map, Value};
+
+pub use self::apply::{ApplyReport, FileChange, FileReport, Mode, apply, apply_to};
+pub use self::dirs::{Change, DirDiff, diff_dirs};
+pub use self::error::{Error, ErrorKind};
+pub use self::json::{JsonChange, JsonDiff, diff_json, diff_json_values};
+pub use self::unified::{Diff, DiffOptions, DiffStats, diff_bytes, diff_files, diff_text};
+use crate::tools::Workspace;
+
+/// The answer to one [`call`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Answer {
+    /// `files` and `text`.
+    Diff(Diff),
+    /// `dirs`.
+    Dirs(DirDiff),
+    /// `json`.
+    Json(JsonDiff),
+    /// `apply`.
+    Apply(ApplyReport),
+}
+
+impl Answer {
+    /// Write the answer as bytes (a diff of files that are not UTF-8 stays
+    /// byte for byte).
+    pub fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
+        match self {
+            Answer::Diff(diff) => diff.write_to(out),
+            Answer::Dirs(dirs) => write!(out, "{dirs}"),
+            Answer::Json(json) => write!(out, "{json}"),
+            Answer::Apply(report) => write!(out, "{report}"),
+        }
+    }
+}
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Answer::Diff(diff) => diff.fmt(f),
+            Answer::Dirs(dirs) => dirs.fmt(f),
+            Answer::Json(json) => json.fmt(f),
+            Answer::Apply(report) => report.fmt(f),
+        }
+    }
+}
+
+/// One valid call per verb, shown when a call is malformed.
+const EXAMPLES: [&str; 5] = [
+    r#"{"cmd":"files","args":{"a":"old.txt","b":"new.txt","context":3}}"#,
+    r#"{"cmd":"text","args":{"a":"one\ntwo\n","b":"one\n2\n"}}"#,
+    r#"{"cmd":"dirs","args":{"a":"v1","b":"v2","glob":"src/**/*.rs"}}"#,
+    r#"{"cmd":"apply","args":{"file":"app.py","patch":"@@ -1 +1 @@\n-x = 1\n+x = 2\n","dry_run":true}}"#,
+    r#"{"cmd":"json","args":{"a":"old.json","b":"new.json"}}"#,
+];
+
+/// Every example, one per line, indented.
+struct Examples;
+
+impl fmt::Display for Examples {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (idx, example) in EXAMPLES.iter().enumerate() {
+            let sep = if idx == 0 { "" } else { "\n" };
+            write!(f, "{sep}  {example}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Run one call in the envelope form `{"cmd": VERB, "args": {…}}`.
+///
+/// ```
+/// use argmend::tools::{Workspace, diff::call};
+///
+/// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
+/// let answer = call(&workspace, r#"{"cmd":"text","args":{"a":"x\n","b":"y\n"}}"#).unwrap();
+/// assert_eq!(answer.to_string(), "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n");
+/// ```
+pub fn call(workspace: &Workspace, envelope: &str) -> Result<Answer, Error> {
+    let value: Value = serde_json::from_str(envelope).map_err(|error| {
+        Error::argument(format!(
+            "the call is not valid JSON ({error}); send {{\"cmd\": VERB, \"args\": {{…}}}}, e.g.\n{Examples}"
+        ))
+    })?;
+    let Value::Object(envelope) = value else {
+        return Err(Error::argument(format!(
+            "the call must be a JSON object {{\"cmd\": VERB, \"args\": {{…}}}}, e.g.\n{Examples}"
+        )));
+    };
+    let Some(Value::String(cmd)) = envelope.get("cmd") else {
+        return Err(Error::argument(format!(
+            "the call needs \"cmd\": one of files, text, dirs, apply, json; e.g.\n{Examples}"
+        )));
+    };
+    let empty = Map::new();
+    let args = match envelope.get("args") {
+        Some(Value::Object(args)) => args,
+        None | Some(Value::Null) => &empty,
+        Some(_) => {
+            return Err(Error::argument(format!(
+                "\"args\" must be an object; e.g.\n{Examples}"
+            )));
+        }
+    };
+    if let Some(key) = envelope.keys().find(|k| *k != "cmd" && *k != "args") {
+        return Err(Error::argument(format!(
+            "unknown field `{key}` in the call: it has \"cmd\" and \"args\" only; e.g.\n{Examples}"
+        )));
+    }
+    dispatch(workspace, cmd, args)
+}
+
+/// Run one verb with its arguments (the envelope's `cmd` and `args`).
+pub fn dispatch(
+    workspace: &Workspace,
+    cmd: &str,
+    args: &Map<String, Value>,
+) -> Result<Answer, Error> {
+    match cmd {
+        "files" => {
+            let args = Args::new(cmd, args, &["a", "b", "context"], 0)?;
+            let options = DiffOptions::default().context(args.context()?);
+            diff_files(workspace, args.string("a")?, args.string("b")?, options).map(Answer::Diff)
+        }
+        "text" => {
+            let args = Args::new(cmd, args, &["a", "b", "context"], 1)?;
+            let options = DiffOptions::default().context(args.context()?);
+            diff_text(args.string("a")?, args.string("b")?, options).map(Answer::Diff)
+        }
+        "dirs" => {
+            let args = Args::new(cmd, args, &["a", "b", "glob"], 2)?;
+            let glob = args.optional_string("glob")?;
+            diff_dirs(workspace, args.string("a")?, args.string("b")?, glob).map(Answer::Dirs)
+        }
+        "apply" => {
+            let args = Args::new(cmd, args, &["file", "patch", "dry_run"], 3)?;
+            let mode = match args.args.get("dry_run") {
+                None | Some(Value::Bool(true)) => Mode::DryRun,
+                Some(Value::Bool(false)) => Mode::Write,
+                Some(_) => return Err(args.invalid("`dry_run` must be true or false")),
+            };
+            let patch = args.string("patch")?;
+            apply(workspace, args.string("file")?, patch.as_bytes(), mode).map(Answer::Apply)
+        }
+        "json" => {
+            let args = Args::new(cmd, args, &["a", "b"], 4)?;
+            diff_json(workspace, args.string("a")?, args.string("b")?).map(Answer::Json)
+        }
+        _ => Err(Error::argument(format!(
+            "unknown verb {cmd:?}: the verbs are files, text, dirs, apply and json; e.g.\n{Examples}"
+        ))),
+    }
+}
+
+/// One verb's arguments, checked against the names it takes.
+struct Args<'a> {
+    verb: &'a str,
+    args: &'a Map<String, Value>,
+    accepted: &'static [&'static str],
+    example: usize,
+}
+
+impl<'a> Args<'a> {
+    fn new(
+        verb: &'a str,
+        args: &'a Map<String, Value>,
+        accepted: &'static [&'static str],
+        example: usize,
+    ) -> Result<Self, Error> {
+        let this = Args {
+            verb,
+            args,
+            accepted,
+            example,
+        };
+        if let Some(key) = args.keys().find(|k| !accepted.contains(&k.as_str())) {
+            return Err(this.invalid(&format!("unknown argument `{key}`")));
+        }
+        Ok(this)
+    }
+
+    #[cold]
+    fn invalid(&self, problem: &str) -> Error {
+        let example = EXAMPLES.get(self.example).copied().unwrap_or_default();
+        Error::argument(format!(
+            "`{}`: {problem}; it takes {}; e.g.\n  {example}",
+            self.verb,
+            self.accepted.join(", ")
+        ))
+    }
+
+    fn string(&self, name: &str) -> Result<&'a str, Error> {
+        self.optional_string(name)?
+            .ok_or_else(|| self.invalid(&format!("`{name}` is missing")))
+    }
+
+    fn optional_string(&self, name: &str) -> Result<Option<&'a str>, Error> {
+        match self.args.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(self.invalid(&format!("`{name}` must be a string"))),
+        }
+    }
+
+    fn context(&self) -> Result<usize, Error> {
+        match self.args.get("context") {
+            None | Some(Value::Null) => Ok(unified::DEFAULT_CONTEXT),
+            Some(Value::Number(n)) => n
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| self.invalid("`context` must be a whole number from 0 to 50")),
+            Some(_) => Err(self.invalid("`context` must be a whole number from 0 to 50")),
+        }
+    }
+}

@@ -1,0 +1,14 @@
+//! Tools an agent calls with a verb and arguments, each answering with the
+//! text a model reads.
+//!
+//! - [`diff`]: what changed between two files, texts, trees or JSON
+//!   documents, and a unified patch applied only when every line of context
+//!   matches.
+//!
+//! Every path a tool is given goes through a [`Workspace`], which keeps it
+//! inside one root directory.
+
+pub mod diff;
+mod workspace;
+
+pub use self::workspace::{Workspace, WorkspaceError, WorkspaceErrorKind};
