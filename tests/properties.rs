@@ -649,6 +649,12 @@ fn properties_regressions() {
         // keeps the backslash, an invalid JSON escape (`["x\'-"]`, `["x\“-"]`).
         ("[\\“x\\“-".as_bytes(), &[]),
         (br"[\'x\'-", &[]),
+        // One-shot repair trusts the UTF-8 of what its fast lane copies and
+        // repairs again when that was wrong: invalid UTF-8 in valid JSON,
+        // alone and before a later repair.
+        (b"{\"a\": \"\xff\"}", &[1]),
+        (b"{\"a\": \"\xff\", \"b\": 'x'}", &[1, 3]),
+        (b"[1, \"\xc3\", 2,]", &[2]),
     ];
     let failures: Vec<String> = cases
         .iter()

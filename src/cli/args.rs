@@ -82,6 +82,10 @@ pub(crate) enum Command {
     /// unified patch applied only when every line of context matches.
     Diff(super::diff::DiffArgs),
 
+    /// Answer a question about a JSON or YAML payload without reading it
+    /// whole: get, keys, query, schema, validate, pretty.
+    Json(super::json::JsonArgs),
+
     /// Straighten the curly quotes in a code file and print the text.
     ///
     /// ‘ ’ ′ → ', “ ” ″ → ", « → <<, » → >>; prose files (.md, .txt, …) come

@@ -4,6 +4,7 @@
 mod args;
 mod batch;
 mod diff;
+mod json;
 mod quotes;
 mod tool;
 
@@ -55,6 +56,7 @@ pub(crate) fn main() -> ExitCode {
     let args = match cli.command {
         Command::Repair(args) => args,
         Command::Diff(args) => return diff::main(args),
+        Command::Json(args) => return json::main(args),
         Command::Quotes(args) => return quotes::main(&args),
     };
     if args.batch && args.values == ValuesArg::Lines {

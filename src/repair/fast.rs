@@ -221,19 +221,24 @@ impl Machine<'_> {
         if !unwritten {
             self.write_out();
         }
-        let text = match std::str::from_utf8(&self.src[start..safe.p]) {
-            Ok(text) => text,
-            Err(error) => {
-                // Undo the frames: the caller scans again up to the bad byte.
-                self.stack.truncate(low);
-                self.stack.extend(self.frames_undo.drain(..).rev());
-                return Err(error.valid_up_to());
-            }
-        };
-        if unwritten {
-            self.unwritten += text.len();
+        if unwritten && self.trust_utf8 {
+            // One-shot repair checks the whole input's UTF-8 once at the end.
+            self.unwritten += safe.p - start;
         } else {
-            self.out.push_str(text);
+            let text = match std::str::from_utf8(&self.src[start..safe.p]) {
+                Ok(text) => text,
+                Err(error) => {
+                    // Undo the frames: the caller scans again up to the bad byte.
+                    self.stack.truncate(low);
+                    self.stack.extend(self.frames_undo.drain(..).rev());
+                    return Err(error.valid_up_to());
+                }
+            };
+            if unwritten {
+                self.unwritten += text.len();
+            } else {
+                self.out.push_str(text);
+            }
         }
         self.frames_undo.clear();
         self.emit("");

@@ -166,6 +166,10 @@ pub(super) struct Machine<'a> {
     pub(super) unwritten: usize,
     /// Whether the fast lane may leave output unwritten.
     pub(super) lazy: bool,
+    /// Whether the lane may leave output unwritten without checking its UTF-8.
+    pub(super) trust_utf8: bool,
+    /// Unwritten output turned out not to be UTF-8 (see [`Machine::whole`]).
+    pub(super) utf8_unchecked_failed: bool,
     /// Fixes already handed out by [`Machine::take_fixes`].
     pub(super) fixes_taken: usize,
     /// Whether one of them was more than a truncation.
@@ -198,6 +202,8 @@ impl<'a> Machine<'a> {
             frames_undo: Vec::new(),
             unwritten: 0,
             lazy: false,
+            trust_utf8: false,
+            utf8_unchecked_failed: false,
             fixes_taken: 0,
             taken_repairs: false,
         }
@@ -227,13 +233,18 @@ impl<'a> Machine<'a> {
     }
 
     /// Repair all of `input` at once, reading it in place.
-    pub(super) fn whole(opts: Options, input: &'a [u8]) -> Result<Self, Error> {
+    ///
+    /// With `trust_utf8`, what the fast lane leaves unwritten is not checked
+    /// for UTF-8 (the caller checks the whole input once instead, or finds
+    /// `utf8_unchecked_failed` set and runs again without trust).
+    pub(super) fn whole(opts: Options, input: &'a [u8], trust_utf8: bool) -> Result<Self, Error> {
         let mut machine = Machine::new(opts);
         if input.len() > opts.input_limit() {
             return Err(Error::too_large(opts.input_limit(), opts.input_limit()));
         }
         machine.src = Cow::Borrowed(input);
         machine.lazy = true;
+        machine.trust_utf8 = trust_utf8;
         // One allocation up front instead of a string of reallocations when
         // the input needs repair (the pages are touched only if written).
         machine.out.reserve(input.len() + input.len() / 16 + 16);
@@ -282,9 +293,16 @@ impl<'a> Machine<'a> {
     pub(super) fn write_out(&mut self) {
         if self.unwritten > 0 {
             let from = self.out.len();
-            let text =
-                std::str::from_utf8(&self.src[from..from + self.unwritten]).unwrap_or_default();
-            self.out.push_str(text);
+            match std::str::from_utf8(&self.src[from..from + self.unwritten]) {
+                Ok(text) => self.out.push_str(text),
+                // Only possible when the lane trusted the input: the caller
+                // sees the flag and repairs again without trust. Until then
+                // positions must hold, so a placeholder of the same length.
+                Err(_) => {
+                    self.utf8_unchecked_failed = true;
+                    self.out.extend(std::iter::repeat_n('?', self.unwritten));
+                }
+            }
             self.unwritten = 0;
         }
     }

@@ -18,6 +18,7 @@ use std::fmt;
 
 pub use self::fix::{Fix, FixKind};
 use self::machine::{Frame, Machine};
+pub(crate) use self::scalar::push_json_escaped;
 use crate::error::Error;
 
 /// What to do with several top-level values (`{"a":1} {"b":2}`).
@@ -444,20 +445,35 @@ pub fn repair(input: &[u8]) -> Outcome<'_> {
 /// assert_eq!(error.kind(), ErrorKind::TooDeep);
 /// ```
 pub fn repair_with(input: &[u8], options: Options) -> Result<Outcome<'_>, Error> {
-    let machine = Machine::whole(options.retain(Retain::All), input)?;
+    let options = options.retain(Retain::All);
+    // First trusting the input's UTF-8 in what the fast lane copies as is:
+    // valid input is then checked once, below, instead of twice.
+    let mut machine = Machine::whole(options, input, true)?;
     let verdict = machine.verdict();
     // With `Values::Lines` or `Values::Array` the output adds separators to
     // valid input, so only `Values::First` can hand the input back.
-    if verdict == Verdict::Valid && options.values == Values::First {
-        if let Ok(text) = std::str::from_utf8(input) {
-            return Ok(Outcome {
-                text: Cow::Borrowed(text),
-                verdict,
-                fixes: Vec::new(),
-                error: None,
-            });
+    let trusted = if verdict == Verdict::Valid && options.values == Values::First {
+        match std::str::from_utf8(input) {
+            Ok(text) => {
+                return Ok(Outcome {
+                    text: Cow::Borrowed(text),
+                    verdict,
+                    fixes: Vec::new(),
+                    error: None,
+                });
+            }
+            Err(_) => false,
         }
+    } else {
+        machine.write_out();
+        !machine.utf8_unchecked_failed
+    };
+    if !trusted {
+        // Invalid UTF-8 hid in what the lane trusted: repair again,
+        // checking everything (rare: valid JSON apart from its encoding).
+        machine = Machine::whole(options, input, false)?;
     }
+    let verdict = machine.verdict();
     let (text, fixes) = machine.into_parts();
     Ok(Outcome {
         text: Cow::Owned(text),

@@ -242,23 +242,30 @@ fn escape_into(out: &mut String, text: &[u8]) -> bool {
     }
     let mut invalid = false;
     for chunk in text.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                '\n' => out.push_str("\\n"),
-                '\r' => out.push_str("\\r"),
-                '\t' => out.push_str("\\t"),
-                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-                c => out.push(c),
-            }
-        }
+        push_json_escaped(out, chunk.valid());
         if !chunk.invalid().is_empty() {
             invalid = true;
             out.push('\u{FFFD}');
         }
     }
     invalid
+}
+
+/// Append `text` as the body of a JSON string, escaping only what JSON
+/// requires (`"`, `\\`, control characters). Shared by every place that
+/// turns text into a JSON string.
+pub(crate) fn push_json_escaped(out: &mut String, text: &str) {
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
 }
 
 /// A normalised number (ASCII by construction; a quoted one may hold any text).

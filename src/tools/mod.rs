@@ -4,11 +4,15 @@
 //! - [`diff`]: what changed between two files, texts, trees or JSON
 //!   documents, and a unified patch applied only when every line of context
 //!   matches.
+//! - [`json`]: one field, the keys at a path, the elements matching a
+//!   filter, the shape, validity or a reindent of a JSON or YAML payload,
+//!   without reading it whole.
 //!
 //! Every path a tool is given goes through a [`Workspace`], which keeps it
 //! inside one root directory.
 
 pub mod diff;
+pub mod json;
 mod workspace;
 
 pub use self::workspace::{Workspace, WorkspaceError, WorkspaceErrorKind};

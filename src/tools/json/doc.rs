@@ -1,0 +1,329 @@
+//! The lazy document: values are byte spans of the input, found by walking
+//! only the containers a question goes through. A subtree the question does
+//! not touch is skipped with a bracket-matching scan (memchr through string
+//! bodies) and never built; numbers and strings stay as written.
+//!
+//! The walk is strict where it goes (keys, colons, commas, scalars); a skipped
+//! subtree is checked only for balanced brackets and closed strings. The
+//! `validate` verb ([`super::syntax`]) checks everything.
+
+use memchr::memchr2;
+
+use super::syntax::{Syntax, SyntaxKind};
+
+/// What a value is, from its first byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Object,
+    Array,
+    String,
+    Number,
+    Bool,
+    Null,
+}
+
+/// A value in the document: where it starts and what it is. Its end is found
+/// (by a skip) only when someone asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Node {
+    pub(crate) start: usize,
+    pub(crate) kind: Kind,
+}
+
+/// A document over borrowed bytes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Doc<'a> {
+    pub(crate) bytes: &'a [u8],
+}
+
+/// One member of an object: the key's body (between the quotes, escapes
+/// undecoded) and the value.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Member<'a> {
+    pub(crate) key: &'a [u8],
+    pub(crate) value: Node,
+}
+
+impl Member<'_> {
+    /// The key, decoded.
+    pub(crate) fn key(&self) -> String {
+        decode_body(self.key)
+    }
+
+    /// Whether the key is `wanted` (decoding only keys with escapes).
+    pub(crate) fn is(&self, wanted: &str) -> bool {
+        if self.key.contains(&b'\\') {
+            decode_body(self.key) == wanted
+        } else {
+            self.key == wanted.as_bytes()
+        }
+    }
+}
+
+/// The text of a string body with its escapes decoded (lossy on bad input).
+pub(crate) fn decode_body(body: &[u8]) -> String {
+    if !body.contains(&b'\\') {
+        return String::from_utf8_lossy(body).into_owned();
+    }
+    let mut quoted = Vec::with_capacity(body.len() + 2);
+    quoted.push(b'"');
+    quoted.extend_from_slice(body);
+    quoted.push(b'"');
+    serde_json::from_slice::<String>(&quoted)
+        .unwrap_or_else(|_| String::from_utf8_lossy(body).into_owned())
+}
+
+impl<'a> Doc<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        Doc { bytes }
+    }
+
+    /// The top-level value (only its first byte is looked at).
+    pub(crate) fn root(&self) -> Result<Node, Syntax> {
+        let start = self.ws(0);
+        self.node_at(start)
+    }
+
+    fn err(&self, offset: usize, kind: SyntaxKind) -> Syntax {
+        Syntax::new(offset, kind)
+    }
+
+    /// The first non-whitespace offset at or after `pos`.
+    #[inline]
+    pub(crate) fn ws(&self, mut pos: usize) -> usize {
+        while pos < self.bytes.len() && crate::lex::is_ws(self.bytes[pos]) {
+            pos += 1;
+        }
+        pos
+    }
+
+    /// The value starting at `pos`.
+    pub(crate) fn node_at(&self, pos: usize) -> Result<Node, Syntax> {
+        let kind = match self.bytes.get(pos) {
+            Some(b'{') => Kind::Object,
+            Some(b'[') => Kind::Array,
+            Some(b'"') => Kind::String,
+            Some(b'-' | b'0'..=b'9') => Kind::Number,
+            Some(b't' | b'f') => Kind::Bool,
+            Some(b'n') => Kind::Null,
+            Some(_) => return Err(self.err(pos, SyntaxKind::ExpectedValue)),
+            None => return Err(self.err(pos, SyntaxKind::UnexpectedEnd)),
+        };
+        Ok(Node { start: pos, kind })
+    }
+
+    /// The offset just past `node`.
+    pub(crate) fn end(&self, node: Node) -> Result<usize, Syntax> {
+        let bytes = self.bytes;
+        let pos = node.start;
+        match node.kind {
+            Kind::Object | Kind::Array => self.skip_container(pos),
+            Kind::String => self.skip_string(pos),
+            Kind::Number => {
+                let len = super::syntax::number_len(&bytes[pos..]);
+                if len == 0 {
+                    return Err(self.err(pos, SyntaxKind::BadNumber));
+                }
+                Ok(pos + len)
+            }
+            Kind::Bool | Kind::Null => {
+                for word in [&b"true"[..], b"false", b"null"] {
+                    if bytes[pos..].starts_with(word) {
+                        return Ok(pos + word.len());
+                    }
+                }
+                Err(self.err(pos, SyntaxKind::ExpectedValue))
+            }
+        }
+    }
+
+    /// The bytes of `node` as written.
+    pub(crate) fn text(&self, node: Node) -> Result<&'a [u8], Syntax> {
+        Ok(&self.bytes[node.start..self.end(node)?])
+    }
+
+    /// The offset past the string starting at `pos` (a `"`).
+    fn skip_string(&self, pos: usize) -> Result<usize, Syntax> {
+        let bytes = self.bytes;
+        let mut i = pos + 1;
+        loop {
+            match memchr2(b'"', b'\\', &bytes[i..]) {
+                Some(n) if bytes[i + n] == b'"' => return Ok(i + n + 1),
+                Some(n) => i += n + 2,
+                None => return Err(self.err(pos, SyntaxKind::UnclosedString)),
+            }
+            if i > bytes.len() {
+                return Err(self.err(pos, SyntaxKind::UnclosedString));
+            }
+        }
+    }
+
+    /// The offset past the container starting at `pos`: brackets matched by
+    /// kind, strings run through with memchr, nothing built.
+    fn skip_container(&self, pos: usize) -> Result<usize, Syntax> {
+        let bytes = self.bytes;
+        // The closers still expected, innermost last.
+        let mut closers: Vec<u8> = Vec::with_capacity(16);
+        let mut i = pos;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'"' => {
+                    i = self.skip_string(i)?;
+                    continue;
+                }
+                b'{' => closers.push(b'}'),
+                b'[' => closers.push(b']'),
+                b @ (b'}' | b']') => {
+                    if closers.pop() != Some(b) {
+                        return Err(self.err(i, SyntaxKind::MismatchedCloser));
+                    }
+                    if closers.is_empty() {
+                        return Ok(i + 1);
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        Err(self.err(bytes.len(), SyntaxKind::UnexpectedEnd))
+    }
+
+    /// The members of the object `node`, in document order.
+    pub(crate) fn members(&self, node: Node) -> Members<'a> {
+        Members {
+            doc: *self,
+            pos: node.start + 1,
+            first: true,
+            done: false,
+        }
+    }
+
+    /// The elements of the array `node`, in document order.
+    pub(crate) fn elements(&self, node: Node) -> Elements<'a> {
+        Elements {
+            doc: *self,
+            pos: node.start + 1,
+            first: true,
+            done: false,
+        }
+    }
+
+    /// How many members or elements the container has (0 for a scalar).
+    pub(crate) fn count(&self, node: Node) -> Result<usize, Syntax> {
+        match node.kind {
+            Kind::Object => self.members(node).try_fold(0, |n, m| m.map(|_| n + 1)),
+            Kind::Array => self.elements(node).try_fold(0, |n, e| e.map(|_| n + 1)),
+            _ => Ok(0),
+        }
+    }
+
+    /// After a member or element ending at `pos`: a `,` (more follow) or
+    /// the closer (done).
+    fn separator(&self, pos: usize, closer: u8) -> Result<(usize, bool), Syntax> {
+        let pos = self.ws(pos);
+        match self.bytes.get(pos) {
+            Some(b',') => Ok((pos + 1, false)),
+            Some(&b) if b == closer => Ok((pos + 1, true)),
+            None => Err(self.err(pos, SyntaxKind::UnexpectedEnd)),
+            Some(_) if closer == b'}' => Err(self.err(pos, SyntaxKind::ExpectedCommaOrBrace)),
+            Some(_) => Err(self.err(pos, SyntaxKind::ExpectedCommaOrBracket)),
+        }
+    }
+}
+
+/// Iterator over an object's members; the value of each is skipped to find
+/// the next.
+pub(crate) struct Members<'a> {
+    doc: Doc<'a>,
+    pos: usize,
+    first: bool,
+    done: bool,
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = Result<Member<'a>, Syntax>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let result = self.step();
+        if !matches!(result, Ok(Some(_))) {
+            self.done = true;
+        }
+        result.transpose()
+    }
+}
+
+impl<'a> Members<'a> {
+    fn step(&mut self) -> Result<Option<Member<'a>>, Syntax> {
+        let doc = self.doc;
+        let bytes = doc.bytes;
+        let pos = doc.ws(self.pos);
+        if self.first && bytes.get(pos) == Some(&b'}') {
+            return Ok(None);
+        }
+        self.first = false;
+        match bytes.get(pos) {
+            Some(b'"') => {}
+            Some(b'}') => return Err(doc.err(pos, SyntaxKind::TrailingComma)),
+            None => return Err(doc.err(pos, SyntaxKind::UnexpectedEnd)),
+            Some(_) => return Err(doc.err(pos, SyntaxKind::ExpectedKey)),
+        }
+        let key_end = doc.skip_string(pos)?;
+        let key = &bytes[pos + 1..key_end - 1];
+        let colon = doc.ws(key_end);
+        if bytes.get(colon) != Some(&b':') {
+            return Err(doc.err(colon, SyntaxKind::ExpectedColon));
+        }
+        let value = doc.node_at(doc.ws(colon + 1))?;
+        let end = doc.end(value)?;
+        let (next, done) = doc.separator(end, b'}')?;
+        self.pos = next;
+        self.done = done;
+        Ok(Some(Member { key, value }))
+    }
+}
+
+/// Iterator over an array's elements.
+pub(crate) struct Elements<'a> {
+    doc: Doc<'a>,
+    pos: usize,
+    first: bool,
+    done: bool,
+}
+
+impl Iterator for Elements<'_> {
+    type Item = Result<Node, Syntax>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let result = self.step();
+        if !matches!(result, Ok(Some(_))) {
+            self.done = true;
+        }
+        result.transpose()
+    }
+}
+
+impl Elements<'_> {
+    fn step(&mut self) -> Result<Option<Node>, Syntax> {
+        let doc = self.doc;
+        let pos = doc.ws(self.pos);
+        if self.first && doc.bytes.get(pos) == Some(&b']') {
+            return Ok(None);
+        }
+        self.first = false;
+        if doc.bytes.get(pos) == Some(&b']') {
+            return Err(doc.err(pos, SyntaxKind::TrailingComma));
+        }
+        let value = doc.node_at(pos)?;
+        let end = doc.end(value)?;
+        let (next, done) = doc.separator(end, b']')?;
+        self.pos = next;
+        self.done = done;
+        Ok(Some(value))
+    }
+}

@@ -1,0 +1,402 @@
+//! `@json`: answers questions about a JSON or YAML payload without reading
+//! it whole.
+//!
+//! An agent that saved a 2 MB API response, or has a Helm `values.yaml`,
+//! asks for one field, the keys at a path, the elements that match a filter,
+//! or the shape of the whole, and gets only that. The document is read
+//! lazily: values are byte spans of the input, the containers a question
+//! does not go through are skipped without being built, and numbers and
+//! strings come back exactly as written (`1.0` stays `1.0`,
+//! `12345678901234567890` stays exact).
+//!
+//! | verb | function | arguments |
+//! |---|---|---|
+//! | `get` | [`get`] | `file\|text`, `path` |
+//! | `keys` | [`keys`] | `file\|text`, `path?` |
+//! | `query` | [`query`] | `file\|text`, `path?`, `where`, `select?`, `limit?` (default 20, at most 200) |
+//! | `schema` | [`schema`] | `file\|text`, `depth?` (default 3, at most 8) |
+//! | `validate` | [`validate`] | `file\|text` |
+//! | `pretty` | [`pretty`] | `file\|text`, `compact?` |
+//!
+//! Paths: `a.b[0].c`, `[-1]` from the end, `*` over every element or
+//! member, `["key.with.dots"]` for any key. A failing segment is named, with
+//! the keys available there (or the array's length, or the type found).
+//!
+//! Files are at most 20 MB and must be inside the [`Workspace`]. YAML is
+//! read for `.yaml`/`.yml` files, and for `text` that is not JSON but parses
+//! as a YAML mapping or list; text starting with `{` or `[` is judged only as
+//! JSON. Every answer is capped at 24,000 bytes, cut at a line with a note
+//! on how to narrow the question.
+//!
+//! ```
+//! use argmend::tools::{Workspace, json::{Source, get}};
+//!
+//! let workspace = Workspace::new(std::env::temp_dir()).unwrap();
+//! let yaml = "image:\n  repository: nginx\n  tag: \"1.27\"\nreplicas: 3\n";
+//! assert_eq!(get(&workspace, Source::Text(yaml), "image.tag").unwrap().to_string(), "\"1.27\"\n");
+//! ```
+//!
+//! [`call`] runs one call as a model sends it,
+//! `{"cmd":"get","args":{"file":"resp.json","path":"data.items[3].name"}}`.
+
+mod doc;
+mod error;
+mod path;
+mod query;
+mod schema;
+mod syntax;
+mod verbs;
+mod yaml;
+
+use std::borrow::Cow;
+use std::fmt;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+pub use self::error::{Error, ErrorKind};
+pub use self::path::Segment;
+pub use self::query::{DEFAULT_LIMIT, MAX_LIMIT, Matched, Query, Row, query};
+pub use self::schema::{DEFAULT_DEPTH, MAX_DEPTH, SAMPLE, Schema, Shape, schema};
+pub use self::verbs::{
+    Entry, Got, Invalid, Keys, Layout, Match, Pretty, Validation, get, keys, pretty, validate,
+};
+use self::error::{MAX_FILE, Repr};
+use crate::tools::Workspace;
+
+/// The largest answer, in bytes.
+pub const MAX_OUTPUT: usize = 24_000;
+
+/// Where the document comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source<'a> {
+    /// A file inside the workspace (`.yaml`/`.yml` read as YAML).
+    File(&'a Path),
+    /// Inline text: JSON, or YAML when it is not JSON but parses as a YAML
+    /// mapping or list.
+    Text(&'a str),
+}
+
+/// How the document was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Format {
+    /// JSON, read in place.
+    Json,
+    /// YAML, converted to JSON text first (key order kept).
+    Yaml,
+}
+
+/// The bytes as read, before YAML is converted.
+pub(crate) struct Raw<'a> {
+    bytes: Cow<'a, [u8]>,
+    name: String,
+    format: Format,
+}
+
+/// A document ready for the verbs: JSON bytes.
+pub(crate) struct Loaded<'a> {
+    pub(crate) bytes: Cow<'a, [u8]>,
+    pub(crate) name: String,
+    pub(crate) format: Format,
+}
+
+impl Loaded<'_> {
+    /// A syntax error found on the way, as the model reads it.
+    #[cold]
+    pub(crate) fn syntax_error(&self, error: syntax::Syntax) -> Error {
+        Error::new(Repr::InvalidJson {
+            name: self.name.clone(),
+            detail: error.show(&self.bytes).to_string(),
+        })
+    }
+}
+
+/// Read the source: a file through the workspace (size checked first), or
+/// the text, with a first guess at its format.
+pub(crate) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<'a>, Error> {
+    match source {
+        Source::File(file) => {
+            let real = workspace.resolve(file)?;
+            let shown = file.display().to_string();
+            let io = |error| Error::new(Repr::Io { path: shown.clone(), error });
+            let size = std::fs::metadata(&real).map_err(io)?.len();
+            if size > MAX_FILE {
+                return Err(Error::new(Repr::TooLarge { file: shown, size }));
+            }
+            let bytes = std::fs::read(&real).map_err(io)?;
+            let is_yaml = matches!(
+                real.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref(),
+                Some("yaml" | "yml")
+            );
+            Ok(Raw {
+                bytes: Cow::Owned(bytes),
+                name: format!("`{shown}`"),
+                format: if is_yaml { Format::Yaml } else { Format::Json },
+            })
+        }
+        Source::Text(text) => {
+            let trimmed = text.trim_start();
+            let format = if trimmed.starts_with(['{', '[']) || syntax::validate(text.as_bytes()).is_ok() {
+                Format::Json
+            } else if matches!(yaml::to_json(text), Ok((_, true))) {
+                Format::Yaml
+            } else {
+                Format::Json
+            };
+            Ok(Raw {
+                bytes: Cow::Borrowed(text.as_bytes()),
+                name: "the text".to_owned(),
+                format,
+            })
+        }
+    }
+}
+
+/// Convert YAML to JSON text; JSON passes through untouched.
+pub(crate) fn load(raw: Raw<'_>) -> Result<Loaded<'_>, Error> {
+    let Raw { bytes, name, format } = raw;
+    if format == Format::Json {
+        return Ok(Loaded { bytes, name, format });
+    }
+    let invalid = |detail: String| Error::new(Repr::InvalidYaml { name: name.clone(), detail });
+    let text = std::str::from_utf8(&bytes).map_err(|e| invalid(format!("not UTF-8: {e}")))?;
+    let (json, _) = yaml::to_json(text).map_err(invalid)?;
+    Ok(Loaded {
+        bytes: Cow::Owned(json.into_bytes()),
+        name,
+        format,
+    })
+}
+
+/// Cut `text` to [`MAX_OUTPUT`] at a line boundary, with a note on how to
+/// narrow the question.
+pub(crate) fn cap(text: String, narrow: &str) -> String {
+    if text.len() <= MAX_OUTPUT {
+        return text;
+    }
+    let mut end = MAX_OUTPUT - 400;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let end = text[..end].rfind('\n').map_or(end, |n| n + 1);
+    let mut out = text[..end].to_owned();
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "… cut at {end} of {} bytes (answers are capped at {MAX_OUTPUT}): {narrow}\n",
+        text.len()
+    ));
+    out
+}
+
+/// The answer to one [`call`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Answer {
+    /// `get`.
+    Get(Got),
+    /// `keys`.
+    Keys(Keys),
+    /// `query`.
+    Query(Matched),
+    /// `schema`.
+    Schema(Schema),
+    /// `validate`.
+    Validate(Validation),
+    /// `pretty`.
+    Pretty(Pretty),
+}
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Answer::Get(answer) => answer.fmt(f),
+            Answer::Keys(answer) => answer.fmt(f),
+            Answer::Query(answer) => answer.fmt(f),
+            Answer::Schema(answer) => answer.fmt(f),
+            Answer::Validate(answer) => answer.fmt(f),
+            Answer::Pretty(answer) => answer.fmt(f),
+        }
+    }
+}
+
+/// One valid call per verb, shown when a call is malformed.
+const EXAMPLES: [&str; 6] = [
+    r#"{"cmd":"get","args":{"file":"resp.json","path":"data.items[3].name"}}"#,
+    r#"{"cmd":"keys","args":{"file":"resp.json","path":"data"}}"#,
+    r#"{"cmd":"query","args":{"file":"resp.json","path":"data.items","where":"status=failed && name~^web","select":"id,name","limit":20}}"#,
+    r#"{"cmd":"schema","args":{"file":"resp.json","depth":3}}"#,
+    r#"{"cmd":"validate","args":{"text":"{\"a\": 1}"}}"#,
+    r#"{"cmd":"pretty","args":{"file":"values.yaml","compact":true}}"#,
+];
+
+/// Every example, one per line, indented.
+struct Examples;
+
+impl fmt::Display for Examples {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (idx, example) in EXAMPLES.iter().enumerate() {
+            let sep = if idx == 0 { "" } else { "\n" };
+            write!(f, "{sep}  {example}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Run one call in the envelope form `{"cmd": VERB, "args": {…}}`.
+///
+/// ```
+/// use argmend::tools::{Workspace, json::call};
+///
+/// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
+/// let answer = call(&workspace, r#"{"cmd":"get","args":{"text":"{\"a\":[1.0,2]}","path":"a[0]"}}"#).unwrap();
+/// assert_eq!(answer.to_string(), "1.0\n");
+/// ```
+pub fn call(workspace: &Workspace, envelope: &str) -> Result<Answer, Error> {
+    let value: Value = serde_json::from_str(envelope).map_err(|error| {
+        Error::argument(format!(
+            "the call is not valid JSON ({error}); send {{\"cmd\": VERB, \"args\": {{…}}}}, e.g.\n{Examples}"
+        ))
+    })?;
+    let Value::Object(envelope) = value else {
+        return Err(Error::argument(format!(
+            "the call must be a JSON object {{\"cmd\": VERB, \"args\": {{…}}}}, e.g.\n{Examples}"
+        )));
+    };
+    let Some(Value::String(cmd)) = envelope.get("cmd") else {
+        return Err(Error::argument(format!(
+            "the call needs \"cmd\": one of get, keys, query, schema, validate, pretty; e.g.\n{Examples}"
+        )));
+    };
+    let empty = Map::new();
+    let args = match envelope.get("args") {
+        Some(Value::Object(args)) => args,
+        None | Some(Value::Null) => &empty,
+        Some(_) => {
+            return Err(Error::argument(format!("\"args\" must be an object; e.g.\n{Examples}")));
+        }
+    };
+    if let Some(key) = envelope.keys().find(|k| *k != "cmd" && *k != "args") {
+        return Err(Error::argument(format!(
+            "unknown field `{key}` in the call: it has \"cmd\" and \"args\" only; e.g.\n{Examples}"
+        )));
+    }
+    dispatch(workspace, cmd, args)
+}
+
+/// Run one verb with its arguments (the envelope's `cmd` and `args`).
+pub fn dispatch(workspace: &Workspace, cmd: &str, args: &Map<String, Value>) -> Result<Answer, Error> {
+    match cmd {
+        "get" => {
+            let args = Args::new(cmd, args, &["file", "text", "path"], 0)?;
+            let path = args.string("path")?;
+            get(workspace, args.source()?, path).map(Answer::Get)
+        }
+        "keys" => {
+            let args = Args::new(cmd, args, &["file", "text", "path"], 1)?;
+            let path = args.optional_string("path")?.unwrap_or("");
+            keys(workspace, args.source()?, path).map(Answer::Keys)
+        }
+        "query" => {
+            let args = Args::new(cmd, args, &["file", "text", "path", "where", "select", "limit"], 2)?;
+            let mut q = Query::new(args.string("where")?)
+                .path(args.optional_string("path")?.unwrap_or(""))
+                .limit(args.number("limit", DEFAULT_LIMIT, MAX_LIMIT)?);
+            if let Some(select) = args.optional_string("select")? {
+                q = q.select(select);
+            }
+            query(workspace, args.source()?, &q).map(Answer::Query)
+        }
+        "schema" => {
+            let args = Args::new(cmd, args, &["file", "text", "depth"], 3)?;
+            let depth = args.number("depth", DEFAULT_DEPTH, MAX_DEPTH)?;
+            schema(workspace, args.source()?, depth).map(Answer::Schema)
+        }
+        "validate" => {
+            let args = Args::new(cmd, args, &["file", "text"], 4)?;
+            validate(workspace, args.source()?).map(Answer::Validate)
+        }
+        "pretty" => {
+            let args = Args::new(cmd, args, &["file", "text", "compact"], 5)?;
+            let layout = match args.args.get("compact") {
+                None | Some(Value::Null) | Some(Value::Bool(false)) => Layout::Indented,
+                Some(Value::Bool(true)) => Layout::Compact,
+                Some(_) => return Err(args.invalid("`compact` must be true or false")),
+            };
+            pretty(workspace, args.source()?, layout).map(Answer::Pretty)
+        }
+        _ => Err(Error::argument(format!(
+            "unknown verb {cmd:?}: the verbs are get, keys, query, schema, validate and pretty; e.g.\n{Examples}"
+        ))),
+    }
+}
+
+/// One verb's arguments, checked against the names it takes.
+struct Args<'a> {
+    verb: &'a str,
+    args: &'a Map<String, Value>,
+    accepted: &'static [&'static str],
+    example: usize,
+}
+
+impl<'a> Args<'a> {
+    fn new(
+        verb: &'a str,
+        args: &'a Map<String, Value>,
+        accepted: &'static [&'static str],
+        example: usize,
+    ) -> Result<Self, Error> {
+        let this = Args { verb, args, accepted, example };
+        if let Some(key) = args.keys().find(|k| !accepted.contains(&k.as_str())) {
+            return Err(this.invalid(&format!("unknown argument `{key}`")));
+        }
+        Ok(this)
+    }
+
+    #[cold]
+    fn invalid(&self, problem: &str) -> Error {
+        let example = EXAMPLES.get(self.example).copied().unwrap_or_default();
+        Error::argument(format!(
+            "`{}`: {problem}; it takes {}; e.g.\n  {example}",
+            self.verb,
+            self.accepted.join(", ")
+        ))
+    }
+
+    fn string(&self, name: &str) -> Result<&'a str, Error> {
+        self.optional_string(name)?
+            .ok_or_else(|| self.invalid(&format!("`{name}` is missing")))
+    }
+
+    fn optional_string(&self, name: &str) -> Result<Option<&'a str>, Error> {
+        match self.args.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(self.invalid(&format!("`{name}` must be a string"))),
+        }
+    }
+
+    fn source(&self) -> Result<Source<'a>, Error> {
+        match (self.optional_string("file")?, self.optional_string("text")?) {
+            (Some(file), None) => Ok(Source::File(Path::new(file))),
+            (None, Some(text)) => Ok(Source::Text(text)),
+            (Some(_), Some(_)) => Err(self.invalid("give `file` or `text`, not both")),
+            (None, None) => Err(self.invalid("`file` (a path in the workspace) or `text` is missing")),
+        }
+    }
+
+    fn number(&self, name: &str, default: usize, max: usize) -> Result<usize, Error> {
+        let problem = || self.invalid(&format!("`{name}` must be a whole number from 1 to {max}"));
+        match self.args.get(name) {
+            None | Some(Value::Null) => Ok(default),
+            Some(Value::Number(n)) => n
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|n| (1..=max).contains(n))
+                .ok_or_else(problem),
+            Some(_) => Err(problem()),
+        }
+    }
+}

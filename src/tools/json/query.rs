@@ -1,0 +1,364 @@
+//! `query`: the elements of an array of objects that pass a `where` filter
+//! (`field=value`, `field!=value`, `field~regex`, joined by `&&`), with only
+//! the `select`ed fields.
+
+use std::fmt;
+
+use regex::Regex;
+
+use super::doc::{Doc, Kind, Node, decode_body};
+use super::error::{Error, Repr};
+use super::path::{self, Segment};
+use super::syntax::{self, Layout};
+use super::verbs::{parse_path, summary, walk};
+use super::{Source, cap, load, read};
+use crate::tools::Workspace;
+
+/// The default `limit`.
+pub const DEFAULT_LIMIT: usize = 20;
+/// The largest `limit`.
+pub const MAX_LIMIT: usize = 200;
+
+const EXAMPLE: &str = r#"{"cmd":"query","args":{"file":"resp.json","path":"data.items","where":"status=failed && name~^web","select":"id,name","limit":20}}"#;
+
+/// A `query` question: which array, which filter, which fields, how many.
+///
+/// ```
+/// use argmend::tools::json::Query;
+///
+/// let query = Query::new("status=failed && name~^web").path("data.items").select("id,name").limit(5);
+/// # let _ = query;
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Query<'a> {
+    path: &'a str,
+    filter: &'a str,
+    select: Option<&'a str>,
+    limit: usize,
+}
+
+impl<'a> Query<'a> {
+    /// A query with this `where` filter, on the root array, every field, the
+    /// first [`DEFAULT_LIMIT`] matches.
+    pub fn new(filter: &'a str) -> Self {
+        Query {
+            path: "",
+            filter,
+            select: None,
+            limit: DEFAULT_LIMIT,
+        }
+    }
+
+    /// The path of the array to filter.
+    pub fn path(mut self, path: &'a str) -> Self {
+        self.path = path;
+        self
+    }
+
+    /// Keep only these fields, comma-separated (`id,name,meta.owner`).
+    pub fn select(mut self, select: &'a str) -> Self {
+        self.select = Some(select);
+        self
+    }
+
+    /// Show at most this many matches (1 to [`MAX_LIMIT`]).
+    pub fn limit(mut self, limit: usize) -> Self {
+        self.limit = limit;
+        self
+    }
+}
+
+/// How a clause compares.
+#[derive(Debug)]
+enum Op {
+    Eq(String),
+    Ne(String),
+    Matches(Regex),
+}
+
+#[derive(Debug)]
+struct Clause {
+    field: Vec<Segment>,
+    op: Op,
+}
+
+fn bad_where(clause: &str, problem: &'static str) -> Error {
+    Error::new(Repr::InvalidWhere {
+        clause: clause.to_owned(),
+        problem,
+        example: EXAMPLE,
+    })
+}
+
+/// A field in `where` or `select`: a path of keys and indexes, no `*`.
+fn field_path(text: &str, whole: &str) -> Result<Vec<Segment>, Error> {
+    let segments = parse_path(text, EXAMPLE)?;
+    if segments.is_empty() {
+        return Err(bad_where(whole, "a field name is missing before the operator"));
+    }
+    if segments.contains(&Segment::Wildcard) {
+        return Err(bad_where(whole, "a field cannot hold `*`"));
+    }
+    Ok(segments)
+}
+
+fn parse_where(filter: &str) -> Result<Vec<Clause>, Error> {
+    let mut clauses = Vec::new();
+    if filter.trim().is_empty() {
+        return Err(bad_where(filter, "it is empty"));
+    }
+    for part in filter.split("&&") {
+        let part = part.trim();
+        if part.is_empty() {
+            return Err(bad_where(filter, "an empty clause around `&&`"));
+        }
+        let at = part
+            .find(['=', '~', '!'])
+            .ok_or_else(|| bad_where(part, "no operator (`=`, `!=` or `~`)"))?;
+        let field = part[..at].trim();
+        let (op_len, kind) = match &part[at..] {
+            rest if rest.starts_with("!=") => (2, '!'),
+            rest if rest.starts_with('=') => (1, '='),
+            rest if rest.starts_with('~') => (1, '~'),
+            _ => return Err(bad_where(part, "`!` must be followed by `=`")),
+        };
+        let value = part[at + op_len..].trim();
+        let field = field_path(field, part)?;
+        // A value may be quoted as a JSON string to keep spaces or `&&`.
+        let value = if value.starts_with('"') {
+            serde_json::from_str::<String>(value)
+                .map_err(|_| bad_where(part, "a quoted value must be a JSON string"))?
+        } else {
+            value.to_owned()
+        };
+        let op = match kind {
+            '!' => Op::Ne(value),
+            '=' => Op::Eq(value),
+            _ => Op::Matches(Regex::new(&value).map_err(|error| {
+                Error::new(Repr::InvalidRegex {
+                    pattern: value.clone(),
+                    error: error
+                        .to_string()
+                        .lines()
+                        .last()
+                        .unwrap_or_default()
+                        .trim()
+                        .trim_start_matches("error: ")
+                        .to_owned(),
+                    example: EXAMPLE,
+                })
+            })?),
+        };
+        clauses.push(Clause { field, op });
+    }
+    Ok(clauses)
+}
+
+/// The value under `field` inside `node`, if there is one.
+fn lookup(doc: &Doc<'_>, mut node: Node, field: &[Segment]) -> Option<Node> {
+    for segment in field {
+        node = match (segment, node.kind) {
+            (Segment::Key(key), Kind::Object) => doc
+                .members(node)
+                .find_map(|m| m.ok().filter(|m| m.is(key)))?
+                .value,
+            (Segment::Index(idx), Kind::Array) => {
+                let elements: Vec<Node> = doc.elements(node).filter_map(Result::ok).collect();
+                let idx = if *idx < 0 {
+                    elements.len().checked_sub(usize::try_from(idx.unsigned_abs()).ok()?)?
+                } else {
+                    usize::try_from(*idx).ok()?
+                };
+                *elements.get(idx)?
+            }
+            _ => return None,
+        };
+    }
+    Some(node)
+}
+
+/// The text a clause compares: a string decoded, anything else as written.
+fn compared(doc: &Doc<'_>, node: Node) -> Option<String> {
+    let text = doc.text(node).ok()?;
+    Some(if node.kind == Kind::String {
+        decode_body(&text[1..text.len() - 1])
+    } else {
+        let mut out = String::new();
+        syntax::format(text, Layout::Compact, &mut out);
+        out
+    })
+}
+
+fn equal(doc: &Doc<'_>, node: Node, value: &str) -> bool {
+    let Some(text) = compared(doc, node) else {
+        return false;
+    };
+    if text == value {
+        return true;
+    }
+    // `1.0` and `1` are the same number.
+    node.kind == Kind::Number
+        && matches!((text.parse::<f64>(), value.parse::<f64>()), (Ok(a), Ok(b)) if a == b)
+}
+
+fn passes(doc: &Doc<'_>, element: Node, clauses: &[Clause]) -> bool {
+    clauses.iter().all(|clause| {
+        let found = lookup(doc, element, &clause.field);
+        match (&clause.op, found) {
+            (Op::Eq(value), Some(node)) => equal(doc, node, value),
+            (Op::Ne(value), Some(node)) => !equal(doc, node, value),
+            (Op::Ne(_), None) => true,
+            (Op::Matches(regex), Some(node)) => {
+                compared(doc, node).is_some_and(|text| regex.is_match(&text))
+            }
+            (Op::Eq(_) | Op::Matches(_), None) => false,
+        }
+    })
+}
+
+/// One element kept by [`query`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Row {
+    /// Its index in the array.
+    pub index: usize,
+    /// The element (or its selected fields) as compact JSON, numbers as written.
+    pub json: String,
+}
+
+/// The answer of [`query`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Matched {
+    rows: Vec<Row>,
+    n_matched: usize,
+    n_elements: usize,
+    text: String,
+}
+
+impl Matched {
+    /// The rows shown (at most `limit`).
+    pub fn rows(&self) -> &[Row] {
+        &self.rows
+    }
+
+    /// How many elements matched in all.
+    pub fn n_matched(&self) -> usize {
+        self.n_matched
+    }
+
+    /// How many elements the array has.
+    pub fn n_elements(&self) -> usize {
+        self.n_elements
+    }
+}
+
+impl fmt::Display for Matched {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// The elements of the array at the query's path that pass its filter.
+///
+/// ```
+/// use argmend::tools::{Workspace, json::{Query, Source, query}};
+///
+/// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
+/// let text = r#"{"jobs":[{"id":1,"name":"web-a","status":"failed"},
+///                  {"id":2,"name":"db","status":"failed"},
+///                  {"id":3,"name":"web-b","status":"ok"}]}"#;
+/// let q = Query::new("status=failed && name~^web").path("jobs").select("id,name");
+/// let answer = query(&workspace, Source::Text(text), &q).unwrap();
+/// assert_eq!(answer.to_string(), "[0] {\"id\":1,\"name\":\"web-a\"}\n1 of 3 elements matched\n");
+/// ```
+pub fn query(workspace: &Workspace, source: Source<'_>, query: &Query<'_>) -> Result<Matched, Error> {
+    let segments = parse_path(query.path, EXAMPLE)?;
+    if segments.contains(&Segment::Wildcard) {
+        return Err(Error::argument(format!(
+            "`query`: the path {:?} has `*`; give the path of one array, e.g.\n  {EXAMPLE}",
+            query.path
+        )));
+    }
+    if query.limit == 0 || query.limit > MAX_LIMIT {
+        return Err(Error::argument(format!(
+            "`query`: `limit` must be from 1 to {MAX_LIMIT} (default {DEFAULT_LIMIT}); e.g.\n  {EXAMPLE}"
+        )));
+    }
+    let clauses = parse_where(query.filter)?;
+    let select = match query.select {
+        Some(select) => select
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|name| Ok((name, field_path(name, select)?)))
+            .collect::<Result<Vec<_>, Error>>()?,
+        None => Vec::new(),
+    };
+    let raw = read(workspace, source)?;
+    let loaded = load(raw)?;
+    let doc = Doc::new(&loaded.bytes);
+    let syntax_error = |e| loaded.syntax_error(e);
+    let (at, array) = walk(&loaded, &doc, &segments)?.remove(0);
+    if array.kind != Kind::Array {
+        return Err(Error::new(Repr::WrongType {
+            at: path::shown(&at).to_owned(),
+            segment: "query".to_owned(),
+            found: format!("a {}", summary(&doc, array).map_err(syntax_error)?),
+            needs: "an array of objects",
+        }));
+    }
+    let mut rows = Vec::new();
+    let mut n_matched = 0;
+    let mut n_elements = 0;
+    for (index, element) in doc.elements(array).enumerate() {
+        let element = element.map_err(syntax_error)?;
+        n_elements += 1;
+        if element.kind != Kind::Object || !passes(&doc, element, &clauses) {
+            continue;
+        }
+        n_matched += 1;
+        if rows.len() >= query.limit {
+            continue;
+        }
+        let mut json = String::new();
+        if select.is_empty() {
+            syntax::format(doc.text(element).map_err(syntax_error)?, Layout::Compact, &mut json);
+        } else {
+            json.push('{');
+            let mut first = true;
+            for (name, field) in &select {
+                let Some(node) = lookup(&doc, element, field) else {
+                    continue;
+                };
+                if !first {
+                    json.push(',');
+                }
+                first = false;
+                json.push_str(&serde_json::Value::from(*name).to_string());
+                json.push(':');
+                syntax::format(doc.text(node).map_err(syntax_error)?, Layout::Compact, &mut json);
+            }
+            json.push('}');
+        }
+        rows.push(Row { index, json });
+    }
+    let mut text = String::new();
+    for row in &rows {
+        text.push_str(&format!("[{}] {}\n", row.index, row.json));
+    }
+    let plural = if n_elements == 1 { "element" } else { "elements" };
+    text.push_str(&format!("{n_matched} of {n_elements} {plural} matched"));
+    if n_matched > rows.len() {
+        text.push_str(&format!(
+            "; showing the first {} (raise `limit`, at most {MAX_LIMIT}, or narrow `where`)",
+            rows.len()
+        ));
+    }
+    text.push('\n');
+    Ok(Matched {
+        rows,
+        n_matched,
+        n_elements,
+        text: cap(text, "keep fewer fields with `select`, or lower `limit`"),
+    })
+}

@@ -1,0 +1,267 @@
+//! `schema`: the inferred shape of a payload, types per path, and for
+//! arrays of objects how often each key appears among sampled elements.
+
+use std::fmt;
+
+use super::doc::{Doc, Kind, Node};
+use super::error::Error;
+use super::path::{self, Segment};
+use super::syntax::Syntax;
+use super::{Source, cap, load, read};
+use crate::tools::Workspace;
+
+/// The default `depth`.
+pub const DEFAULT_DEPTH: usize = 3;
+/// The largest `depth`.
+pub const MAX_DEPTH: usize = 8;
+/// At most this many elements of an array are sampled.
+pub const SAMPLE: usize = 100;
+
+/// One line of a [`Schema`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Shape {
+    /// The path; `[]` stands for every element: `items[].id`.
+    pub path: String,
+    /// `object{n}`, `array[string]`, `integer`, `number`, `string|null`, ….
+    pub shape: String,
+    /// For a key of sampled objects: the share of them that have it, in percent.
+    pub percent: Option<u32>,
+}
+
+/// The answer of [`schema`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Schema {
+    shapes: Vec<Shape>,
+    text: String,
+}
+
+impl Schema {
+    /// Every line, in document order.
+    pub fn shapes(&self) -> &[Shape] {
+        &self.shapes
+    }
+}
+
+impl fmt::Display for Schema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// The type name of one value: containers by kind, numbers split into
+/// `integer` and `number` by how they are written.
+fn type_name(doc: &Doc<'_>, node: Node) -> Result<&'static str, Syntax> {
+    Ok(match node.kind {
+        Kind::Object => "object",
+        Kind::Array => "array",
+        Kind::String => "string",
+        Kind::Number if doc.text(node)?.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) => "number",
+        Kind::Number => "integer",
+        Kind::Bool => "bool",
+        Kind::Null => "null",
+    })
+}
+
+/// Types joined in order of first appearance: `string|null`.
+fn union(names: &[&'static str]) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for name in names {
+        if !seen.contains(name) {
+            seen.push(name);
+        }
+    }
+    // An integer is a number: `1` beside `1.5` is `number`.
+    if seen.contains(&"number") {
+        seen.retain(|name| *name != "integer");
+    }
+    seen.join("|")
+}
+
+struct Walker<'d, 'a> {
+    doc: &'d Doc<'a>,
+    shapes: Vec<Shape>,
+    n_sampled_arrays: usize,
+}
+
+impl Walker<'_, '_> {
+    fn line(&mut self, path: &str, shape: String, percent: Option<u32>) {
+        self.shapes.push(Shape {
+            path: path::shown(path).to_owned(),
+            shape,
+            percent,
+        });
+    }
+
+    /// The shape of `node` at `path` (its own line when `own_line`), and
+    /// below it while `depth` lasts.
+    fn walk(&mut self, node: Node, path: &str, depth: usize, own_line: bool) -> Result<(), Syntax> {
+        let doc = self.doc;
+        match node.kind {
+            Kind::Object => {
+                let members: Vec<_> = doc.members(node).collect::<Result<_, _>>()?;
+                if own_line {
+                    self.line(path, format!("object{{{}}}", members.len()), None);
+                }
+                if depth == 0 {
+                    return Ok(());
+                }
+                for member in members {
+                    let mut child = path.to_owned();
+                    path::push(&mut child, &Segment::Key(member.key()));
+                    self.walk(member.value, &child, depth - 1, true)?;
+                }
+            }
+            Kind::Array => {
+                let mut sample = Vec::with_capacity(SAMPLE);
+                let mut n = 0;
+                for element in doc.elements(node) {
+                    let element = element?;
+                    if n < SAMPLE {
+                        sample.push(element);
+                    }
+                    n += 1;
+                }
+                let names = sample
+                    .iter()
+                    .map(|e| type_name(doc, *e))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if own_line {
+                    let sampled = if n > SAMPLE {
+                        self.n_sampled_arrays += 1;
+                        format!(", {SAMPLE} sampled")
+                    } else {
+                        String::new()
+                    };
+                    let plural = if n == 1 { "" } else { "s" };
+                    self.line(path, format!("array[{}] ({n} element{plural}{sampled})", union(&names)), None);
+                }
+                if depth == 0 || sample.is_empty() {
+                    return Ok(());
+                }
+                let elements = format!("{path}[]");
+                if names.iter().all(|name| *name == "object") {
+                    self.keys_of(&sample, &elements, depth)?;
+                } else if let Some(first) = sample.iter().find(|e| matches!(e.kind, Kind::Object | Kind::Array)) {
+                    self.walk(*first, &elements, depth - 1, false)?;
+                }
+            }
+            _ => {
+                if own_line {
+                    let name = type_name(doc, node)?;
+                    self.line(path, name.to_owned(), None);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The keys of sampled objects: how often each appears and its types.
+    fn keys_of(&mut self, sample: &[Node], elements: &str, depth: usize) -> Result<(), Syntax> {
+        let doc = self.doc;
+        // Key, how many objects have it, its types, the first container value.
+        let mut keys: Vec<(String, usize, Vec<&'static str>, Option<Node>)> = Vec::new();
+        for object in sample {
+            for member in doc.members(*object) {
+                let member = member?;
+                let key = member.key();
+                let name = type_name(doc, member.value)?;
+                let idx = match keys.iter().position(|k| k.0 == key) {
+                    Some(idx) => idx,
+                    None => {
+                        keys.push((key, 0, Vec::new(), None));
+                        keys.len() - 1
+                    }
+                };
+                let entry = &mut keys[idx];
+                entry.1 += 1;
+                entry.2.push(name);
+                if entry.3.is_none() && matches!(member.value.kind, Kind::Object | Kind::Array) {
+                    entry.3 = Some(member.value);
+                }
+            }
+        }
+        for (key, count, names, container) in keys {
+            let mut child = elements.to_owned();
+            path::push(&mut child, &Segment::Key(key));
+            let percent = u32::try_from((count * 100 + sample.len() / 2) / sample.len()).unwrap_or(100);
+            let shape = match container {
+                Some(node) if node.kind == Kind::Array => {
+                    let inner = doc
+                        .elements(node)
+                        .take(SAMPLE)
+                        .map(|e| e.and_then(|e| type_name(doc, e)))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let others: Vec<_> = names.iter().copied().filter(|n| *n != "array").collect();
+                    let array = format!("array[{}]", union(&inner));
+                    if others.is_empty() { array } else { format!("{array}|{}", union(&others)) }
+                }
+                _ => union(&names),
+            };
+            self.line(&child, shape, Some(percent));
+            if let Some(node) = container.filter(|_| depth > 1) {
+                self.walk(node, &child, depth - 1, false)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The inferred shape of a document, `depth` levels deep (1 to
+/// [`MAX_DEPTH`]): one line per path with its types; arrays of objects list
+/// each key with how often it appears among the first [`SAMPLE`] elements.
+///
+/// ```
+/// use argmend::tools::{Workspace, json::{Source, schema}};
+///
+/// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
+/// let text = r#"{"items":[{"id":1,"tags":["a"]},{"id":2,"tags":[],"note":null}]}"#;
+/// let answer = schema(&workspace, Source::Text(text), 3).unwrap();
+/// assert_eq!(
+///     answer.to_string(),
+///     "(root): object{1}\n\
+///      items: array[object] (2 elements)\n\
+///      items[].id: integer (100%)\n\
+///      items[].tags: array[string] (100%)\n\
+///      items[].note: null (50%)\n"
+/// );
+/// ```
+pub fn schema(workspace: &Workspace, source: Source<'_>, depth: usize) -> Result<Schema, Error> {
+    if depth == 0 || depth > MAX_DEPTH {
+        return Err(Error::argument(format!(
+            "`schema`: `depth` must be from 1 to {MAX_DEPTH} (default {DEFAULT_DEPTH}); e.g.\n  \
+             {{\"cmd\":\"schema\",\"args\":{{\"file\":\"resp.json\",\"depth\":4}}}}"
+        )));
+    }
+    let raw = read(workspace, source)?;
+    let loaded = load(raw)?;
+    let doc = Doc::new(&loaded.bytes);
+    let mut walker = Walker {
+        doc: &doc,
+        shapes: Vec::new(),
+        n_sampled_arrays: 0,
+    };
+    let root = doc.root().map_err(|e| loaded.syntax_error(e))?;
+    walker.walk(root, "", depth, true).map_err(|e| loaded.syntax_error(e))?;
+    let mut text = String::new();
+    for shape in &walker.shapes {
+        text.push_str(&shape.path);
+        text.push_str(": ");
+        text.push_str(&shape.shape);
+        if let Some(percent) = shape.percent {
+            text.push_str(&format!(" ({percent}%)"));
+        }
+        text.push('\n');
+    }
+    if walker.n_sampled_arrays > 0 {
+        text.push_str(&format!(
+            "note: {} array{} had more than {SAMPLE} elements; the first {SAMPLE} of each were sampled\n",
+            walker.n_sampled_arrays,
+            if walker.n_sampled_arrays == 1 { "" } else { "s" }
+        ));
+    }
+    Ok(Schema {
+        shapes: walker.shapes,
+        text: cap(text, "lower `depth`, or ask `schema` of a part after `get`"),
+    })
+}

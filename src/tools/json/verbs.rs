@@ -1,0 +1,554 @@
+//! `get`, `keys`, `validate` and `pretty`, and the walk along a path that
+//! `get`, `keys`, `query` and `schema` share.
+
+use std::fmt;
+
+use super::doc::{Doc, Kind, Node};
+use super::error::{Error, Repr};
+use super::path::{self, Segment};
+use super::syntax::{self, Layout as RawLayout};
+use super::{Format, Loaded, Source, cap, load, read};
+use crate::tools::Workspace;
+
+/// The type summary of a value, as `keys` shows it: `object{n}`,
+/// `array[n]`, `string(len)`, `number`, `bool`, `null`.
+pub(crate) fn summary(doc: &Doc<'_>, node: Node) -> Result<String, super::syntax::Syntax> {
+    Ok(match node.kind {
+        Kind::Object => format!("object{{{}}}", doc.count(node)?),
+        Kind::Array => format!("array[{}]", doc.count(node)?),
+        Kind::String => {
+            let text = doc.text(node)?;
+            let body = super::doc::decode_body(&text[1..text.len() - 1]);
+            format!("string({})", body.chars().count())
+        }
+        Kind::Number => "number".to_owned(),
+        Kind::Bool => "bool".to_owned(),
+        Kind::Null => "null".to_owned(),
+    })
+}
+
+/// The matches of a parsed path, each with its concrete path.
+pub(crate) fn walk(
+    loaded: &Loaded<'_>,
+    doc: &Doc<'_>,
+    segments: &[Segment],
+) -> Result<Vec<(String, Node)>, Error> {
+    let syntax = |error| loaded.syntax_error(error);
+    let mut current = vec![(String::new(), doc.root().map_err(syntax)?)];
+    let mut fanned = false;
+    for segment in segments {
+        let mut next = Vec::new();
+        let mut first_error = None;
+        for (at, node) in &current {
+            match step(doc, at, *node, segment, &mut next) {
+                Ok(()) => {}
+                Err(Step::Syntax(error)) => return Err(syntax(error)),
+                Err(Step::Miss(error)) if !fanned => return Err(error),
+                Err(Step::Miss(error)) => {
+                    first_error.get_or_insert(error);
+                }
+            }
+        }
+        if next.is_empty() {
+            if let Some(error) = first_error {
+                return Err(error);
+            }
+        }
+        fanned |= *segment == Segment::Wildcard;
+        current = next;
+    }
+    Ok(current)
+}
+
+enum Step {
+    Syntax(super::syntax::Syntax),
+    Miss(Error),
+}
+
+impl From<super::syntax::Syntax> for Step {
+    fn from(error: super::syntax::Syntax) -> Self {
+        Step::Syntax(error)
+    }
+}
+
+fn step(
+    doc: &Doc<'_>,
+    at: &str,
+    node: Node,
+    segment: &Segment,
+    out: &mut Vec<(String, Node)>,
+) -> Result<(), Step> {
+    let child = |index: &Segment| {
+        let mut path = at.to_owned();
+        path::push(&mut path, index);
+        path
+    };
+    match (segment, node.kind) {
+        (Segment::Key(key), Kind::Object) => {
+            // The first member with the key: the rest of the object is never read.
+            let mut keys = Vec::new();
+            for member in doc.members(node) {
+                let member = member?;
+                if member.is(key) {
+                    out.push((child(segment), member.value));
+                    return Ok(());
+                }
+                keys.push(member.key());
+            }
+            let n_keys = keys.len();
+            Err(Step::Miss(Error::new(Repr::NoSuchKey {
+                at: path::shown(at).to_owned(),
+                key: key.clone(),
+                keys,
+                n_keys,
+            })))
+        }
+        (Segment::Index(index), Kind::Array) => {
+            let found = if *index >= 0 {
+                // Stop at the element: the rest of the array is never read.
+                let mut n = 0;
+                let mut found = None;
+                for element in doc.elements(node) {
+                    let element = element?;
+                    if n as i64 == *index {
+                        found = Some(element);
+                        break;
+                    }
+                    n += 1;
+                }
+                found.ok_or(n)
+            } else {
+                let elements: Vec<Node> = doc.elements(node).collect::<Result<_, _>>()?;
+                let len = elements.len();
+                usize::try_from(index.unsigned_abs())
+                    .ok()
+                    .and_then(|back| len.checked_sub(back))
+                    .map(|idx| elements[idx])
+                    .ok_or(len)
+            };
+            match found {
+                Ok(element) => {
+                    out.push((child(segment), element));
+                    Ok(())
+                }
+                Err(len) => Err(Step::Miss(Error::new(Repr::OutOfRange {
+                    at: path::shown(at).to_owned(),
+                    index: *index,
+                    len,
+                }))),
+            }
+        }
+        (Segment::Wildcard, Kind::Object) => {
+            for member in doc.members(node) {
+                let member = member?;
+                out.push((child(&Segment::Key(member.key())), member.value));
+            }
+            Ok(())
+        }
+        (Segment::Wildcard, Kind::Array) => {
+            for (idx, element) in doc.elements(node).enumerate() {
+                out.push((child(&Segment::Index(idx as i64)), element?));
+            }
+            Ok(())
+        }
+        (segment, _) => {
+            let needs = match segment {
+                Segment::Key(_) => "an object",
+                Segment::Index(_) => "an array",
+                Segment::Wildcard => "an object or an array",
+            };
+            Err(Step::Miss(Error::new(Repr::WrongType {
+                at: path::shown(at).to_owned(),
+                segment: segment.to_string(),
+                found: article(&summary(doc, node)?),
+                needs,
+            })))
+        }
+    }
+}
+
+fn article(summary: &str) -> String {
+    let an = summary.starts_with(['a', 'o']);
+    format!("{} {summary}", if an { "an" } else { "a" })
+}
+
+/// Parse a path argument, with an example of a valid call on failure.
+pub(crate) fn parse_path(text: &str, example: &'static str) -> Result<Vec<Segment>, Error> {
+    path::parse(text).map_err(|error| {
+        Error::new(Repr::InvalidPath {
+            path: text.to_owned(),
+            offset: error.offset,
+            problem: error.problem,
+            example,
+        })
+    })
+}
+
+/// One value found by [`get`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Match {
+    /// Its concrete path, e.g. `items[3].name` (for `items[*].name`).
+    pub path: String,
+    /// Its JSON text exactly as written (numbers and escapes kept).
+    pub json: String,
+}
+
+/// The answer of [`get`]: the values at a path.
+///
+/// Its `Display` is the text a model reads: the value itself (an object or
+/// array indented by 2 spaces) for a plain path, or one `path: value` line
+/// per match for a path with `*`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Got {
+    matches: Vec<Match>,
+    text: String,
+}
+
+impl Got {
+    /// Every match, in document order.
+    pub fn matches(&self) -> &[Match] {
+        &self.matches
+    }
+}
+
+impl fmt::Display for Got {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// The value at `path` (`a.b[0].c`, `[-1]`, `*`, `["key.with.dots"]`).
+///
+/// Only the containers on the way are walked; everything else is skipped
+/// without being built. With duplicate keys the first one is taken.
+///
+/// ```
+/// use argmend::tools::{Workspace, json::{Source, get}};
+///
+/// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
+/// let text = r#"{"data":{"items":[{"name":"web-1","cpu":1.50},{"name":"db","cpu":12345678901234567890}]}}"#;
+/// let got = get(&workspace, Source::Text(text), "data.items[-1].cpu").unwrap();
+/// assert_eq!(got.to_string(), "12345678901234567890\n");
+///
+/// let error = get(&workspace, Source::Text(text), "data.item").unwrap_err();
+/// assert_eq!(error.to_string(), "no key `item` at `data`: the keys there are items");
+/// ```
+pub fn get(workspace: &Workspace, source: Source<'_>, path: &str) -> Result<Got, Error> {
+    const EXAMPLE: &str = r#"{"cmd":"get","args":{"file":"resp.json","path":"data.items[3].name"}}"#;
+    let segments = parse_path(path, EXAMPLE)?;
+    let raw = read(workspace, source)?;
+    let loaded = load(raw)?;
+    let doc = Doc::new(&loaded.bytes);
+    let found = walk(&loaded, &doc, &segments)?;
+    let fanned = segments.contains(&Segment::Wildcard);
+    let mut matches = Vec::with_capacity(found.len());
+    let mut text = String::new();
+    for (at, node) in found {
+        let bytes = doc.text(node).map_err(|e| loaded.syntax_error(e))?;
+        let json = String::from_utf8_lossy(bytes).into_owned();
+        if fanned {
+            text.push_str(path::shown(&at));
+            text.push_str(": ");
+            syntax::format(bytes, RawLayout::Compact, &mut text);
+            text.push('\n');
+        } else {
+            syntax::format(bytes, RawLayout::Indented, &mut text);
+            text.push('\n');
+        }
+        matches.push(Match { path: at, json });
+        if text.len() > super::MAX_OUTPUT * 2 {
+            break;
+        }
+    }
+    if fanned {
+        let n = matches.len();
+        text.push_str(&format!("{n} match{}\n", if n == 1 { "" } else { "es" }));
+    }
+    if matches.is_empty() {
+        text = format!("nothing at `{path}`: the containers there are empty\n");
+    }
+    Ok(Got {
+        matches,
+        text: cap(text, "ask for a deeper path, or see the shape first with `keys` or `schema`"),
+    })
+}
+
+/// One key (or index) listed by [`keys`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Entry {
+    /// The key (decoded), or the index as `[3]` for an array.
+    pub key: String,
+    /// `object{n}`, `array[n]`, `string(len)`, `number`, `bool` or `null`.
+    pub summary: String,
+}
+
+/// The answer of [`keys`]: what lies one level below a path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keys {
+    summary: String,
+    entries: Vec<Entry>,
+    text: String,
+}
+
+impl Keys {
+    /// The entries, in document order.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The summary of the value at the path itself, e.g. `object{3}`.
+    pub fn summary(&self) -> &str {
+        &self.summary
+    }
+}
+
+impl fmt::Display for Keys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// The keys one level below `path` (the root when empty), in document
+/// order, each with a type summary; for an array, its indexes.
+///
+/// ```
+/// use argmend::tools::{Workspace, json::{Source, keys}};
+///
+/// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
+/// let text = r#"{"id":7,"name":"web","tags":["a","b"],"meta":{"x":null}}"#;
+/// let keys = keys(&workspace, Source::Text(text), "").unwrap();
+/// assert_eq!(
+///     keys.to_string(),
+///     "(root): object{4}\n  id: number\n  name: string(3)\n  tags: array[2]\n  meta: object{1}\n"
+/// );
+/// ```
+pub fn keys(workspace: &Workspace, source: Source<'_>, path: &str) -> Result<Keys, Error> {
+    const EXAMPLE: &str = r#"{"cmd":"keys","args":{"file":"resp.json","path":"data"}}"#;
+    let segments = parse_path(path, EXAMPLE)?;
+    if segments.contains(&Segment::Wildcard) {
+        return Err(Error::argument(format!(
+            "`keys`: the path {path:?} has `*`; `keys` looks at one value: give a plain path \
+             such as `items[0]`; e.g.\n  {EXAMPLE}"
+        )));
+    }
+    let raw = read(workspace, source)?;
+    let loaded = load(raw)?;
+    let doc = Doc::new(&loaded.bytes);
+    let (at, node) = walk(&loaded, &doc, &segments)?.remove(0);
+    let syntax = |e| loaded.syntax_error(e);
+    let summary_here = summary(&doc, node).map_err(syntax)?;
+    let mut entries = Vec::new();
+    match node.kind {
+        Kind::Object => {
+            for member in doc.members(node) {
+                let member = member.map_err(syntax)?;
+                entries.push(Entry {
+                    key: member.key(),
+                    summary: self::summary(&doc, member.value).map_err(syntax)?,
+                });
+            }
+        }
+        Kind::Array => {
+            for (idx, element) in doc.elements(node).enumerate() {
+                entries.push(Entry {
+                    key: format!("[{idx}]"),
+                    summary: self::summary(&doc, element.map_err(syntax)?).map_err(syntax)?,
+                });
+            }
+        }
+        _ => {}
+    }
+    let mut text = format!("{}: {summary_here}\n", path::shown(&at));
+    if !matches!(node.kind, Kind::Object | Kind::Array) {
+        text.push_str("  (a scalar has no keys: read it with `get`)\n");
+    }
+    for entry in &entries {
+        let key = if entry.key.starts_with('[') && node.kind == Kind::Array {
+            entry.key.clone()
+        } else {
+            Segment::Key(entry.key.clone()).to_string()
+        };
+        text.push_str(&format!("  {key}: {}\n", entry.summary));
+    }
+    Ok(Keys {
+        summary: summary_here,
+        entries,
+        text: cap(text, "ask for the keys of a deeper path"),
+    })
+}
+
+/// Where and why a document is not valid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Invalid {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+    /// What is wrong, e.g. "expected `:` after the key".
+    pub message: String,
+}
+
+/// The answer of [`validate`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Validation {
+    format: Format,
+    invalid: Option<Invalid>,
+    text: String,
+}
+
+impl Validation {
+    /// Whether the document is valid.
+    pub fn is_valid(&self) -> bool {
+        self.invalid.is_none()
+    }
+
+    /// The first error, for an invalid document.
+    pub fn error(&self) -> Option<&Invalid> {
+        self.invalid.as_ref()
+    }
+
+    /// Whether it was read as JSON or YAML.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+}
+
+impl fmt::Display for Validation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// Whether the document is valid: the first error with its 1-based line
+/// and column and the line with a caret; data after the value is an error.
+///
+/// ```
+/// use argmend::tools::{Workspace, json::{Source, validate}};
+///
+/// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
+/// let answer = validate(&workspace, Source::Text("{\"a\": 1,\n \"b\" 2}")).unwrap();
+/// assert!(!answer.is_valid());
+/// assert_eq!(
+///     answer.to_string(),
+///     "invalid JSON: line 2 column 6: expected `:` after the key\n   \"b\" 2}\n       ^\n"
+/// );
+/// ```
+pub fn validate(workspace: &Workspace, source: Source<'_>) -> Result<Validation, Error> {
+    let raw = read(workspace, source)?;
+    let is_yaml = raw.format == Format::Yaml;
+    let loaded = match load(raw) {
+        Ok(loaded) => loaded,
+        Err(error) if is_yaml || error.kind() == super::ErrorKind::InvalidYaml => {
+            let detail = match &*error.0 {
+                Repr::InvalidYaml { detail, .. } => detail.clone(),
+                _ => error.to_string(),
+            };
+            return Ok(Validation {
+                format: Format::Yaml,
+                invalid: Some(Invalid {
+                    line: 0,
+                    column: 0,
+                    message: detail.clone(),
+                }),
+                text: format!("invalid YAML: {detail}\n"),
+            });
+        }
+        Err(error) => return Err(error),
+    };
+    let kind = if loaded.format == Format::Yaml { "YAML" } else { "JSON" };
+    match syntax::validate(&loaded.bytes) {
+        Ok(()) => {
+            let doc = Doc::new(&loaded.bytes);
+            let root = doc.root().map_err(|e| loaded.syntax_error(e))?;
+            let what = summary(&doc, root).map_err(|e| loaded.syntax_error(e))?;
+            Ok(Validation {
+                format: loaded.format,
+                invalid: None,
+                text: format!("valid {kind}: {} ({} bytes)\n", article(&what), loaded.bytes.len()),
+            })
+        }
+        Err(error) => {
+            let (line, column) = error.line_column(&loaded.bytes);
+            Ok(Validation {
+                format: loaded.format,
+                invalid: Some(Invalid {
+                    line,
+                    column,
+                    message: error.message().to_owned(),
+                }),
+                text: format!("invalid {kind}: {}\n", error.show(&loaded.bytes)),
+            })
+        }
+    }
+}
+
+/// How [`pretty`] lays the document out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Layout {
+    /// Two-space indentation, one member or element per line.
+    #[default]
+    Indented,
+    /// No whitespace at all.
+    Compact,
+}
+
+/// The answer of [`pretty`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pretty {
+    text: String,
+    n_bytes: usize,
+}
+
+impl Pretty {
+    /// The size of the whole reformatted document (the text may be cut).
+    pub fn len(&self) -> usize {
+        self.n_bytes
+    }
+
+    /// Whether the reformatted document is empty (never, for a valid one).
+    pub fn is_empty(&self) -> bool {
+        self.n_bytes == 0
+    }
+}
+
+impl fmt::Display for Pretty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// The document reindented by 2 spaces (or compacted), with key order,
+/// duplicate keys, number text and string escapes kept. YAML comes out as JSON.
+///
+/// ```
+/// use argmend::tools::{Workspace, json::{Layout, Source, pretty}};
+///
+/// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
+/// let text = r#"{"b":1.0,"a":[1e3,{}],"b":"\u00e9"}"#;
+/// let answer = pretty(&workspace, Source::Text(text), Layout::Indented).unwrap();
+/// assert_eq!(
+///     answer.to_string(),
+///     "{\n  \"b\": 1.0,\n  \"a\": [\n    1e3,\n    {}\n  ],\n  \"b\": \"\\u00e9\"\n}\n"
+/// );
+/// ```
+pub fn pretty(workspace: &Workspace, source: Source<'_>, layout: Layout) -> Result<Pretty, Error> {
+    let raw = read(workspace, source)?;
+    let loaded = load(raw)?;
+    syntax::validate(&loaded.bytes).map_err(|e| loaded.syntax_error(e))?;
+    let mut text = String::with_capacity(loaded.bytes.len() + loaded.bytes.len() / 4);
+    let layout = match layout {
+        Layout::Indented => RawLayout::Indented,
+        Layout::Compact => RawLayout::Compact,
+    };
+    syntax::format(&loaded.bytes, layout, &mut text);
+    text.push('\n');
+    let n_bytes = text.len();
+    Ok(Pretty {
+        text: cap(text, "reformat a part: `get` a deeper path (objects come back indented)"),
+        n_bytes,
+    })
+}
