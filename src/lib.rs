@@ -37,7 +37,9 @@
 //!
 //! [`tools`] holds what an agent calls with a verb and arguments:
 //! [`tools::diff`] diffs files, texts, trees and JSON documents and applies a
-//! unified patch only when every line of context matches. Tool paths stay
+//! unified patch only when every line of context matches; [`tools::json`]
+//! answers questions about a JSON or YAML payload (one field, the keys at a
+//! path, a filter, the shape) without reading it whole. Tool paths stay
 //! inside a [`tools::Workspace`].
 //!
 //! ## Tool-aware normalization

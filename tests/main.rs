@@ -5,6 +5,7 @@ mod conformance; // the peers' public suites, read from ../shared/conformance
 mod corpus; // corpus/<family>/<name>.in beside .out and .fixes
 mod diff; // @diff (issue 5)
 mod fuzz_seeds; // replays the fuzz targets' seeds on stable
+mod json; // @json (issue 4)
 mod normalize; // tool-aware normalization (issue 3)
 mod properties; // proptest: the six guarantees
 mod values; // several top-level values: First, Lines, Array

@@ -196,7 +196,9 @@ fn fail(message: &str, code: u8) -> ExitCode {
 
 fn run_verb(workspace: &Workspace, verb: &JsonVerb) -> Result<Answer, json::Error> {
     match verb {
-        JsonVerb::Get { source, path } => json::get(workspace, source.source(), path).map(Answer::Get),
+        JsonVerb::Get { source, path } => {
+            json::get(workspace, source.source(), path).map(Answer::Get)
+        }
         JsonVerb::Keys { source, path } => {
             json::keys(workspace, source.source(), path).map(Answer::Keys)
         }

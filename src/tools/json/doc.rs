@@ -195,6 +195,7 @@ impl<'a> Doc<'a> {
             pos: node.start + 1,
             first: true,
             done: false,
+            previous: None,
         }
     }
 
@@ -205,6 +206,7 @@ impl<'a> Doc<'a> {
             pos: node.start + 1,
             first: true,
             done: false,
+            previous: None,
         }
     }
 
@@ -231,13 +233,15 @@ impl<'a> Doc<'a> {
     }
 }
 
-/// Iterator over an object's members; the value of each is skipped to find
-/// the next.
+/// Iterator over an object's members. A value is skipped only when the
+/// next member is asked for, so stopping at a member never reads its value.
 pub(crate) struct Members<'a> {
     doc: Doc<'a>,
     pos: usize,
     first: bool,
     done: bool,
+    /// The value last returned, not yet skipped.
+    previous: Option<Node>,
 }
 
 impl<'a> Iterator for Members<'a> {
@@ -259,6 +263,13 @@ impl<'a> Members<'a> {
     fn step(&mut self) -> Result<Option<Member<'a>>, Syntax> {
         let doc = self.doc;
         let bytes = doc.bytes;
+        if let Some(previous) = self.previous.take() {
+            let (next, done) = doc.separator(doc.end(previous)?, b'}')?;
+            if done {
+                return Ok(None);
+            }
+            self.pos = next;
+        }
         let pos = doc.ws(self.pos);
         if self.first && bytes.get(pos) == Some(&b'}') {
             return Ok(None);
@@ -277,20 +288,19 @@ impl<'a> Members<'a> {
             return Err(doc.err(colon, SyntaxKind::ExpectedColon));
         }
         let value = doc.node_at(doc.ws(colon + 1))?;
-        let end = doc.end(value)?;
-        let (next, done) = doc.separator(end, b'}')?;
-        self.pos = next;
-        self.done = done;
+        self.previous = Some(value);
         Ok(Some(Member { key, value }))
     }
 }
 
-/// Iterator over an array's elements.
+/// Iterator over an array's elements, lazy like [`Members`].
 pub(crate) struct Elements<'a> {
     doc: Doc<'a>,
     pos: usize,
     first: bool,
     done: bool,
+    /// The element last returned, not yet skipped.
+    previous: Option<Node>,
 }
 
 impl Iterator for Elements<'_> {
@@ -311,6 +321,13 @@ impl Iterator for Elements<'_> {
 impl Elements<'_> {
     fn step(&mut self) -> Result<Option<Node>, Syntax> {
         let doc = self.doc;
+        if let Some(previous) = self.previous.take() {
+            let (next, done) = doc.separator(doc.end(previous)?, b']')?;
+            if done {
+                return Ok(None);
+            }
+            self.pos = next;
+        }
         let pos = doc.ws(self.pos);
         if self.first && doc.bytes.get(pos) == Some(&b']') {
             return Ok(None);
@@ -320,10 +337,7 @@ impl Elements<'_> {
             return Err(doc.err(pos, SyntaxKind::TrailingComma));
         }
         let value = doc.node_at(pos)?;
-        let end = doc.end(value)?;
-        let (next, done) = doc.separator(end, b']')?;
-        self.pos = next;
-        self.done = done;
+        self.previous = Some(value);
         Ok(Some(value))
     }
 }

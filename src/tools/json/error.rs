@@ -179,6 +179,45 @@ impl fmt::Display for KeyList<'_> {
     }
 }
 
+/// The key the model most likely meant: the same but for case, or at most
+/// two edits away (one for short keys).
+fn nearest<'a>(wanted: &str, keys: &'a [String]) -> Option<&'a String> {
+    let lower = wanted.to_lowercase();
+    if let Some(key) = keys.iter().find(|k| k.to_lowercase() == lower) {
+        return Some(key);
+    }
+    let wanted: Vec<char> = lower.chars().collect();
+    let limit = if wanted.len() <= 4 { 1 } else { 2 };
+    keys.iter()
+        .filter(|k| k.len() <= 64)
+        .map(|k| {
+            (
+                edits(&wanted, &k.to_lowercase().chars().collect::<Vec<_>>()),
+                k,
+            )
+        })
+        .filter(|(n, _)| *n <= limit)
+        .min_by_key(|(n, _)| *n)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance (keys are short: at most 64 characters).
+fn edits(a: &[char], b: &[char]) -> usize {
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &*self.0 {
@@ -197,18 +236,21 @@ impl fmt::Display for Error {
                         "no key `{segment}` at `{at}`: the keys there are {}",
                         KeyList(keys, *n_keys)
                     )?;
-                    let lower = key.to_lowercase();
-                    if let Some(near) = keys
-                        .iter()
-                        .find(|k| k.to_lowercase() == lower || (k.len() > 2 && lower.contains(&k.to_lowercase())))
-                    {
-                        write!(f, " (did you mean `{}`?)", super::path::Segment::Key(near.clone()))?;
+                    if let Some(near) = nearest(key, keys) {
+                        write!(
+                            f,
+                            " (did you mean `{}`?)",
+                            super::path::Segment::Key(near.clone())
+                        )?;
                     }
                     Ok(())
                 }
             }
             Repr::OutOfRange { at, index, len } if *len == 0 => {
-                write!(f, "index [{index}] is out of range at `{at}`: the array is empty")
+                write!(
+                    f,
+                    "index [{index}] is out of range at `{at}`: the array is empty"
+                )
             }
             Repr::OutOfRange { at, index, len } => write!(
                 f,

@@ -55,13 +55,13 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 pub use self::error::{Error, ErrorKind};
+use self::error::{MAX_FILE, Repr};
 pub use self::path::Segment;
 pub use self::query::{DEFAULT_LIMIT, MAX_LIMIT, Matched, Query, Row, query};
 pub use self::schema::{DEFAULT_DEPTH, MAX_DEPTH, SAMPLE, Schema, Shape, schema};
 pub use self::verbs::{
     Entry, Got, Invalid, Keys, Layout, Match, Pretty, Validation, get, keys, pretty, validate,
 };
-use self::error::{MAX_FILE, Repr};
 use crate::tools::Workspace;
 
 /// The largest answer, in bytes.
@@ -94,6 +94,13 @@ pub(crate) struct Raw<'a> {
     format: Format,
 }
 
+impl Raw<'_> {
+    /// The size of the input as read.
+    pub(crate) fn len(&self) -> usize {
+        self.bytes.len()
+    }
+}
+
 /// A document ready for the verbs: JSON bytes.
 pub(crate) struct Loaded<'a> {
     pub(crate) bytes: Cow<'a, [u8]>,
@@ -119,14 +126,22 @@ pub(crate) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<
         Source::File(file) => {
             let real = workspace.resolve(file)?;
             let shown = file.display().to_string();
-            let io = |error| Error::new(Repr::Io { path: shown.clone(), error });
+            let io = |error| {
+                Error::new(Repr::Io {
+                    path: shown.clone(),
+                    error,
+                })
+            };
             let size = std::fs::metadata(&real).map_err(io)?.len();
             if size > MAX_FILE {
                 return Err(Error::new(Repr::TooLarge { file: shown, size }));
             }
             let bytes = std::fs::read(&real).map_err(io)?;
             let is_yaml = matches!(
-                real.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref(),
+                real.extension()
+                    .and_then(|e| e.to_str())
+                    .map(str::to_ascii_lowercase)
+                    .as_deref(),
                 Some("yaml" | "yml")
             );
             Ok(Raw {
@@ -137,13 +152,14 @@ pub(crate) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<
         }
         Source::Text(text) => {
             let trimmed = text.trim_start();
-            let format = if trimmed.starts_with(['{', '[']) || syntax::validate(text.as_bytes()).is_ok() {
-                Format::Json
-            } else if matches!(yaml::to_json(text), Ok((_, true))) {
-                Format::Yaml
-            } else {
-                Format::Json
-            };
+            let format =
+                if trimmed.starts_with(['{', '[']) || syntax::validate(text.as_bytes()).is_ok() {
+                    Format::Json
+                } else if matches!(yaml::to_json(text), Ok((_, true))) {
+                    Format::Yaml
+                } else {
+                    Format::Json
+                };
             Ok(Raw {
                 bytes: Cow::Borrowed(text.as_bytes()),
                 name: "the text".to_owned(),
@@ -155,11 +171,24 @@ pub(crate) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<
 
 /// Convert YAML to JSON text; JSON passes through untouched.
 pub(crate) fn load(raw: Raw<'_>) -> Result<Loaded<'_>, Error> {
-    let Raw { bytes, name, format } = raw;
+    let Raw {
+        bytes,
+        name,
+        format,
+    } = raw;
     if format == Format::Json {
-        return Ok(Loaded { bytes, name, format });
+        return Ok(Loaded {
+            bytes,
+            name,
+            format,
+        });
     }
-    let invalid = |detail: String| Error::new(Repr::InvalidYaml { name: name.clone(), detail });
+    let invalid = |detail: String| {
+        Error::new(Repr::InvalidYaml {
+            name: name.clone(),
+            detail,
+        })
+    };
     let text = std::str::from_utf8(&bytes).map_err(|e| invalid(format!("not UTF-8: {e}")))?;
     let (json, _) = yaml::to_json(text).map_err(invalid)?;
     Ok(Loaded {
@@ -275,7 +304,9 @@ pub fn call(workspace: &Workspace, envelope: &str) -> Result<Answer, Error> {
         Some(Value::Object(args)) => args,
         None | Some(Value::Null) => &empty,
         Some(_) => {
-            return Err(Error::argument(format!("\"args\" must be an object; e.g.\n{Examples}")));
+            return Err(Error::argument(format!(
+                "\"args\" must be an object; e.g.\n{Examples}"
+            )));
         }
     };
     if let Some(key) = envelope.keys().find(|k| *k != "cmd" && *k != "args") {
@@ -287,7 +318,11 @@ pub fn call(workspace: &Workspace, envelope: &str) -> Result<Answer, Error> {
 }
 
 /// Run one verb with its arguments (the envelope's `cmd` and `args`).
-pub fn dispatch(workspace: &Workspace, cmd: &str, args: &Map<String, Value>) -> Result<Answer, Error> {
+pub fn dispatch(
+    workspace: &Workspace,
+    cmd: &str,
+    args: &Map<String, Value>,
+) -> Result<Answer, Error> {
     match cmd {
         "get" => {
             let args = Args::new(cmd, args, &["file", "text", "path"], 0)?;
@@ -300,7 +335,12 @@ pub fn dispatch(workspace: &Workspace, cmd: &str, args: &Map<String, Value>) -> 
             keys(workspace, args.source()?, path).map(Answer::Keys)
         }
         "query" => {
-            let args = Args::new(cmd, args, &["file", "text", "path", "where", "select", "limit"], 2)?;
+            let args = Args::new(
+                cmd,
+                args,
+                &["file", "text", "path", "where", "select", "limit"],
+                2,
+            )?;
             let mut q = Query::new(args.string("where")?)
                 .path(args.optional_string("path")?.unwrap_or(""))
                 .limit(args.number("limit", DEFAULT_LIMIT, MAX_LIMIT)?);
@@ -348,7 +388,12 @@ impl<'a> Args<'a> {
         accepted: &'static [&'static str],
         example: usize,
     ) -> Result<Self, Error> {
-        let this = Args { verb, args, accepted, example };
+        let this = Args {
+            verb,
+            args,
+            accepted,
+            example,
+        };
         if let Some(key) = args.keys().find(|k| !accepted.contains(&k.as_str())) {
             return Err(this.invalid(&format!("unknown argument `{key}`")));
         }
@@ -383,7 +428,9 @@ impl<'a> Args<'a> {
             (Some(file), None) => Ok(Source::File(Path::new(file))),
             (None, Some(text)) => Ok(Source::Text(text)),
             (Some(_), Some(_)) => Err(self.invalid("give `file` or `text`, not both")),
-            (None, None) => Err(self.invalid("`file` (a path in the workspace) or `text` is missing")),
+            (None, None) => {
+                Err(self.invalid("`file` (a path in the workspace) or `text` is missing"))
+            }
         }
     }
 

@@ -112,7 +112,10 @@ pub(crate) fn parse(path: &str) -> Result<Vec<Segment>, PathError> {
                     out.push(Segment::Index(idx));
                     i = close + 1;
                 } else {
-                    return err(i + 1, "an index, `*` or a quoted key inside `[…]`, e.g. [0], [-1], [*], [\"a.b\"]");
+                    return err(
+                        i + 1,
+                        "an index, `*` or a quoted key inside `[…]`, e.g. [0], [-1], [*], [\"a.b\"]",
+                    );
                 }
                 need_dot = true;
             }
@@ -168,9 +171,18 @@ mod tests {
             vec![key("a"), key("b"), Index(0), key("c")]
         );
         assert_eq!(parse("[-1]").unwrap(), vec![Index(-1)]);
-        assert_eq!(parse("items.*.id").unwrap(), vec![key("items"), Wildcard, key("id")]);
-        assert_eq!(parse("items[*].id").unwrap(), vec![key("items"), Wildcard, key("id")]);
-        assert_eq!(parse(r#"["key.with.dots"].x"#).unwrap(), vec![key("key.with.dots"), key("x")]);
+        assert_eq!(
+            parse("items.*.id").unwrap(),
+            vec![key("items"), Wildcard, key("id")]
+        );
+        assert_eq!(
+            parse("items[*].id").unwrap(),
+            vec![key("items"), Wildcard, key("id")]
+        );
+        assert_eq!(
+            parse(r#"["key.with.dots"].x"#).unwrap(),
+            vec![key("key.with.dots"), key("x")]
+        );
         assert_eq!(parse(r#"a["b]"]"#).unwrap(), vec![key("a"), key("b]")]);
         assert_eq!(parse("$.a").unwrap(), vec![key("a")]);
         assert_eq!(parse(".a").unwrap(), vec![key("a")]);

@@ -94,7 +94,10 @@ fn bad_where(clause: &str, problem: &'static str) -> Error {
 fn field_path(text: &str, whole: &str) -> Result<Vec<Segment>, Error> {
     let segments = parse_path(text, EXAMPLE)?;
     if segments.is_empty() {
-        return Err(bad_where(whole, "a field name is missing before the operator"));
+        return Err(bad_where(
+            whole,
+            "a field name is missing before the operator",
+        ));
     }
     if segments.contains(&Segment::Wildcard) {
         return Err(bad_where(whole, "a field cannot hold `*`"));
@@ -158,14 +161,17 @@ fn parse_where(filter: &str) -> Result<Vec<Clause>, Error> {
 fn lookup(doc: &Doc<'_>, mut node: Node, field: &[Segment]) -> Option<Node> {
     for segment in field {
         node = match (segment, node.kind) {
-            (Segment::Key(key), Kind::Object) => doc
-                .members(node)
-                .find_map(|m| m.ok().filter(|m| m.is(key)))?
-                .value,
+            (Segment::Key(key), Kind::Object) => {
+                doc.members(node)
+                    .find_map(|m| m.ok().filter(|m| m.is(key)))?
+                    .value
+            }
             (Segment::Index(idx), Kind::Array) => {
                 let elements: Vec<Node> = doc.elements(node).filter_map(Result::ok).collect();
                 let idx = if *idx < 0 {
-                    elements.len().checked_sub(usize::try_from(idx.unsigned_abs()).ok()?)?
+                    elements
+                        .len()
+                        .checked_sub(usize::try_from(idx.unsigned_abs()).ok()?)?
                 } else {
                     usize::try_from(*idx).ok()?
                 };
@@ -271,7 +277,11 @@ impl fmt::Display for Matched {
 /// let answer = query(&workspace, Source::Text(text), &q).unwrap();
 /// assert_eq!(answer.to_string(), "[0] {\"id\":1,\"name\":\"web-a\"}\n1 of 3 elements matched\n");
 /// ```
-pub fn query(workspace: &Workspace, source: Source<'_>, query: &Query<'_>) -> Result<Matched, Error> {
+pub fn query(
+    workspace: &Workspace,
+    source: Source<'_>,
+    query: &Query<'_>,
+) -> Result<Matched, Error> {
     let segments = parse_path(query.path, EXAMPLE)?;
     if segments.contains(&Segment::Wildcard) {
         return Err(Error::argument(format!(
@@ -322,7 +332,11 @@ pub fn query(workspace: &Workspace, source: Source<'_>, query: &Query<'_>) -> Re
         }
         let mut json = String::new();
         if select.is_empty() {
-            syntax::format(doc.text(element).map_err(syntax_error)?, Layout::Compact, &mut json);
+            syntax::format(
+                doc.text(element).map_err(syntax_error)?,
+                Layout::Compact,
+                &mut json,
+            );
         } else {
             json.push('{');
             let mut first = true;
@@ -336,7 +350,11 @@ pub fn query(workspace: &Workspace, source: Source<'_>, query: &Query<'_>) -> Re
                 first = false;
                 json.push_str(&serde_json::Value::from(*name).to_string());
                 json.push(':');
-                syntax::format(doc.text(node).map_err(syntax_error)?, Layout::Compact, &mut json);
+                syntax::format(
+                    doc.text(node).map_err(syntax_error)?,
+                    Layout::Compact,
+                    &mut json,
+                );
             }
             json.push('}');
         }
@@ -346,7 +364,11 @@ pub fn query(workspace: &Workspace, source: Source<'_>, query: &Query<'_>) -> Re
     for row in &rows {
         text.push_str(&format!("[{}] {}\n", row.index, row.json));
     }
-    let plural = if n_elements == 1 { "element" } else { "elements" };
+    let plural = if n_elements == 1 {
+        "element"
+    } else {
+        "elements"
+    };
     text.push_str(&format!("{n_matched} of {n_elements} {plural} matched"));
     if n_matched > rows.len() {
         text.push_str(&format!(

@@ -56,7 +56,14 @@ fn type_name(doc: &Doc<'_>, node: Node) -> Result<&'static str, Syntax> {
         Kind::Object => "object",
         Kind::Array => "array",
         Kind::String => "string",
-        Kind::Number if doc.text(node)?.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) => "number",
+        Kind::Number
+            if doc
+                .text(node)?
+                .iter()
+                .any(|b| matches!(b, b'.' | b'e' | b'E')) =>
+        {
+            "number"
+        }
         Kind::Number => "integer",
         Kind::Bool => "bool",
         Kind::Null => "null",
@@ -134,7 +141,11 @@ impl Walker<'_, '_> {
                         String::new()
                     };
                     let plural = if n == 1 { "" } else { "s" };
-                    self.line(path, format!("array[{}] ({n} element{plural}{sampled})", union(&names)), None);
+                    self.line(
+                        path,
+                        format!("array[{}] ({n} element{plural}{sampled})", union(&names)),
+                        None,
+                    );
                 }
                 if depth == 0 || sample.is_empty() {
                     return Ok(());
@@ -142,7 +153,10 @@ impl Walker<'_, '_> {
                 let elements = format!("{path}[]");
                 if names.iter().all(|name| *name == "object") {
                     self.keys_of(&sample, &elements, depth)?;
-                } else if let Some(first) = sample.iter().find(|e| matches!(e.kind, Kind::Object | Kind::Array)) {
+                } else if let Some(first) = sample
+                    .iter()
+                    .find(|e| matches!(e.kind, Kind::Object | Kind::Array))
+                {
                     self.walk(*first, &elements, depth - 1, false)?;
                 }
             }
@@ -184,7 +198,8 @@ impl Walker<'_, '_> {
         for (key, count, names, container) in keys {
             let mut child = elements.to_owned();
             path::push(&mut child, &Segment::Key(key));
-            let percent = u32::try_from((count * 100 + sample.len() / 2) / sample.len()).unwrap_or(100);
+            let percent =
+                u32::try_from((count * 100 + sample.len() / 2) / sample.len()).unwrap_or(100);
             let shape = match container {
                 Some(node) if node.kind == Kind::Array => {
                     let inner = doc
@@ -194,7 +209,11 @@ impl Walker<'_, '_> {
                         .collect::<Result<Vec<_>, _>>()?;
                     let others: Vec<_> = names.iter().copied().filter(|n| *n != "array").collect();
                     let array = format!("array[{}]", union(&inner));
-                    if others.is_empty() { array } else { format!("{array}|{}", union(&others)) }
+                    if others.is_empty() {
+                        array
+                    } else {
+                        format!("{array}|{}", union(&others))
+                    }
                 }
                 _ => union(&names),
             };
@@ -242,7 +261,9 @@ pub fn schema(workspace: &Workspace, source: Source<'_>, depth: usize) -> Result
         n_sampled_arrays: 0,
     };
     let root = doc.root().map_err(|e| loaded.syntax_error(e))?;
-    walker.walk(root, "", depth, true).map_err(|e| loaded.syntax_error(e))?;
+    walker
+        .walk(root, "", depth, true)
+        .map_err(|e| loaded.syntax_error(e))?;
     let mut text = String::new();
     for shape in &walker.shapes {
         text.push_str(&shape.path);

@@ -46,7 +46,9 @@ impl Syntax {
 
     pub(crate) fn message(&self) -> &'static str {
         match self.kind {
-            SyntaxKind::ExpectedValue => "expected a value (object, array, string, number, true, false or null)",
+            SyntaxKind::ExpectedValue => {
+                "expected a value (object, array, string, number, true, false or null)"
+            }
             SyntaxKind::ExpectedKey => "expected a key in double quotes",
             SyntaxKind::ExpectedColon => "expected `:` after the key",
             SyntaxKind::ExpectedCommaOrBrace => "expected `,` or `}` after the member",
@@ -71,9 +73,15 @@ impl Syntax {
     pub(crate) fn line_column(&self, bytes: &[u8]) -> (usize, usize) {
         let offset = self.offset.min(bytes.len());
         let before = &bytes[..offset];
-        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |n| n + 1);
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |n| n + 1);
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count()
+            + 1;
         (line, column)
     }
 
@@ -112,20 +120,43 @@ impl fmt::Display for Shown<'_> {
             .chars()
             .collect();
         let skip = before.len().saturating_sub(SNIPPET_SIDE);
-        let mut shown: String = if skip > 0 { "…".into() } else { String::new() };
-        shown.extend(before[skip..].iter().map(|&c| if c == '\t' { ' ' } else { c }));
+        let mut shown: String = if skip > 0 {
+            "…".into()
+        } else {
+            String::new()
+        };
+        shown.extend(
+            before[skip..]
+                .iter()
+                .map(|&c| if c == '\t' { ' ' } else { c }),
+        );
         let caret = shown.chars().count();
-        shown.extend(after.iter().take(SNIPPET_SIDE).map(|&c| if c == '\t' { ' ' } else { c }));
+        shown.extend(
+            after
+                .iter()
+                .take(SNIPPET_SIDE)
+                .map(|&c| if c == '\t' { ' ' } else { c }),
+        );
         if after.len() > SNIPPET_SIDE {
             shown.push('…');
         }
-        write!(f, "\n  {}\n  {}^", shown.trim_end_matches('\r'), " ".repeat(caret))
+        write!(
+            f,
+            "\n  {}\n  {}^",
+            shown.trim_end_matches('\r'),
+            " ".repeat(caret)
+        )
     }
 }
 
 /// The length of the strict JSON number at the start of `bytes`, or 0.
 pub(crate) fn number_len(bytes: &[u8]) -> usize {
-    let digits = |from: usize| bytes[from..].iter().take_while(|b| b.is_ascii_digit()).count();
+    let digits = |from: usize| {
+        bytes[from..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
     let mut i = usize::from(bytes.first() == Some(&b'-'));
     match bytes.get(i) {
         Some(b'0') => i += 1,
@@ -176,7 +207,10 @@ fn strict_string(bytes: &[u8], pos: usize) -> Result<usize, Syntax> {
         }
         match bytes.get(i + 1) {
             Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
-            Some(b'u') if bytes.len() >= i + 6 && bytes[i + 2..i + 6].iter().all(u8::is_ascii_hexdigit) => {
+            Some(b'u')
+                if bytes.len() >= i + 6
+                    && bytes[i + 2..i + 6].iter().all(u8::is_ascii_hexdigit) =>
+            {
                 i += 6;
             }
             None => return Err(Syntax::new(pos, SyntaxKind::UnclosedString)),
@@ -212,6 +246,12 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(), Syntax> {
         if token == Token::Whitespace {
             pos += len;
             continue;
+        }
+        if matches!(
+            token,
+            Token::LineComment | Token::BlockComment | Token::HashComment
+        ) {
+            return Err(Syntax::new(at, SyntaxKind::Comment));
         }
         if done {
             return Err(Syntax::new(at, SyntaxKind::TrailingData));
@@ -347,8 +387,9 @@ pub(crate) fn format(bytes: &[u8], layout: Layout, out: &mut String) {
         let b = bytes[i];
         match b {
             b'"' => {
+                // Run to the closing quote; a string cut short runs to the end.
                 let mut j = i + 1;
-                while let Some(n) = memchr2(b'"', b'\\', &bytes[j..]) {
+                while let Some(n) = bytes.get(j..).and_then(|rest| memchr2(b'"', b'\\', rest)) {
                     j += n;
                     if bytes[j] == b'"' {
                         break;

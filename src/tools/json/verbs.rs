@@ -235,7 +235,8 @@ impl fmt::Display for Got {
 /// assert_eq!(error.to_string(), "no key `item` at `data`: the keys there are items");
 /// ```
 pub fn get(workspace: &Workspace, source: Source<'_>, path: &str) -> Result<Got, Error> {
-    const EXAMPLE: &str = r#"{"cmd":"get","args":{"file":"resp.json","path":"data.items[3].name"}}"#;
+    const EXAMPLE: &str =
+        r#"{"cmd":"get","args":{"file":"resp.json","path":"data.items[3].name"}}"#;
     let segments = parse_path(path, EXAMPLE)?;
     let raw = read(workspace, source)?;
     let loaded = load(raw)?;
@@ -247,30 +248,38 @@ pub fn get(workspace: &Workspace, source: Source<'_>, path: &str) -> Result<Got,
     for (at, node) in found {
         let bytes = doc.text(node).map_err(|e| loaded.syntax_error(e))?;
         let json = String::from_utf8_lossy(bytes).into_owned();
-        if fanned {
+        // Past the cap the text is cut anyway; the matches are still collected.
+        let room = text.len() <= super::MAX_OUTPUT;
+        if room && fanned {
             text.push_str(path::shown(&at));
             text.push_str(": ");
             syntax::format(bytes, RawLayout::Compact, &mut text);
             text.push('\n');
-        } else {
+        } else if room {
             syntax::format(bytes, RawLayout::Indented, &mut text);
             text.push('\n');
         }
         matches.push(Match { path: at, json });
-        if text.len() > super::MAX_OUTPUT * 2 {
-            break;
-        }
     }
     if fanned {
         let n = matches.len();
-        text.push_str(&format!("{n} match{}\n", if n == 1 { "" } else { "es" }));
+        let summary = format!("{n} match{}\n", if n == 1 { "" } else { "es" });
+        if text.len() + summary.len() <= super::MAX_OUTPUT {
+            text.push_str(&summary);
+        } else {
+            // Keep the count visible above the cut: it is the most useful line.
+            text.insert_str(0, &summary);
+        }
     }
     if matches.is_empty() {
         text = format!("nothing at `{path}`: the containers there are empty\n");
     }
     Ok(Got {
         matches,
-        text: cap(text, "ask for a deeper path, or see the shape first with `keys` or `schema`"),
+        text: cap(
+            text,
+            "ask for a deeper path, or see the shape first with `keys` or `schema`",
+        ),
     })
 }
 
@@ -439,6 +448,7 @@ impl fmt::Display for Validation {
 pub fn validate(workspace: &Workspace, source: Source<'_>) -> Result<Validation, Error> {
     let raw = read(workspace, source)?;
     let is_yaml = raw.format == Format::Yaml;
+    let n_bytes = raw.len();
     let loaded = match load(raw) {
         Ok(loaded) => loaded,
         Err(error) if is_yaml || error.kind() == super::ErrorKind::InvalidYaml => {
@@ -458,7 +468,11 @@ pub fn validate(workspace: &Workspace, source: Source<'_>) -> Result<Validation,
         }
         Err(error) => return Err(error),
     };
-    let kind = if loaded.format == Format::Yaml { "YAML" } else { "JSON" };
+    let kind = if loaded.format == Format::Yaml {
+        "YAML"
+    } else {
+        "JSON"
+    };
     match syntax::validate(&loaded.bytes) {
         Ok(()) => {
             let doc = Doc::new(&loaded.bytes);
@@ -467,7 +481,7 @@ pub fn validate(workspace: &Workspace, source: Source<'_>) -> Result<Validation,
             Ok(Validation {
                 format: loaded.format,
                 invalid: None,
-                text: format!("valid {kind}: {} ({} bytes)\n", article(&what), loaded.bytes.len()),
+                text: format!("valid {kind}: {} ({} bytes)\n", article(&what), n_bytes),
             })
         }
         Err(error) => {
@@ -548,7 +562,10 @@ pub fn pretty(workspace: &Workspace, source: Source<'_>, layout: Layout) -> Resu
     text.push('\n');
     let n_bytes = text.len();
     Ok(Pretty {
-        text: cap(text, "reformat a part: `get` a deeper path (objects come back indented)"),
+        text: cap(
+            text,
+            "reformat a part: `get` a deeper path (objects come back indented)",
+        ),
         n_bytes,
     })
 }

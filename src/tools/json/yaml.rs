@@ -8,10 +8,8 @@ use serde_yaml_ng::Value;
 /// and column).
 pub(crate) fn to_json(text: &str) -> Result<(String, bool), String> {
     let value: Value = serde_yaml_ng::from_str(text).map_err(|error| error.to_string())?;
-    let is_container = matches!(
-        value,
-        Value::Mapping(_) | Value::Sequence(_)
-    ) || matches!(&value, Value::Tagged(tagged) if matches!(tagged.value, Value::Mapping(_) | Value::Sequence(_)));
+    let is_container = matches!(value, Value::Mapping(_) | Value::Sequence(_))
+        || matches!(&value, Value::Tagged(tagged) if matches!(tagged.value, Value::Mapping(_) | Value::Sequence(_)));
     let mut out = String::with_capacity(text.len());
     write(&value, &mut out);
     Ok((out, is_container))
