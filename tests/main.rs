@@ -1,5 +1,6 @@
 //! argmend's integration tests, built as one binary (one link, one run).
 
+mod api; // facts about the public API (Send + Sync, limits)
 mod cli; // the built binary: golden tests of `argmend repair`
 mod conformance; // the peers' public suites, read from ../shared/conformance
 mod corpus; // corpus/<family>/<name>.in beside .out and .fixes
