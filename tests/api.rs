@@ -20,7 +20,11 @@ fn public_types_are_send_and_sync() {
 fn fix_names_are_unique_snake_case() {
     let outcome = argmend::repair(b"{'a': True, b: [1 2,], /* c */ \"d\": .5");
     let mut names: Vec<&str> = outcome.fixes().iter().map(|f| f.kind.name()).collect();
-    assert!(names.iter().all(|n| n.chars().all(|c| c.is_ascii_lowercase() || c == '_')));
+    assert!(
+        names
+            .iter()
+            .all(|n| n.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+    );
     names.sort_unstable();
     names.dedup();
     assert!(names.len() >= 6, "{names:?}");
@@ -32,10 +36,19 @@ fn a_crossed_limit_is_reported_and_sticks() {
     assert!(repairer.feed(b"[1, ").is_ok());
     let error = repairer.feed(b"2]").unwrap_err();
     assert_eq!(error.kind(), argmend::ErrorKind::TooLarge);
-    assert!(repairer.feed(b"").is_err(), "the repairer refuses input after an error");
-    assert_eq!(repairer.finish().unwrap_err().kind(), argmend::ErrorKind::TooLarge);
+    assert!(
+        repairer.feed(b"").is_err(),
+        "the repairer refuses input after an error"
+    );
+    assert_eq!(
+        repairer.finish().unwrap_err().kind(),
+        argmend::ErrorKind::TooLarge
+    );
     let deep = "[".repeat(1_000_000);
     let outcome = argmend::repair(deep.as_bytes());
     assert_eq!(outcome.verdict(), Verdict::NotJson);
-    assert_eq!(outcome.error().map(Error::kind), Some(argmend::ErrorKind::TooDeep));
+    assert_eq!(
+        outcome.error().map(Error::kind),
+        Some(argmend::ErrorKind::TooDeep)
+    );
 }

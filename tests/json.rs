@@ -254,6 +254,18 @@ fn query_answers() {
     )
     .unwrap();
     assert_eq!(answer.n_matched(), 2);
+    // Dotted fields, in `where` and in `select`, and a root array.
+    let nested = r#"[{"id":1,"meta":{"owner":"ana","ports":[80]}},{"id":2,"meta":{"owner":"bo"}}]"#;
+    let filtered = query(
+        &ws(),
+        Source::Text(nested),
+        &Query::new("meta.owner~^a && meta.ports[0]=80").select("id,meta.owner"),
+    )
+    .unwrap();
+    assert_eq!(
+        filtered.to_string(),
+        "[0] {\"id\":1,\"meta.owner\":\"ana\"}\n1 of 2 elements matched\n"
+    );
     assert_eq!(answer.n_elements(), 3);
     assert_eq!(answer.rows()[1].index, 2);
 }
@@ -985,7 +997,7 @@ fn lookup<'v>(value: &'v Value, steps: &[Step]) -> Option<&'v Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn get_agrees_with_serde_json(
@@ -1031,5 +1043,106 @@ proptest! {
             let reparsed: Value = serde_json::from_str(&compact).unwrap();
             prop_assert_eq!(reparsed, value);
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// One character inserted or removed anywhere: `validate` judges the text
+    /// as serde_json does.
+    #[test]
+    fn validate_agrees_with_serde_json_on_mutations(
+        value in value_strategy(),
+        at in any::<prop::sample::Index>(),
+        insert in prop::option::of(prop::sample::select(vec![',', ':', '{', '}', '[', ']', '"', '\\', '0', '-', '.', 'e', 'a', ' ', '\n', '\t'])),
+    ) {
+        let mut chars: Vec<char> = serde_json::to_string(&value).unwrap().chars().collect();
+        let idx = at.index(chars.len() + 1);
+        match insert {
+            Some(c) => chars.insert(idx, c),
+            None if idx < chars.len() => { chars.remove(idx); }
+            None => {}
+        }
+        let text: String = chars.into_iter().collect();
+        let ours = validate(&ws(), Source::Text(&text)).unwrap();
+        // Text that is not JSON but a YAML mapping or list is read as YAML.
+        prop_assume!(ours.format() == Format::Json);
+        let theirs = serde_json::from_str::<serde::de::IgnoredAny>(&text);
+        prop_assert_eq!(ours.is_valid(), theirs.is_ok(), "{:?}: ours {}, serde_json {:?}", text, ours, theirs.err());
+    }
+}
+
+#[test]
+fn get_reads_only_what_it_walks() {
+    // The broken tail is never read when the answer comes before it...
+    let text = "{\"a\": 1, \"b\": [1, 2 ";
+    assert_eq!(
+        get(&ws(), Source::Text(text), "a").unwrap().to_string(),
+        "1\n"
+    );
+    // ...and named, with its place, when the question goes through it.
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            text,
+            "b",
+            "line 1 column 21: the input ends inside a value\n  {\"a\": 1, \"b\": [1, 2 \n                      ^",
+        ),
+        (
+            "{\"a\": [1}, \"b\": 2}",
+            "b",
+            "line 1 column 9: this closer does not match the open bracket\n  {\"a\": [1}, \"b\": 2}\n          ^",
+        ),
+        (
+            "{\"a\": \"x, \"b\": 2}",
+            "c",
+            "line 1 column 12: expected `,` or `}` after the member\n  {\"a\": \"x, \"b\": 2}\n             ^",
+        ),
+        (
+            "{\"a\" 1}",
+            "a",
+            "line 1 column 6: expected `:` after the key\n  {\"a\" 1}\n       ^",
+        ),
+        (
+            "[1 2]",
+            "[1]",
+            "line 1 column 4: expected `,` or `]` after the element\n  [1 2]\n     ^",
+        ),
+        (
+            "[1, ]",
+            "[1]",
+            "line 1 column 5: trailing comma before the closer\n  [1, ]\n      ^",
+        ),
+        (
+            "{\"a\": tru}",
+            "b",
+            "line 1 column 7: expected a value (object, array, string, number, true, false or null)\n  {\"a\": tru}\n        ^",
+        ),
+        (
+            "{\"a\": 01}",
+            "b",
+            "line 1 column 7: invalid number\n  {\"a\": 01}\n        ^",
+        ),
+        (
+            "{\"a\": \"x}",
+            "b",
+            "line 1 column 7: the string is never closed\n  {\"a\": \"x}\n        ^",
+        ),
+        (
+            "{1: 2}",
+            "a",
+            "line 1 column 2: expected a key in double quotes\n  {1: 2}\n   ^",
+        ),
+    ];
+    for (text, path, detail) in cases {
+        let error = get(&ws(), Source::Text(text), path).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::InvalidJson, "{text}");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "refused: the text is not valid JSON: {detail}\n(repair it with `argmend repair`, or see every problem with the `validate` verb)"
+            ),
+            "{text}"
+        );
     }
 }

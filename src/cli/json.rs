@@ -99,7 +99,12 @@ pub(crate) enum JsonVerb {
         #[command(flatten)]
         source: SourceArgs,
         /// The path (default: the root).
-        #[arg(long, default_value = "", allow_hyphen_values = true)]
+        #[arg(
+            long,
+            default_value = "",
+            hide_default_value = true,
+            allow_hyphen_values = true
+        )]
         path: String,
     },
     /// The elements of an array of objects that pass a filter.
@@ -107,7 +112,12 @@ pub(crate) enum JsonVerb {
         #[command(flatten)]
         source: SourceArgs,
         /// The path of the array (default: the root).
-        #[arg(long, default_value = "", allow_hyphen_values = true)]
+        #[arg(
+            long,
+            default_value = "",
+            hide_default_value = true,
+            allow_hyphen_values = true
+        )]
         path: String,
         /// The filter: field=value, field!=value, field~regex, joined by &&.
         #[arg(long = "where", value_name = "FILTER", allow_hyphen_values = true)]

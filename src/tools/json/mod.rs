@@ -46,6 +46,7 @@ mod query;
 mod schema;
 mod syntax;
 mod verbs;
+mod whole;
 mod yaml;
 
 use std::borrow::Cow;
@@ -56,12 +57,10 @@ use serde_json::{Map, Value};
 
 pub use self::error::{Error, ErrorKind};
 use self::error::{MAX_FILE, Repr};
-pub use self::path::Segment;
 pub use self::query::{DEFAULT_LIMIT, MAX_LIMIT, Matched, Query, Row, query};
 pub use self::schema::{DEFAULT_DEPTH, MAX_DEPTH, SAMPLE, Schema, Shape, schema};
-pub use self::verbs::{
-    Entry, Got, Invalid, Keys, Layout, Match, Pretty, Validation, get, keys, pretty, validate,
-};
+pub use self::verbs::{Entry, Got, Keys, Match, get, keys};
+pub use self::whole::{Invalid, Layout, Pretty, Validation, pretty, validate};
 use crate::tools::Workspace;
 
 /// The largest answer, in bytes.

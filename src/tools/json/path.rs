@@ -6,7 +6,7 @@ use std::fmt;
 
 /// One step of a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Segment {
+pub(crate) enum Segment {
     /// A member of an object: `name`, `["name"]`.
     Key(String),
     /// An element of an array: `[3]`; negative counts from the end, `[-1]`.

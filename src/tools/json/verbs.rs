@@ -1,5 +1,5 @@
-//! `get`, `keys`, `validate` and `pretty`, and the walk along a path that
-//! `get`, `keys`, `query` and `schema` share.
+//! `get` and `keys`, and the walk along a path that `get`, `keys`, `query`
+//! and `schema` share.
 
 use std::fmt;
 
@@ -7,7 +7,7 @@ use super::doc::{Doc, Kind, Node};
 use super::error::{Error, Repr};
 use super::path::{self, Segment};
 use super::syntax::{self, Layout as RawLayout};
-use super::{Format, Loaded, Source, cap, load, read};
+use super::{Loaded, Source, cap, load, read};
 use crate::tools::Workspace;
 
 /// The type summary of a value, as `keys` shows it: `object{n}`,
@@ -167,7 +167,7 @@ fn step(
     }
 }
 
-fn article(summary: &str) -> String {
+pub(crate) fn article(summary: &str) -> String {
     let an = summary.starts_with(['a', 'o']);
     format!("{} {summary}", if an { "an" } else { "a" })
 }
@@ -232,7 +232,7 @@ impl fmt::Display for Got {
 /// assert_eq!(got.to_string(), "12345678901234567890\n");
 ///
 /// let error = get(&workspace, Source::Text(text), "data.item").unwrap_err();
-/// assert_eq!(error.to_string(), "no key `item` at `data`: the keys there are items");
+/// assert_eq!(error.to_string(), "no key `item` at `data`: the keys there are items (did you mean `items`?)");
 /// ```
 pub fn get(workspace: &Workspace, source: Source<'_>, path: &str) -> Result<Got, Error> {
     const EXAMPLE: &str =
@@ -385,187 +385,5 @@ pub fn keys(workspace: &Workspace, source: Source<'_>, path: &str) -> Result<Key
         summary: summary_here,
         entries,
         text: cap(text, "ask for the keys of a deeper path"),
-    })
-}
-
-/// Where and why a document is not valid.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Invalid {
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column, in characters.
-    pub column: usize,
-    /// What is wrong, e.g. "expected `:` after the key".
-    pub message: String,
-}
-
-/// The answer of [`validate`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Validation {
-    format: Format,
-    invalid: Option<Invalid>,
-    text: String,
-}
-
-impl Validation {
-    /// Whether the document is valid.
-    pub fn is_valid(&self) -> bool {
-        self.invalid.is_none()
-    }
-
-    /// The first error, for an invalid document.
-    pub fn error(&self) -> Option<&Invalid> {
-        self.invalid.as_ref()
-    }
-
-    /// Whether it was read as JSON or YAML.
-    pub fn format(&self) -> Format {
-        self.format
-    }
-}
-
-impl fmt::Display for Validation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
-    }
-}
-
-/// Whether the document is valid: the first error with its 1-based line
-/// and column and the line with a caret; data after the value is an error.
-///
-/// ```
-/// use argmend::tools::{Workspace, json::{Source, validate}};
-///
-/// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
-/// let answer = validate(&workspace, Source::Text("{\"a\": 1,\n \"b\" 2}")).unwrap();
-/// assert!(!answer.is_valid());
-/// assert_eq!(
-///     answer.to_string(),
-///     "invalid JSON: line 2 column 6: expected `:` after the key\n   \"b\" 2}\n       ^\n"
-/// );
-/// ```
-pub fn validate(workspace: &Workspace, source: Source<'_>) -> Result<Validation, Error> {
-    let raw = read(workspace, source)?;
-    let is_yaml = raw.format == Format::Yaml;
-    let n_bytes = raw.len();
-    let loaded = match load(raw) {
-        Ok(loaded) => loaded,
-        Err(error) if is_yaml || error.kind() == super::ErrorKind::InvalidYaml => {
-            let detail = match &*error.0 {
-                Repr::InvalidYaml { detail, .. } => detail.clone(),
-                _ => error.to_string(),
-            };
-            return Ok(Validation {
-                format: Format::Yaml,
-                invalid: Some(Invalid {
-                    line: 0,
-                    column: 0,
-                    message: detail.clone(),
-                }),
-                text: format!("invalid YAML: {detail}\n"),
-            });
-        }
-        Err(error) => return Err(error),
-    };
-    let kind = if loaded.format == Format::Yaml {
-        "YAML"
-    } else {
-        "JSON"
-    };
-    match syntax::validate(&loaded.bytes) {
-        Ok(()) => {
-            let doc = Doc::new(&loaded.bytes);
-            let root = doc.root().map_err(|e| loaded.syntax_error(e))?;
-            let what = summary(&doc, root).map_err(|e| loaded.syntax_error(e))?;
-            Ok(Validation {
-                format: loaded.format,
-                invalid: None,
-                text: format!("valid {kind}: {} ({} bytes)\n", article(&what), n_bytes),
-            })
-        }
-        Err(error) => {
-            let (line, column) = error.line_column(&loaded.bytes);
-            Ok(Validation {
-                format: loaded.format,
-                invalid: Some(Invalid {
-                    line,
-                    column,
-                    message: error.message().to_owned(),
-                }),
-                text: format!("invalid {kind}: {}\n", error.show(&loaded.bytes)),
-            })
-        }
-    }
-}
-
-/// How [`pretty`] lays the document out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Layout {
-    /// Two-space indentation, one member or element per line.
-    #[default]
-    Indented,
-    /// No whitespace at all.
-    Compact,
-}
-
-/// The answer of [`pretty`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pretty {
-    text: String,
-    n_bytes: usize,
-}
-
-impl Pretty {
-    /// The size of the whole reformatted document (the text may be cut).
-    pub fn len(&self) -> usize {
-        self.n_bytes
-    }
-
-    /// Whether the reformatted document is empty (never, for a valid one).
-    pub fn is_empty(&self) -> bool {
-        self.n_bytes == 0
-    }
-}
-
-impl fmt::Display for Pretty {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
-    }
-}
-
-/// The document reindented by 2 spaces (or compacted), with key order,
-/// duplicate keys, number text and string escapes kept. YAML comes out as JSON.
-///
-/// ```
-/// use argmend::tools::{Workspace, json::{Layout, Source, pretty}};
-///
-/// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
-/// let text = r#"{"b":1.0,"a":[1e3,{}],"b":"\u00e9"}"#;
-/// let answer = pretty(&workspace, Source::Text(text), Layout::Indented).unwrap();
-/// assert_eq!(
-///     answer.to_string(),
-///     "{\n  \"b\": 1.0,\n  \"a\": [\n    1e3,\n    {}\n  ],\n  \"b\": \"\\u00e9\"\n}\n"
-/// );
-/// ```
-pub fn pretty(workspace: &Workspace, source: Source<'_>, layout: Layout) -> Result<Pretty, Error> {
-    let raw = read(workspace, source)?;
-    let loaded = load(raw)?;
-    syntax::validate(&loaded.bytes).map_err(|e| loaded.syntax_error(e))?;
-    let mut text = String::with_capacity(loaded.bytes.len() + loaded.bytes.len() / 4);
-    let layout = match layout {
-        Layout::Indented => RawLayout::Indented,
-        Layout::Compact => RawLayout::Compact,
-    };
-    syntax::format(&loaded.bytes, layout, &mut text);
-    text.push('\n');
-    let n_bytes = text.len();
-    Ok(Pretty {
-        text: cap(
-            text,
-            "reformat a part: `get` a deeper path (objects come back indented)",
-        ),
-        n_bytes,
     })
 }
