@@ -181,6 +181,28 @@ pub(crate) fn is_prefix_of_longer(token: Token, rest: &[u8]) -> bool {
     }
 }
 
+/// Whether `token` at the start of `rest` (where it reached the end of the
+/// input so far) can be continued byte by byte to the same answer logos
+/// would give for the whole: a word (`[A-Za-z_$][A-Za-z0-9_$]*`), or a
+/// number so far made of a sign, digits, `_` and at most one `.`.
+pub(crate) fn continues_plainly(token: Token, rest: &[u8]) -> bool {
+    match token {
+        Token::Word => true,
+        Token::Number => {
+            let body = rest
+                .strip_prefix(b"-")
+                .or_else(|| rest.strip_prefix(b"+"))
+                .unwrap_or(rest);
+            body.first().is_some_and(u8::is_ascii_digit)
+                && body
+                    .iter()
+                    .all(|&b| b.is_ascii_digit() || b == b'_' || b == b'.')
+                && body.iter().filter(|&&b| b == b'.').count() <= 1
+        }
+        _ => false,
+    }
+}
+
 /// JSON whitespace.
 #[inline]
 pub(crate) fn is_ws(b: u8) -> bool {

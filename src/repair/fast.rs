@@ -35,6 +35,11 @@ impl Machine<'_> {
         let Some(&top) = self.stack.last() else {
             return;
         };
+        if self.long_token.is_some_and(|t| t.at == self.i) {
+            // A long token cut by chunk ends is being continued by hand;
+            // scanning it here again would cost the square of its length.
+            return;
+        }
         let plain_string = self.string.is_some_and(|s| s.is_plain());
         if !matches!(top, Frame::Object | Frame::Array)
             || !(matches!(

@@ -112,6 +112,25 @@ pub(super) enum Comment {
     FenceTag,
 }
 
+/// Tokens at least this long that may still grow are continued by hand
+/// (see [`LongToken`]) rather than lexed again from their start.
+const LONG_TOKEN: usize = 64;
+
+/// A word or number longer than [`LONG_TOKEN`] that reached the end of the
+/// input so far. logos lexes a token from its start, so lexing it again on
+/// every chunk would cost the square of its length; instead the scan goes on
+/// from where it stopped, over the bytes that can only continue it the way
+/// logos would (letters, digits, `_`, `$` for a word; digits, `_` and one
+/// `.` for a number, with an exponent handed back to logos).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LongToken {
+    pub(super) at: usize,
+    token: Token,
+    len: usize,
+    /// Whether the number so far has its one `.`.
+    dot: bool,
+}
+
 /// A `,` written after a value, kept provisional until the next token shows
 /// whether it separates two values or trails before a closer.
 #[derive(Debug, Clone, Copy)]
@@ -155,6 +174,8 @@ pub(super) struct Machine<'a> {
     pub(super) started: bool,
     /// Where a resumable scan got to: (input position of the step, scanned up to).
     pub(super) scan_hint: (usize, usize),
+    /// A long word or number being continued across chunks.
+    pub(super) long_token: Option<LongToken>,
     pub(super) fixes: Vec<Fix>,
     /// Frames the fast lane closed during its current scan, in order, so a
     /// scan that must be redone can put them back.
@@ -198,6 +219,7 @@ impl<'a> Machine<'a> {
             prose: None,
             started: false,
             scan_hint: (usize::MAX, 0),
+            long_token: None,
             fixes: Vec::new(),
             frames_undo: Vec::new(),
             unwritten: 0,
@@ -510,11 +532,28 @@ impl<'a> Machine<'a> {
             b',' => (Token::Comma, 1),
             b':' => (Token::Colon, 1),
             b'"' => (Token::Quote(lex::Quote::Double), 1),
+            _ if self.long_token.is_some_and(|t| t.at == self.i) => {
+                match self.continue_long_token() {
+                    Some(found) => found,
+                    None => return Err(Halt::Need),
+                }
+            }
             _ => {
                 let Some((token, len)) = lex::next(rest) else {
                     return Err(Halt::Need);
                 };
                 if len == rest.len() && !self.eof && lex::may_grow(token) {
+                    if len >= LONG_TOKEN && lex::continues_plainly(token, rest) {
+                        // A long word or number cut by the end of a chunk: go on
+                        // from here next time instead of lexing it again.
+                        let dot = rest[..len].contains(&b'.');
+                        self.long_token = Some(LongToken {
+                            at: self.i,
+                            token,
+                            len,
+                            dot,
+                        });
+                    }
                     return Err(Halt::Need);
                 }
                 if rest.len() < lex::LONGEST_PREFIXED
@@ -527,6 +566,40 @@ impl<'a> Machine<'a> {
             }
         };
         self.step_token(token, len)
+    }
+
+    /// Go on with a long word or number cut by chunk ends (see
+    /// [`LongToken`]): `None` while it may still grow, else the token and its
+    /// length, exactly what logos would say of the whole.
+    fn continue_long_token(&mut self) -> Option<(Token, usize)> {
+        let t = self.long_token?;
+        let rest = &self.src[self.i - self.base..];
+        let mut dots = usize::from(t.dot);
+        let end = rest[t.len..]
+            .iter()
+            .position(|&b| match t.token {
+                Token::Number if b == b'.' => {
+                    dots += 1;
+                    dots > 1
+                }
+                Token::Number => !(b.is_ascii_digit() || b == b'_'),
+                _ => !(b.is_ascii_alphanumeric() || b == b'_' || b == b'$'),
+            })
+            .map_or(rest.len(), |k| t.len + k);
+        if end == rest.len() && !self.eof {
+            self.long_token = Some(LongToken {
+                len: end,
+                dot: dots > 0,
+                ..t
+            });
+            return None;
+        }
+        self.long_token = None;
+        if t.token == Token::Number && matches!(rest.get(end), Some(b'e' | b'E')) {
+            // An exponent follows: logos reads the number whole, once.
+            return lex::next(rest);
+        }
+        Some((t.token, end))
     }
 
     pub(super) fn step_ws(&mut self, n: usize) -> Step {
