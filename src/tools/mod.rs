@@ -12,6 +12,7 @@
 //! inside one root directory.
 
 pub mod diff;
+mod envelope;
 pub mod json;
 mod workspace;
 

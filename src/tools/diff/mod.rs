@@ -81,6 +81,7 @@ pub use self::error::{Error, ErrorKind};
 pub use self::json::{JsonChange, JsonDiff, diff_json, diff_json_values};
 pub use self::unified::{Diff, DiffOptions, DiffStats, diff_bytes, diff_files, diff_text};
 use crate::tools::Workspace;
+use crate::tools::envelope::{self, Examples};
 
 /// The answer to one [`call`].
 #[derive(Debug, Clone, PartialEq)]
@@ -129,18 +130,8 @@ const EXAMPLES: [&str; 5] = [
     r#"{"cmd":"json","args":{"a":"old.json","b":"new.json"}}"#,
 ];
 
-/// Every example, one per line, indented.
-struct Examples;
-
-impl fmt::Display for Examples {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (idx, example) in EXAMPLES.iter().enumerate() {
-            let sep = if idx == 0 { "" } else { "\n" };
-            write!(f, "{sep}  {example}")?;
-        }
-        Ok(())
-    }
-}
+/// The examples, as argument errors show them.
+const EXAMPLE_CALLS: Examples = Examples(&EXAMPLES);
 
 /// Run one call in the envelope form `{"cmd": VERB, "args": {…}}`.
 ///
@@ -152,37 +143,9 @@ impl fmt::Display for Examples {
 /// assert_eq!(answer.to_string(), "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n");
 /// ```
 pub fn call(workspace: &Workspace, envelope: &str) -> Result<Answer, Error> {
-    let value: Value = serde_json::from_str(envelope).map_err(|error| {
-        Error::argument(format!(
-            "the call is not valid JSON ({error}); send {{\"cmd\": VERB, \"args\": {{…}}}}, e.g.\n{Examples}"
-        ))
-    })?;
-    let Value::Object(envelope) = value else {
-        return Err(Error::argument(format!(
-            "the call must be a JSON object {{\"cmd\": VERB, \"args\": {{…}}}}, e.g.\n{Examples}"
-        )));
-    };
-    let Some(Value::String(cmd)) = envelope.get("cmd") else {
-        return Err(Error::argument(format!(
-            "the call needs \"cmd\": one of files, text, dirs, apply, json; e.g.\n{Examples}"
-        )));
-    };
-    let empty = Map::new();
-    let args = match envelope.get("args") {
-        Some(Value::Object(args)) => args,
-        None | Some(Value::Null) => &empty,
-        Some(_) => {
-            return Err(Error::argument(format!(
-                "\"args\" must be an object; e.g.\n{Examples}"
-            )));
-        }
-    };
-    if let Some(key) = envelope.keys().find(|k| *k != "cmd" && *k != "args") {
-        return Err(Error::argument(format!(
-            "unknown field `{key}` in the call: it has \"cmd\" and \"args\" only; e.g.\n{Examples}"
-        )));
-    }
-    dispatch(workspace, cmd, args)
+    let (cmd, args) = envelope::read(envelope, "files, text, dirs, apply, json", EXAMPLE_CALLS)
+        .map_err(Error::argument)?;
+    dispatch(workspace, &cmd, &args)
 }
 
 /// Run one verb with its arguments (the envelope's `cmd` and `args`).
@@ -222,7 +185,7 @@ pub fn dispatch(
             diff_json(workspace, args.string("a")?, args.string("b")?).map(Answer::Json)
         }
         _ => Err(Error::argument(format!(
-            "unknown verb {cmd:?}: the verbs are files, text, dirs, apply and json; e.g.\n{Examples}"
+            "unknown verb {cmd:?}: the verbs are files, text, dirs, apply and json; e.g.\n{EXAMPLE_CALLS}"
         ))),
     }
 }

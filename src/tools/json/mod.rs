@@ -62,6 +62,7 @@ pub use self::schema::{DEFAULT_DEPTH, MAX_DEPTH, SAMPLE, Schema, Shape, schema};
 pub use self::verbs::{Entry, Got, Keys, Match, get, keys};
 pub use self::whole::{Invalid, Layout, Pretty, Validation, pretty, validate};
 use crate::tools::Workspace;
+use crate::tools::envelope::{self, Examples};
 
 /// The largest answer, in bytes.
 pub const MAX_OUTPUT: usize = 24_000;
@@ -260,18 +261,8 @@ const EXAMPLES: [&str; 6] = [
     r#"{"cmd":"pretty","args":{"file":"values.yaml","compact":true}}"#,
 ];
 
-/// Every example, one per line, indented.
-struct Examples;
-
-impl fmt::Display for Examples {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (idx, example) in EXAMPLES.iter().enumerate() {
-            let sep = if idx == 0 { "" } else { "\n" };
-            write!(f, "{sep}  {example}")?;
-        }
-        Ok(())
-    }
-}
+/// The examples, as argument errors show them.
+const EXAMPLE_CALLS: Examples = Examples(&EXAMPLES);
 
 /// Run one call in the envelope form `{"cmd": VERB, "args": {…}}`.
 ///
@@ -283,37 +274,13 @@ impl fmt::Display for Examples {
 /// assert_eq!(answer.to_string(), "1.0\n");
 /// ```
 pub fn call(workspace: &Workspace, envelope: &str) -> Result<Answer, Error> {
-    let value: Value = serde_json::from_str(envelope).map_err(|error| {
-        Error::argument(format!(
-            "the call is not valid JSON ({error}); send {{\"cmd\": VERB, \"args\": {{…}}}}, e.g.\n{Examples}"
-        ))
-    })?;
-    let Value::Object(envelope) = value else {
-        return Err(Error::argument(format!(
-            "the call must be a JSON object {{\"cmd\": VERB, \"args\": {{…}}}}, e.g.\n{Examples}"
-        )));
-    };
-    let Some(Value::String(cmd)) = envelope.get("cmd") else {
-        return Err(Error::argument(format!(
-            "the call needs \"cmd\": one of get, keys, query, schema, validate, pretty; e.g.\n{Examples}"
-        )));
-    };
-    let empty = Map::new();
-    let args = match envelope.get("args") {
-        Some(Value::Object(args)) => args,
-        None | Some(Value::Null) => &empty,
-        Some(_) => {
-            return Err(Error::argument(format!(
-                "\"args\" must be an object; e.g.\n{Examples}"
-            )));
-        }
-    };
-    if let Some(key) = envelope.keys().find(|k| *k != "cmd" && *k != "args") {
-        return Err(Error::argument(format!(
-            "unknown field `{key}` in the call: it has \"cmd\" and \"args\" only; e.g.\n{Examples}"
-        )));
-    }
-    dispatch(workspace, cmd, args)
+    let (cmd, args) = envelope::read(
+        envelope,
+        "get, keys, query, schema, validate, pretty",
+        EXAMPLE_CALLS,
+    )
+    .map_err(Error::argument)?;
+    dispatch(workspace, &cmd, &args)
 }
 
 /// Run one verb with its arguments (the envelope's `cmd` and `args`).
@@ -367,7 +334,7 @@ pub fn dispatch(
             pretty(workspace, args.source()?, layout).map(Answer::Pretty)
         }
         _ => Err(Error::argument(format!(
-            "unknown verb {cmd:?}: the verbs are get, keys, query, schema, validate and pretty; e.g.\n{Examples}"
+            "unknown verb {cmd:?}: the verbs are get, keys, query, schema, validate and pretty; e.g.\n{EXAMPLE_CALLS}"
         ))),
     }
 }
