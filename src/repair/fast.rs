@@ -30,8 +30,20 @@ struct Safe {
 }
 
 impl Machine<'_> {
-    /// Copy the strictly valid JSON at `i` in one piece, as far as it goes.
+    /// Copy the strictly valid JSON at `i` in one piece, as far as it goes,
+    /// and take the commonest lenient tokens on the way (see `lenient.rs`).
     pub(super) fn fast_forward(&mut self) {
+        loop {
+            self.fast_strict();
+            let before = self.i;
+            if !self.lenient_step() || self.i == before {
+                return;
+            }
+        }
+    }
+
+    /// Copy the strictly valid JSON at `i` in one piece, as far as it goes.
+    fn fast_strict(&mut self) {
         let Some(&top) = self.stack.last() else {
             return;
         };
@@ -296,7 +308,7 @@ fn take_comma(
 }
 
 /// The state after a value inside `top`.
-fn after_value(top: Option<Frame>) -> State {
+pub(super) fn after_value(top: Option<Frame>) -> State {
     if top.is_some() {
         State::After
     } else {
@@ -309,7 +321,7 @@ fn after_value(top: Option<Frame>) -> State {
 /// innermost container (another closer could be inside the string). Returns
 /// where that next token is.
 #[inline]
-fn string_ends(src: &[u8], e: usize, key: bool, top: Option<Frame>) -> Option<usize> {
+pub(super) fn string_ends(src: &[u8], e: usize, key: bool, top: Option<Frame>) -> Option<usize> {
     let next = e + src[e..].iter().position(|b| !lex::is_ws(*b))?;
     let ends = matches!(
         (src[next], key, top),

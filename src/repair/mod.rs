@@ -7,6 +7,7 @@
 mod end;
 mod fast;
 mod fix;
+mod lenient;
 mod machine;
 mod quote;
 mod scalar;

@@ -1,0 +1,133 @@
+//! The lenient steps of the fast lane: the commonest repairs taken without
+//! the general machine.
+//!
+//! A single-quoted string with nothing to escape, a bare identifier key and
+//! a Python literal are what models get wrong most. Each step below takes one
+//! of them when, and only when, the general machine would give exactly the
+//! same output and fixes; anything else is left to it. The chunk-invariance
+//! tests (one-shot runs take these steps, one-byte feeds mostly do not)
+//! check the equivalence.
+
+use super::FixKind;
+use super::fast::{after_value, string_ends};
+use super::machine::{Frame, Machine, State, push_ascii};
+use super::string::find_quote_escape_or_control;
+use crate::lex;
+
+/// Python and JavaScript spellings the lane replaces, with their JSON.
+const LITERALS: [(&[u8], &str); 9] = [
+    (b"True", "true"),
+    (b"False", "false"),
+    (b"None", "null"),
+    (b"TRUE", "true"),
+    (b"FALSE", "false"),
+    (b"NULL", "null"),
+    (b"Null", "null"),
+    (b"none", "null"),
+    (b"undefined", "null"),
+];
+
+impl Machine<'_> {
+    /// Take one lenient token at `i` (after whitespace); `false` if there is
+    /// none the lane may take.
+    pub(super) fn lenient_step(&mut self) -> bool {
+        let top = self.stack.last().copied();
+        if !matches!(top, Some(Frame::Object | Frame::Array))
+            || !matches!(self.state, State::Key | State::Value)
+            || self.comment.is_some()
+        {
+            return false;
+        }
+        let at = self.i - self.base;
+        let src = &self.src[..];
+        let q = at + src[at..].iter().take_while(|b| lex::is_ws(**b)).count();
+        let key = self.state == State::Key;
+        let Some(&b) = src.get(q) else {
+            return false;
+        };
+        // What to write, the fix, and where the token ends.
+        let (text, fix, end, next_state) = if b == b'\'' {
+            // 'text': nothing to escape, valid UTF-8, ended as the machine would end it.
+            let body = q + 1;
+            let Some(close) = memchr::memchr(b'\'', &src[body..]).map(|k| body + k) else {
+                return false;
+            };
+            if find_quote_escape_or_control(&src[body..close]).is_some() {
+                return false;
+            }
+            if std::str::from_utf8(&src[body..close]).is_err() {
+                return false;
+            }
+            if string_ends(src, close + 1, key, top).is_none() {
+                return false;
+            }
+            let next = if key { State::Colon } else { after_value(top) };
+            (
+                Text::Quoted(body, close),
+                FixKind::ReplacedQuotes,
+                close + 1,
+                next,
+            )
+        } else if key && (b.is_ascii_alphabetic() || b == b'_' || b == b'$') {
+            // key: an identifier, then `:` on the same line.
+            let n = src[q..]
+                .iter()
+                .position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'-')))
+                .map_or(src.len(), |k| q + k);
+            let colon = n + src[n..]
+                .iter()
+                .take_while(|c| matches!(c, b' ' | b'\t'))
+                .count();
+            if src.get(colon) != Some(&b':') {
+                return false;
+            }
+            (Text::Quoted(q, n), FixKind::QuotedKey, n, State::Colon)
+        } else if !key && b.is_ascii_alphabetic() {
+            // True, None, …: a whole word, then a delimiter or whitespace.
+            let Some(&(word, json)) = LITERALS.iter().find(|(word, _)| src[q..].starts_with(word))
+            else {
+                return false;
+            };
+            let n = q + word.len();
+            match src.get(n) {
+                Some(&c) if lex::is_ws(c) || matches!(c, b',' | b'}' | b']') => {}
+                _ => return false,
+            }
+            (
+                Text::Plain(json),
+                FixKind::ReplacedLiteral,
+                n,
+                after_value(top),
+            )
+        } else {
+            return false;
+        };
+        // Written out from here on: what the lane left unwritten goes first.
+        self.write_out();
+        push_ascii(&mut self.out, &self.src[at..q]);
+        match text {
+            Text::Quoted(from, to) => {
+                // ASCII identifiers, or a body checked to be UTF-8 above.
+                let inner = std::str::from_utf8(&self.src[from..to]).unwrap_or_default();
+                self.out.push('"');
+                self.out.push_str(inner);
+                self.out.push('"');
+            }
+            Text::Plain(json) => self.out.push_str(json),
+        }
+        self.fix(fix, self.base + q);
+        self.emit("");
+        self.hold = None;
+        self.i = self.base + end;
+        self.state = next_state;
+        true
+    }
+}
+
+/// What a lenient token becomes.
+enum Text {
+    /// Input bytes `from..to` to put in double quotes (nothing in them needs escaping).
+    Quoted(usize, usize),
+    /// JSON to write as it is.
+    Plain(&'static str),
+}
