@@ -482,21 +482,21 @@ fn hex_value(h: u8) -> u32 {
 /// The offset of the first byte of `bytes` that a plain copy cannot take,
 /// for a string opened by `open`; with `tracking`, delimiters stop it too.
 fn special_pos(bytes: &[u8], open: Quote, tracking: bool) -> usize {
-    if open == Quote::Double && !tracking {
-        return find_quote_escape_or_control(bytes).unwrap_or(bytes.len());
-    }
+    // Every scan stops at the first byte that needs attention, control
+    // characters included, so a run of them costs one step each, not a scan
+    // to the far end of the body each.
     let limit = match open {
-        Quote::Double => memchr::memchr2(b'"', b'\\', bytes).unwrap_or(bytes.len()),
-        Quote::Single => memchr::memchr3(b'\'', b'"', b'\\', bytes).unwrap_or(bytes.len()),
-        Quote::DoubleLike | Quote::SingleLike => bytes
+        Quote::Double => find_quote_escape_or_control(bytes),
+        Quote::Single => bytes
             .iter()
-            .position(|&b| matches!(b, b'"' | b'\'' | b'`' | b'\\' | 0xC2 | 0xE2 | 0xEF))
-            .unwrap_or(bytes.len()),
-    };
-    let run = &bytes[..limit];
-    let limit = first_control(run).unwrap_or(limit);
+            .position(|&b| matches!(b, b'\'' | b'"' | b'\\') || b < 0x20),
+        Quote::DoubleLike | Quote::SingleLike => bytes.iter().position(|&b| {
+            matches!(b, b'"' | b'\'' | b'`' | b'\\' | 0xC2 | 0xE2 | 0xEF) || b < 0x20
+        }),
+    }
+    .unwrap_or(bytes.len());
     if tracking {
-        run[..limit]
+        bytes[..limit]
             .iter()
             .position(|&b| BARE_DELIMITER[usize::from(b)])
             .unwrap_or(limit)
@@ -548,24 +548,6 @@ static BARE_DELIMITER: [bool; 256] = {
     }
     table
 };
-
-/// The offset of the first control character (below U+0020), checked 16
-/// bytes at a time without early exits so the compiler can vectorise it.
-pub(super) fn first_control(bytes: &[u8]) -> Option<usize> {
-    let mut chunks = bytes.chunks_exact(16);
-    let mut offset = 0;
-    for chunk in &mut chunks {
-        if chunk.iter().fold(false, |acc, &b| acc | (b < 0x20)) {
-            return chunk.iter().position(|&b| b < 0x20).map(|k| offset + k);
-        }
-        offset += 16;
-    }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&b| b < 0x20)
-        .map(|k| offset + k)
-}
 
 #[cfg(test)]
 mod tests {
