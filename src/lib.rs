@@ -58,6 +58,15 @@
 //! assert_eq!(normalized.strategy().map(|s| s.number()), Some(4));
 //! ```
 //!
+//! ## Tool calls
+//!
+//! [`CallParser`] finds tool calls in streamed model text (`<tool_call …>`,
+//! `<tool …>`, `{"tool_call": …}`) and mends their arguments as they arrive;
+//! [`ArgsStream`] does the same for native tool use, where one call's arguments
+//! arrive as string deltas. [`Dispatcher`] runs calls against a [`Tool`] table
+//! (`@json` and `@diff` built in) inside a workspace, with an output cap and a
+//! time limit per call.
+//!
 //! ## Feature flags
 //!
 //! - `cli` (default): builds the `argmend` binary (clap, anyhow). Library
@@ -68,12 +77,17 @@
 #![warn(unreachable_pub)]
 #![deny(clippy::dbg_macro, clippy::print_stdout, clippy::print_stderr)]
 
+mod call;
 mod error;
 mod lex;
 mod normalize;
 mod repair;
 pub mod tools;
 
+pub use crate::call::{
+    Access, ArgsStream, CallParser, DEFAULT_OUTPUT_CAP, DEFAULT_TIME_LIMIT, DiffTool, Dispatcher,
+    Event, JsonTool, Tool, ToolResult,
+};
 pub use crate::error::{Error, ErrorKind};
 pub use crate::normalize::{
     Normalized, NormalizedQuotes, SchemaMode, Strategy, Telemetry, ToolFix, ToolFixKind, ToolMap,

@@ -10,8 +10,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+// Also used by `adversarial.rs` (one copy of the module: clippy::duplicate_mod).
 #[path = "../fuzz/src/lib.rs"]
-mod checks;
+pub(crate) mod checks;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -183,4 +184,51 @@ fn strict_validator_agrees_with_serde_json() {
     assert!(checks::parses(&deep).is_ok());
     let unbalanced = format!("{}1{}", "[".repeat(400), "]".repeat(399));
     assert!(checks::parses(&unbalanced).is_err());
+}
+
+/// Replays `fuzz/seeds/<target>/` through one of the tool targets' checks.
+fn replay_tool_target(target: &str, check: fn(&[u8]) -> Result<(), String>) {
+    let files = seeds(target);
+    assert!(
+        files.len() >= 5,
+        "fuzz/seeds/{target} holds only {} files",
+        files.len()
+    );
+    let mut failures = Vec::new();
+    for path in files {
+        let input = fs::read(&path).unwrap();
+        if let Err(failure) = check(&input) {
+            failures.push(format!("{}: {failure}", name(&path)));
+        }
+    }
+    report(target, failures);
+}
+
+#[test]
+fn normalize_check_holds_on_its_seeds() {
+    replay_tool_target("normalize", checks::check_normalize_fuzz);
+    // Every repair seed and corpus input as raw arguments, for every tool of
+    // the target's list, fed whole and in 3-byte chunks.
+    let mut failures = Vec::new();
+    for path in all_inputs() {
+        let raw = String::from_utf8_lossy(&fs::read(&path).unwrap()).into_owned();
+        for tool in checks::NORMALIZE_TOOLS {
+            for chunk in [3, usize::MAX] {
+                if let Err(failure) = checks::check_normalize(tool, &raw, chunk) {
+                    failures.push(format!("{} (tool {tool:?}): {failure}", name(&path)));
+                }
+            }
+        }
+    }
+    report("normalize", failures);
+}
+
+#[test]
+fn json_path_check_holds_on_its_seeds() {
+    replay_tool_target("json_path", checks::check_json_path_fuzz);
+}
+
+#[test]
+fn json_query_check_holds_on_its_seeds() {
+    replay_tool_target("json_query", checks::check_json_query_fuzz);
 }

@@ -1,6 +1,8 @@
 //! argmend's integration tests, built as one binary (one link, one run).
 
+mod adversarial; // issue 7: inputs built to break the engine
 mod api; // facts about the public API (Send + Sync, limits)
+mod call; // the tool-call runtime (issue 6)
 mod cli; // the built binary: golden tests of `argmend repair`
 mod conformance; // the peers' public suites, read from ../shared/conformance
 mod corpus; // corpus/<family>/<name>.in beside .out and .fixes

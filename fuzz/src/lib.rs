@@ -369,3 +369,209 @@ fn number(b: &[u8], start: usize) -> Result<usize, String> {
     }
     Ok(i)
 }
+
+// ---------------------------------------------------------------------------
+// Tool-aware normalization and the `@json` path and `where` parsers (issue 7).
+// ---------------------------------------------------------------------------
+
+/// The tool names the `normalize` target picks from (byte 0 of the input,
+/// modulo the length): built-in tools with a primary field, `@coder` (command
+/// lines), tools the table does not know, and an empty name.
+pub const NORMALIZE_TOOLS: &[&str] = &[
+    "read_file",
+    "write_file",
+    "@coder",
+    "edit_file",
+    "run_command",
+    "search",
+    "unknown_tool",
+    "",
+];
+
+/// Splits a `normalize` fuzz input: byte 0 picks the tool from
+/// [`NORMALIZE_TOOLS`], byte 1 the chunk length for the streaming run
+/// (`byte % 17`, 0 meaning one byte at a time), the rest is the raw
+/// arguments (read as UTF-8, lossily).
+pub fn split_normalize_input(data: &[u8]) -> (&'static str, usize, String) {
+    let tool =
+        NORMALIZE_TOOLS[usize::from(data.first().copied().unwrap_or(0)) % NORMALIZE_TOOLS.len()];
+    let chunk = match data.get(1).map(|&b| usize::from(b % 17)) {
+        Some(0) | None => 1,
+        Some(n) => n,
+    };
+    let raw = String::from_utf8_lossy(data.get(2..).unwrap_or(&[])).into_owned();
+    (tool, chunk, raw)
+}
+
+/// The `normalize` target: `normalize_tool_args` never panics; unless the
+/// verdict is `NotJson` the text parses; with `NotJson` the input comes back
+/// untouched; and `ToolRepairer` fed in chunks gives the same `Normalized`.
+pub fn check_normalize(tool: &str, raw: &str, chunk: usize) -> Result<(), String> {
+    let normalized = argmend::normalize_tool_args(tool, raw);
+    if normalized.verdict() == Verdict::NotJson {
+        if normalized.text() != raw {
+            return Err(format!(
+                "verdict not_json but the text is not the input: {:?}",
+                normalized.text()
+            ));
+        }
+    } else {
+        parses(normalized.text()).map_err(|e| {
+            format!(
+                "tool {tool:?}: verdict {} but the text does not parse ({e}): {:?}",
+                normalized.verdict(),
+                normalized.text()
+            )
+        })?;
+    }
+    let mut streaming = argmend::ToolRepairer::new(tool, argmend::ToolOptions::default());
+    for piece in raw.as_bytes().chunks(chunk.max(1)) {
+        streaming.feed(piece);
+    }
+    let streamed = streaming.finish();
+    if streamed != normalized {
+        return Err(format!(
+            "tool {tool:?}: ToolRepairer in {chunk}-byte chunks differs from normalize_tool_args\n  one-shot: {normalized:?}\n  streamed: {streamed:?}"
+        ));
+    }
+    Ok(())
+}
+
+/// The `normalize` target on a raw fuzz input.
+pub fn check_normalize_fuzz(data: &[u8]) -> Result<(), String> {
+    let (tool, chunk, raw) = split_normalize_input(data);
+    check_normalize(tool, &raw, chunk)
+}
+
+/// The document the `json_path` and `json_query` targets ask when the input
+/// brings none.
+pub const SAMPLE_DOC: &str = r#"[{"id": 1, "name": "a.b", "tags": ["x", "y"], "meta": {"owner": "bob", "n": 1.50}},
+ {"id": 2, "name": "b c", "ok": true, "n": null, "meta": {"owner": "ann"}, "": {"k.e[y]": [0, -1e3]}},
+ {"id": "3", "name": "Zoë", "tags": [], "deep": [[{"a": [1]}]]}]"#;
+
+/// The input's fields, cut at each `0xFF` byte and read as UTF-8 lossily.
+pub fn fields(data: &[u8]) -> Vec<String> {
+    data.split(|&b| b == 0xFF)
+        .map(|f| String::from_utf8_lossy(f).into_owned())
+        .collect()
+}
+
+fn workspace() -> &'static argmend::tools::Workspace {
+    static WORKSPACE: std::sync::OnceLock<argmend::tools::Workspace> = std::sync::OnceLock::new();
+    WORKSPACE.get_or_init(|| {
+        argmend::tools::Workspace::new(std::env::temp_dir()).expect("a workspace in the temp dir")
+    })
+}
+
+/// Whether `doc` is JSON serde_json accepts (the tools then return spans of it).
+fn strict_doc(doc: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(doc).is_ok()
+}
+
+/// The `json_path` target: `path`, then optionally `0xFF` and the document
+/// (else [`SAMPLE_DOC`]). `get` and `keys` never panic; on a document
+/// serde_json accepts, every value `get` returns parses, and its answer stays
+/// near the output cap.
+pub fn check_json_path(path: &str, doc: &str) -> Result<(), String> {
+    use argmend::tools::json::{MAX_OUTPUT, Source, get, keys};
+    let strict = strict_doc(doc);
+    if let Ok(got) = get(workspace(), Source::Text(doc), path) {
+        let shown = got.to_string();
+        if shown.len() > MAX_OUTPUT + 1024 {
+            return Err(format!(
+                "get {path:?}: answer of {} bytes, over the cap",
+                shown.len()
+            ));
+        }
+        if strict {
+            for m in got.matches() {
+                parses(&m.json).map_err(|e| {
+                    format!(
+                        "get {path:?}: match {:?} does not parse ({e}): {:?}",
+                        m.path, m.json
+                    )
+                })?;
+            }
+        }
+    }
+    if let Ok(found) = keys(workspace(), Source::Text(doc), path) {
+        let _ = found.to_string();
+    }
+    Ok(())
+}
+
+/// The `json_path` target on a raw fuzz input.
+pub fn check_json_path_fuzz(data: &[u8]) -> Result<(), String> {
+    let (path, doc) = match data.iter().position(|&b| b == 0xFF) {
+        Some(at) => (
+            &data[..at],
+            String::from_utf8_lossy(&data[at + 1..]).into_owned(),
+        ),
+        None => (data, SAMPLE_DOC.to_owned()),
+    };
+    check_json_path(&String::from_utf8_lossy(path), &doc)
+}
+
+/// The `json_query` target: fields cut at `0xFF`: the `where` filter, then
+/// optionally the array's path, `select`, a limit byte (`% 8`, 0 for the
+/// default) and the document (else [`SAMPLE_DOC`]). `query` never panics;
+/// on success it shows at most `limit` rows, and on a document serde_json
+/// accepts every row parses.
+pub fn check_json_query(
+    filter: &str,
+    path: &str,
+    select: Option<&str>,
+    limit: usize,
+    doc: &str,
+) -> Result<(), String> {
+    use argmend::tools::json::{DEFAULT_LIMIT, Query, Source, query};
+    let mut q = Query::new(filter).path(path);
+    if let Some(select) = select {
+        q = q.select(select);
+    }
+    if limit > 0 {
+        q = q.limit(limit);
+    }
+    let limit = if limit > 0 { limit } else { DEFAULT_LIMIT };
+    if let Ok(matched) = query(workspace(), Source::Text(doc), &q) {
+        let _ = matched.to_string();
+        if matched.rows().len() > limit {
+            return Err(format!(
+                "query {filter:?}: {} rows shown with limit {limit}",
+                matched.rows().len()
+            ));
+        }
+        if matched.n_matched() > matched.n_elements() {
+            return Err(format!(
+                "query {filter:?}: {} matched of {} elements",
+                matched.n_matched(),
+                matched.n_elements()
+            ));
+        }
+        if strict_doc(doc) {
+            for row in matched.rows() {
+                parses(&row.json).map_err(|e| {
+                    format!(
+                        "query {filter:?}: row {} does not parse ({e}): {:?}",
+                        row.index, row.json
+                    )
+                })?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `json_query` target on a raw fuzz input.
+pub fn check_json_query_fuzz(data: &[u8]) -> Result<(), String> {
+    let f = fields(data);
+    let filter = f[0].as_str();
+    let path = f.get(1).map_or("", String::as_str);
+    let select = f.get(2).map(String::as_str).filter(|s| !s.is_empty());
+    let limit = f
+        .get(3)
+        .and_then(|s| s.bytes().next())
+        .map_or(0, |b| usize::from(b % 8));
+    let doc = f.get(4).map_or(SAMPLE_DOC, String::as_str);
+    check_json_query(filter, path, select, limit, doc)
+}

@@ -91,6 +91,14 @@ pub(crate) enum Command {
     /// ‘ ’ ′ → ', “ ” ″ → ", « → <<, » → >>; prose files (.md, .txt, …) come
     /// back as they are.
     Quotes(super::quotes::QuotesArgs),
+
+    /// Find the tool calls in model output (FILE or stdin), run each as soon
+    /// as it is complete, and print the results in order.
+    Call(super::call::CallArgs),
+
+    /// JSON Lines over stdin and stdout: one tool call per request line,
+    /// run concurrently, one response line each.
+    Serve(super::serve::ServeArgs),
 }
 
 /// Options of `argmend repair`.

@@ -3,9 +3,11 @@
 
 mod args;
 mod batch;
+mod call;
 mod diff;
 mod json;
 mod quotes;
+mod serve;
 mod tool;
 
 use std::fs::File;
@@ -58,6 +60,8 @@ pub(crate) fn main() -> ExitCode {
         Command::Diff(args) => return diff::main(args),
         Command::Json(args) => return json::main(args),
         Command::Quotes(args) => return quotes::main(&args),
+        Command::Call(args) => return call::main(&args),
+        Command::Serve(args) => return serve::main(&args),
     };
     if args.batch && args.values == ValuesArg::Lines {
         // A batch line holds one value; several values on lines do not fit in it.
@@ -196,8 +200,11 @@ fn stream(
             Ok(piece) => write_out(out, piece)?,
             Err(error) => return Ok(Err(error)),
         }
+        // Taken after every read whether or not they are printed, so the
+        // fix log does not grow with the input either.
+        let taken = repairer.take_fixes();
         if fixes {
-            write_fixes(&repairer.take_fixes())?;
+            write_fixes(&taken)?;
         }
     }
     finish(repairer, out)

@@ -1,0 +1,109 @@
+//! The cost per streamed byte of finding tool calls in model text and
+//! mending their arguments (`CallParser`), against feeding the same bytes
+//! to the bare repair engine (`Repairer`).
+//!
+//! Bench ids are `{fixture}/{api}_{chunk}`:
+//! - `agent_1m/call_parser_16b`, `_4k`: a ~1 MB recorded-style model output
+//!   (prose, `<tool_call>` tags with JSON and command-line arguments, object
+//!   calls in fences, `write_file` calls with long code content), fed in 16-byte
+//!   and 4 KiB chunks, every event collected.
+//! - `agent_1m/bare_engine_16b`, `_4k`: the same bytes into one `Repairer`
+//!   (`Values::Lines`, `Retain::Unreturned`), the baseline asked for.
+//! - `args_only/bare_engine_4k`: only the argument bytes of the same stream,
+//!   through the engine: what mending alone costs.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use argmend::{CallParser, Event, Options, Repairer, Retain, Values};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+/// A model output of about `size` bytes, and the argument bytes in it.
+fn agent_stream(size: usize) -> (Vec<u8>, Vec<u8>) {
+    let mut out = String::new();
+    let mut args = String::new();
+    let mut i = 0usize;
+    while out.len() < size {
+        i += 1;
+        out.push_str(&format!(
+            "Step {i}. I'll look at the payload first; it's in resp.json and the failures matter most.\n"
+        ));
+        let a = r#"{"cmd": "query", "args": {"file": "resp.json", "path": "data.items", "where": "status=failed", "select": "id,name",}}"#;
+        out.push_str(&format!("<tool_call name=\"@json\" args='{a}' />\n"));
+        args.push_str(a);
+        let a = format!("get --file resp.json --path data.items[{i}].name");
+        out.push_str(&format!("<tool name=\"@json\">{a}</tool>\n"));
+        args.push_str(&a);
+        let a = format!(
+            "{{'tool_call': '@json', 'args': {{'cmd': 'keys', 'args': {{'file': 'resp.json', 'path': 'data.items[{i}]'}}}}}}"
+        );
+        out.push_str(&format!("```json\n{a}\n```\n"));
+        args.push_str(&a);
+        let mut content = String::new();
+        for line in 0..40 {
+            content.push_str(&format!(
+                "\\tfmt.Println(\\\"line {line} of file {i}: héllo ✓\\\") // it's fine\\n"
+            ));
+        }
+        let a = format!("{{\"file\": \"gen/{i}.go\", \"content\": \"package main\\n{content}\"}}");
+        out.push_str(&format!(
+            "Now the file.\n<tool_call name=\"write_file\">\n{a}\n</tool_call>\n"
+        ));
+        args.push_str(&a);
+    }
+    (out.into_bytes(), args.into_bytes())
+}
+
+fn parse(input: &[u8], chunk: usize) -> usize {
+    let mut parser = CallParser::new();
+    let mut n_ready = 0;
+    for piece in input.chunks(chunk) {
+        for event in parser.feed(piece) {
+            n_ready += usize::from(matches!(event, Event::CallReady { .. }));
+        }
+    }
+    for event in parser.finish() {
+        n_ready += usize::from(matches!(event, Event::CallReady { .. }));
+    }
+    n_ready
+}
+
+fn engine(input: &[u8], chunk: usize) -> usize {
+    let options = Options::default()
+        .values(Values::Lines)
+        .retain(Retain::Unreturned);
+    let mut repairer = Repairer::new(options);
+    let mut n = 0;
+    for piece in input.chunks(chunk) {
+        n += repairer.feed(piece).map_or(0, str::len);
+    }
+    n + repairer.finish().map_or(0, |outcome| outcome.text().len())
+}
+
+fn bench(c: &mut Criterion) {
+    let (stream, args) = agent_stream(1 << 20);
+    assert!(parse(&stream, 4096) > 100);
+    let mut group = c.benchmark_group("agent_1m");
+    group.throughput(Throughput::Bytes(stream.len() as u64));
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(5));
+    for (name, chunk) in [("16b", 16), ("4k", 4096)] {
+        group.bench_function(format!("call_parser_{name}"), |b| {
+            b.iter(|| parse(black_box(&stream), chunk));
+        });
+        group.bench_function(format!("bare_engine_{name}"), |b| {
+            b.iter(|| engine(black_box(&stream), chunk));
+        });
+    }
+    group.finish();
+    let mut group = c.benchmark_group("args_only");
+    group.throughput(Throughput::Bytes(args.len() as u64));
+    group.sample_size(10);
+    group.bench_function("bare_engine_4k", |b| {
+        b.iter(|| engine(black_box(&args), 4096));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,338 @@
+//! Running tools: a name → tool table, the envelope normalized first, a
+//! workspace, an output cap and a time limit per call.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::tools::Workspace;
+use crate::{Strategy, ToolFix, ToolOptions, Verdict, normalize_tool_args_with};
+
+/// The default output cap per call, in bytes.
+pub const DEFAULT_OUTPUT_CAP: usize = 64 * 1024;
+/// The default time limit per call.
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(30);
+
+/// What a call does to the workspace, so the dispatcher knows what may run
+/// side by side.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Access {
+    /// Reads only: runs in parallel with anything.
+    Read,
+    /// Writes this file (a workspace path): calls writing the same file run
+    /// one after the other.
+    Write(String),
+}
+
+/// A tool the dispatcher can run.
+///
+/// `run` gets the normalized arguments (a JSON value) and returns the text
+/// the model sees, or an error message that tells it how to do better.
+///
+/// ```
+/// use argmend::tools::Workspace;
+/// use argmend::{Dispatcher, Tool};
+/// use serde_json::Value;
+///
+/// struct Echo;
+/// impl Tool for Echo {
+///     fn run(&self, _workspace: &Workspace, args: &Value) -> Result<String, String> {
+///         Ok(args.to_string())
+///     }
+/// }
+/// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
+/// let dispatcher = Dispatcher::new(workspace).with_tool("echo", Echo);
+/// let result = dispatcher.run("echo", "{say: 'hi',}");
+/// assert!(result.ok);
+/// assert_eq!(result.output, r#"{"say":"hi"}"#);
+/// ```
+pub trait Tool: Send + Sync + 'static {
+    /// Run one call.
+    fn run(&self, workspace: &Workspace, args: &Value) -> Result<String, String>;
+
+    /// What this call does to the workspace; by default it only reads.
+    fn access(&self, args: &Value) -> Access {
+        let _ = args;
+        Access::Read
+    }
+}
+
+/// `@json`: questions about a JSON or YAML payload (read only).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JsonTool;
+
+impl Tool for JsonTool {
+    fn run(&self, workspace: &Workspace, args: &Value) -> Result<String, String> {
+        crate::tools::json::call(workspace, &args.to_string())
+            .map(|answer| answer.to_string())
+            .map_err(|error| error.to_string())
+    }
+}
+
+/// `@diff`: diffs, and patches applied only when every context line matches.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DiffTool;
+
+impl Tool for DiffTool {
+    fn run(&self, workspace: &Workspace, args: &Value) -> Result<String, String> {
+        crate::tools::diff::call(workspace, &args.to_string())
+            .map(|answer| answer.to_string())
+            .map_err(|error| error.to_string())
+    }
+
+    fn access(&self, args: &Value) -> Access {
+        let verb = args.get("cmd").and_then(Value::as_str);
+        let inner = args.get("args");
+        let writes = inner
+            .and_then(|a| a.get("dry_run"))
+            .is_some_and(|d| d == &Value::Bool(false));
+        match (
+            verb,
+            inner.and_then(|a| a.get("file")).and_then(Value::as_str),
+        ) {
+            (Some("apply"), Some(file)) if writes => Access::Write(file.to_owned()),
+            _ => Access::Read,
+        }
+    }
+}
+
+/// The result of one call, as the model will see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolResult {
+    /// Whether the tool answered (`false`: `output` is the error message).
+    pub ok: bool,
+    /// The answer, or the error, capped at the output limit.
+    pub output: String,
+    /// The strategy the arguments needed (`None` when they were not JSON).
+    pub strategy: Option<Strategy>,
+    /// What the normalizer changed in the arguments.
+    pub fixes: Vec<ToolFix>,
+}
+
+impl fmt::Display for ToolResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.output)
+    }
+}
+
+/// Maps tool names to tools and runs calls.
+///
+/// `@json` and `@diff` are built in; others are added with
+/// [`with_tool`](Self::with_tool). The dispatcher is `Sync`: share it
+/// between threads and call [`run`](Self::run) from each. Calls that only
+/// read run side by side; calls that write the same file wait for each
+/// other. Each call runs on its own thread under a time limit, and its
+/// output is capped. A tool that fails, panics or runs out of time gives an
+/// error result; it never takes the caller down.
+///
+/// ```
+/// use argmend::Dispatcher;
+/// use argmend::tools::Workspace;
+/// let dir = std::env::temp_dir();
+/// let dispatcher = Dispatcher::new(Workspace::new(&dir).unwrap());
+/// let result = dispatcher.run("@json", r#"get --text '{"a": [1, 2]}' --path a[1]"#);
+/// assert!(result.ok, "{}", result.output);
+/// assert_eq!(result.output, "2\n");
+/// assert_eq!(result.strategy.map(|s| s.number()), Some(6));
+/// ```
+pub struct Dispatcher {
+    workspace: Arc<Workspace>,
+    tools: HashMap<String, Arc<dyn Tool>>,
+    options: ToolOptions,
+    output_cap: usize,
+    time_limit: Duration,
+    /// One lock per file being written.
+    writes: Mutex<HashMap<String, Arc<Mutex<()>>>>,
+}
+
+impl fmt::Debug for Dispatcher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut names: Vec<&String> = self.tools.keys().collect();
+        names.sort();
+        f.debug_struct("Dispatcher")
+            .field("workspace", &self.workspace)
+            .field("tools", &names)
+            .field("output_cap", &self.output_cap)
+            .field("time_limit", &self.time_limit)
+            .finish()
+    }
+}
+
+impl Dispatcher {
+    /// A dispatcher with `@json` and `@diff`, confined to `workspace`.
+    pub fn new(workspace: Workspace) -> Self {
+        Dispatcher {
+            workspace: Arc::new(workspace),
+            tools: HashMap::new(),
+            options: ToolOptions::default(),
+            output_cap: DEFAULT_OUTPUT_CAP,
+            time_limit: DEFAULT_TIME_LIMIT,
+            writes: Mutex::new(HashMap::new()),
+        }
+        .with_tool("@json", JsonTool)
+        .with_tool("@diff", DiffTool)
+    }
+
+    /// Register `tool` under `name` (replacing one of the same name).
+    pub fn with_tool(mut self, name: &str, tool: impl Tool) -> Self {
+        self.tools.insert(name.to_owned(), Arc::new(tool));
+        self
+    }
+
+    /// Normalize arguments with these options (a tool table, a schema).
+    pub fn with_options(mut self, options: ToolOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Cap each call's output at `bytes` (default [`DEFAULT_OUTPUT_CAP`]).
+    pub fn output_cap(mut self, bytes: usize) -> Self {
+        self.output_cap = bytes;
+        self
+    }
+
+    /// Give each call at most `limit` (default [`DEFAULT_TIME_LIMIT`]).
+    pub fn time_limit(mut self, limit: Duration) -> Self {
+        self.time_limit = limit;
+        self
+    }
+
+    /// The workspace every path is confined to.
+    pub fn workspace(&self) -> &Workspace {
+        &self.workspace
+    }
+
+    /// Whether a tool is registered under `name`.
+    pub fn has_tool(&self, name: &str) -> bool {
+        self.tools.contains_key(name)
+    }
+
+    /// Run a call to `name` with raw arguments (any text a model wrote:
+    /// JSON, broken JSON, a command line); they are normalized first.
+    pub fn run(&self, name: &str, raw_args: &str) -> ToolResult {
+        let Some(tool) = self.tools.get(name) else {
+            let mut names: Vec<&str> = self.tools.keys().map(String::as_str).collect();
+            names.sort_unstable();
+            return self.error(
+                format!("unknown tool `{name}`: the tools are {}", names.join(", ")),
+                None,
+                Vec::new(),
+            );
+        };
+        let normalized = normalize_tool_args_with(name, raw_args, &self.options);
+        let strategy = normalized.strategy();
+        let fixes = normalized.fixes().to_vec();
+        if normalized.verdict() == Verdict::NotJson {
+            let reason = normalized.reason().unwrap_or("no JSON found");
+            return self.error(
+                format!("the arguments of `{name}` could not be read: {reason}"),
+                None,
+                fixes,
+            );
+        }
+        let Some(args) = normalized.to_value() else {
+            return self.error(
+                format!("the arguments of `{name}` could not be read"),
+                strategy,
+                fixes,
+            );
+        };
+        match self.execute(name, Arc::clone(tool), args) {
+            Ok(output) => ToolResult {
+                ok: true,
+                output: cap(output, self.output_cap),
+                strategy,
+                fixes,
+            },
+            Err(message) => self.error(message, strategy, fixes),
+        }
+    }
+
+    /// Run a call whose arguments are already a JSON value.
+    pub fn run_value(&self, name: &str, args: &Value) -> ToolResult {
+        match args {
+            Value::String(text) => self.run(name, text),
+            other => self.run(name, &other.to_string()),
+        }
+    }
+
+    fn error(
+        &self,
+        message: String,
+        strategy: Option<Strategy>,
+        fixes: Vec<ToolFix>,
+    ) -> ToolResult {
+        ToolResult {
+            ok: false,
+            output: cap(message, self.output_cap),
+            strategy,
+            fixes,
+        }
+    }
+
+    fn execute(&self, name: &str, tool: Arc<dyn Tool>, args: Value) -> Result<String, String> {
+        let lock = match tool.access(&args) {
+            Access::Read => None,
+            Access::Write(file) => {
+                let key = match self.workspace.resolve(&file) {
+                    Ok(path) => path.display().to_string(),
+                    Err(error) => return Err(error.to_string()),
+                };
+                let mut writes = self.writes.lock().unwrap_or_else(PoisonError::into_inner);
+                Some(Arc::clone(writes.entry(key).or_default()))
+            }
+        };
+        let workspace = Arc::clone(&self.workspace);
+        let (send, receive) = mpsc::channel();
+        let spawned = thread::Builder::new()
+            .name(format!("argmend-tool-{name}"))
+            .spawn(move || {
+                // The lock is held on the tool's thread, so a write that runs
+                // out of time still keeps its file until it really ends.
+                let _guard = lock
+                    .as_ref()
+                    .map(|lock| lock.lock().unwrap_or_else(PoisonError::into_inner));
+                let result = catch_unwind(AssertUnwindSafe(|| tool.run(&workspace, &args)));
+                // The caller may have stopped waiting (time limit).
+                let _ = send.send(result);
+            });
+        if let Err(error) = spawned {
+            return Err(format!("`{name}` could not start: {error}"));
+        }
+        match receive.recv_timeout(self.time_limit) {
+            Ok(Ok(result)) => result,
+            Ok(Err(_)) => Err(format!("`{name}` failed unexpectedly (it panicked)")),
+            Err(mpsc::RecvTimeoutError::Timeout) => Err(format!(
+                "`{name}` ran out of time after {} ms; ask for less",
+                self.time_limit.as_millis()
+            )),
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                Err(format!("`{name}` failed unexpectedly"))
+            }
+        }
+    }
+}
+
+/// Cut `output` at `limit` bytes (on a character boundary) with a note.
+fn cap(mut output: String, limit: usize) -> String {
+    if output.len() <= limit {
+        return output;
+    }
+    let total = output.len();
+    let mut cut = limit;
+    while !output.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    output.truncate(cut);
+    output.push_str(&format!(
+        "\n… (output cut at {limit} of {total} bytes; ask for less)\n"
+    ));
+    output
+}

@@ -1,0 +1,70 @@
+//! The tool-call runtime: find calls in streamed model text, mend their
+//! arguments as they stream, and run them.
+//!
+//! [`CallParser`] is a push parser over model output: feed it chunks, get
+//! [`Event`]s. It reads `<tool_call name="…" args='…' />` (or `args="…"`),
+//! `<tool_call name="…">…</tool_call>` with the arguments as the body (or,
+//! without a name, a body `{"name": …, "arguments": …}`), the `<tool …>`
+//! alias, and a JSON object `{"tool_call": "…", "args": …}`, anywhere in the
+//! text, code fences included. [`ArgsStream`] is the same for the native
+//! tool-use form, where the arguments of one call arrive as string deltas.
+//!
+//! [`Dispatcher`] runs calls: `@json` and `@diff` are built in, others
+//! implement [`Tool`].
+
+mod args;
+mod dispatch;
+mod parser;
+mod scan;
+
+pub use self::args::ArgsStream;
+pub use self::dispatch::{
+    Access, DEFAULT_OUTPUT_CAP, DEFAULT_TIME_LIMIT, DiffTool, Dispatcher, JsonTool, Tool,
+    ToolResult,
+};
+pub use self::parser::CallParser;
+use crate::{Strategy, ToolFix};
+
+/// What the parser found in the stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Event {
+    /// Text outside calls, to show as it comes (`Let me check.`).
+    Text(String),
+    /// A call to the tool `name` began (`<tool_call name="@json"`).
+    CallStarted {
+        /// The tool's name.
+        name: String,
+    },
+    /// Characters added to a string value of the arguments, after repair:
+    /// `path` is the JSON path of the field (`content`, `args.file`,
+    /// `items[2]`, empty at the top level), `text` the decoded characters.
+    ArgsDelta {
+        /// The tool's name.
+        name: String,
+        /// The JSON path of the string being written.
+        path: String,
+        /// The characters added to it.
+        text: String,
+    },
+    /// A call is complete, with its arguments mended for the tool.
+    CallReady {
+        /// The tool's name.
+        name: String,
+        /// The arguments: JSON text.
+        args: String,
+        /// Which strategy the arguments needed.
+        strategy: Option<Strategy>,
+        /// What was changed, with offsets into the raw arguments.
+        fixes: Vec<ToolFix>,
+    },
+    /// A call that cannot be mended (`<tool_call name="x" args='read --file "a' />`).
+    Error {
+        /// The tool's name, when the call gave one.
+        name: Option<String>,
+        /// The raw arguments, untouched.
+        raw: String,
+        /// Why they could not be mended.
+        reason: String,
+    },
+}

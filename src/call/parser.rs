@@ -1,0 +1,467 @@
+//! The push parser that finds tool calls in streamed model text.
+
+use memchr::memchr2;
+
+use self::tag::Attr;
+use super::Event;
+use super::args::ArgsStream;
+use super::scan::{Action, ObjectScanner, ValueScanner};
+use crate::ToolOptions;
+
+mod tag;
+
+/// How many whitespace bytes a lookahead (`{ "tool_call"`, a closing tag
+/// after `/>`) may skip before it gives up. Measured in input bytes, so the
+/// decision is the same for every chunking.
+const LOOKAHEAD: usize = 64;
+
+const TOOL_CALL: &[u8] = b"<tool_call";
+const TOOL: &[u8] = b"<tool";
+const CLOSE_TOOL_CALL: &[u8] = b"</tool_call>";
+const CLOSE_TOOL: &[u8] = b"</tool>";
+
+/// The call being read.
+#[derive(Debug)]
+struct Call {
+    stream: Option<ArgsStream>,
+    /// Argument bytes not yet given to the stream (batched per chunk, or
+    /// held while the name is unknown).
+    pending: Vec<u8>,
+}
+
+impl Call {
+    fn new() -> Self {
+        Call {
+            stream: None,
+            pending: Vec::new(),
+        }
+    }
+
+    fn set_name(&mut self, name: &str, options: &ToolOptions, events: &mut Vec<Event>) {
+        if self.stream.is_some() || name.is_empty() {
+            return;
+        }
+        events.push(Event::CallStarted {
+            name: name.to_owned(),
+        });
+        self.stream = Some(ArgsStream::new(name, options.clone()));
+        self.flush(events);
+    }
+
+    fn flush(&mut self, events: &mut Vec<Event>) {
+        if let Some(stream) = &mut self.stream {
+            if !self.pending.is_empty() {
+                stream.feed_into(&self.pending, events);
+                self.pending.clear();
+            }
+        }
+    }
+
+    fn finish(mut self, events: &mut Vec<Event>) {
+        self.flush(events);
+        match self.stream {
+            Some(stream) => stream.finish_into(events),
+            None => events.push(Event::Error {
+                name: None,
+                reason: "the call names no tool: add name=\"TOOL\"".to_owned(),
+                raw: String::from_utf8_lossy(&self.pending).into_owned(),
+            }),
+        }
+    }
+}
+
+#[derive(Debug)]
+enum State {
+    Text,
+    /// Matching `<tool_call` or `<tool`.
+    TagOpen,
+    /// Matching `{ "tool_call"`.
+    JsonHead,
+    /// Inside a call tag's attributes.
+    Tag {
+        attr: Attr,
+        /// The attribute name, or the value being read.
+        word: Vec<u8>,
+        /// The name of the attribute whose value is read.
+        key: Vec<u8>,
+        args_seen: bool,
+        scanner: ValueScanner,
+        close: &'static [u8],
+    },
+    /// After `<tool_call … args='…'>`: an optional closing tag.
+    MaybeClose {
+        close: &'static [u8],
+    },
+    /// The body of `<tool_call name="…">…</tool_call>`; without a name the
+    /// body is an object holding name and arguments.
+    Body {
+        close: &'static [u8],
+        object: Option<ObjectScanner>,
+        /// The object ended: the rest of the body is dropped.
+        ended: bool,
+    },
+    /// The object form `{"tool_call": …, "args": …}`.
+    Object(ObjectScanner),
+}
+
+/// Finds tool calls in streamed model text and mends their arguments as
+/// they arrive.
+///
+/// Feed chunks of any size; each [`feed`](Self::feed) returns the events it
+/// completed. Text outside calls comes back as [`Event::Text`]; a call gives
+/// [`Event::CallStarted`], [`Event::ArgsDelta`]s while its string values
+/// stream, then [`Event::CallReady`] with the arguments normalized for the
+/// tool (or [`Event::Error`]). The calls and their arguments are the same
+/// for every chunking; text and deltas may be cut differently.
+///
+/// ```
+/// use argmend::{CallParser, Event};
+/// let mut parser = CallParser::new();
+/// let mut events = Vec::new();
+/// for chunk in ["Let me look. <tool_call name=\"@json\" args='{\"cmd\":\"keys\",", "\"args\":{\"file\":\"a.json\",}}' /> done"] {
+///     events.extend(parser.feed(chunk.as_bytes()));
+/// }
+/// events.extend(parser.finish());
+/// let ready: Vec<&str> = events.iter().filter_map(|event| match event {
+///     Event::CallReady { args, .. } => Some(args.as_str()),
+///     _ => None,
+/// }).collect();
+/// assert_eq!(ready, [r#"{"cmd":"keys","args":{"file":"a.json"}}"#]);
+/// ```
+#[derive(Debug)]
+pub struct CallParser {
+    options: ToolOptions,
+    state: State,
+    /// Bytes held by a lookahead (`TagOpen`, `JsonHead`, `MaybeClose`, a
+    /// possible closing tag in a body).
+    held: Vec<u8>,
+    /// Text not yet handed out.
+    text: Vec<u8>,
+    call: Option<Call>,
+    events: Vec<Event>,
+}
+
+impl Default for CallParser {
+    fn default() -> Self {
+        CallParser::new()
+    }
+}
+
+impl CallParser {
+    /// A parser with the built-in tool table.
+    pub fn new() -> Self {
+        CallParser::with_options(ToolOptions::default())
+    }
+
+    /// A parser whose calls are normalized with `options` (a tool table, a schema).
+    pub fn with_options(options: ToolOptions) -> Self {
+        CallParser {
+            options,
+            state: State::Text,
+            held: Vec::new(),
+            text: Vec::new(),
+            call: None,
+            events: Vec::new(),
+        }
+    }
+
+    /// Feed the next chunk of model output; returns the events it completed.
+    pub fn feed(&mut self, chunk: &[u8]) -> Vec<Event> {
+        let mut i = 0;
+        while i < chunk.len() {
+            if matches!(self.state, State::Text) {
+                // Run through plain text to the next byte that may open a call.
+                match memchr2(b'<', b'{', &chunk[i..]) {
+                    Some(n) => {
+                        self.text.extend_from_slice(&chunk[i..i + n]);
+                        i += n;
+                    }
+                    None => {
+                        self.text.extend_from_slice(&chunk[i..]);
+                        break;
+                    }
+                }
+            }
+            if let State::Body { object: None, .. } = self.state {
+                // Run through a named call's body to the next `<`.
+                if self.held.is_empty() {
+                    let n = memchr::memchr(b'<', &chunk[i..]).unwrap_or(chunk.len() - i);
+                    if let Some(call) = &mut self.call {
+                        call.pending.extend_from_slice(&chunk[i..i + n]);
+                    }
+                    i += n;
+                    if i == chunk.len() {
+                        break;
+                    }
+                }
+            }
+            self.byte(chunk[i]);
+            i += 1;
+        }
+        self.flush_text(false);
+        if let Some(call) = &mut self.call {
+            call.flush(&mut self.events);
+        }
+        std::mem::take(&mut self.events)
+    }
+
+    /// End the input: a call cut off is completed, held text handed out.
+    pub fn finish(mut self) -> Vec<Event> {
+        let held = std::mem::take(&mut self.held);
+        match std::mem::replace(&mut self.state, State::Text) {
+            State::Text | State::TagOpen | State::JsonHead | State::MaybeClose { .. } => {
+                self.text.extend_from_slice(&held);
+            }
+            State::Body { object, .. } => {
+                if let Some(call) = &mut self.call {
+                    if object.is_none() {
+                        call.pending.extend_from_slice(&held);
+                    }
+                }
+            }
+            State::Tag { .. } | State::Object(_) => {}
+        }
+        self.end_call();
+        self.flush_text(true);
+        self.events
+    }
+
+    fn flush_text(&mut self, all: bool) {
+        if self.text.is_empty() {
+            return;
+        }
+        let keep = if all {
+            0
+        } else {
+            incomplete_utf8_tail(&self.text)
+        };
+        let cut = self.text.len() - keep;
+        if cut == 0 {
+            return;
+        }
+        let text = String::from_utf8_lossy(&self.text[..cut]).into_owned();
+        self.text.drain(..cut);
+        self.events.push(Event::Text(text));
+    }
+
+    fn start_call(&mut self) {
+        self.flush_text(true);
+        self.call = Some(Call::new());
+    }
+
+    fn end_call(&mut self) {
+        if let Some(call) = self.call.take() {
+            call.finish(&mut self.events);
+        }
+        self.state = State::Text;
+    }
+
+    fn arg_byte(&mut self, b: u8) {
+        if let Some(call) = &mut self.call {
+            call.pending.push(b);
+        }
+    }
+
+    fn name(&mut self, name: &str) {
+        if let Some(call) = &mut self.call {
+            call.set_name(name, &self.options, &mut self.events);
+        }
+    }
+
+    /// Give up a lookahead: its bytes were text; `b` is read again as text.
+    fn give_up(&mut self, b: u8) {
+        let held = std::mem::take(&mut self.held);
+        self.text.extend_from_slice(&held);
+        self.state = State::Text;
+        self.byte(b);
+    }
+
+    fn byte(&mut self, b: u8) {
+        match &mut self.state {
+            State::Text => match b {
+                b'<' => {
+                    self.held.push(b);
+                    self.state = State::TagOpen;
+                }
+                b'{' => {
+                    self.held.push(b);
+                    self.state = State::JsonHead;
+                }
+                _ => self.text.push(b),
+            },
+            State::TagOpen => self.tag_open(b),
+            State::JsonHead => self.json_head(b),
+            State::Tag { .. } => self.tag(b),
+            State::MaybeClose { close } => {
+                let close = *close;
+                let ws = self
+                    .held
+                    .iter()
+                    .take_while(|c| c.is_ascii_whitespace())
+                    .count();
+                if ws == self.held.len() && b.is_ascii_whitespace() {
+                    if self.held.len() < LOOKAHEAD {
+                        self.held.push(b);
+                    } else {
+                        self.give_up(b);
+                    }
+                    return;
+                }
+                self.held.push(b);
+                let rest = &self.held[ws..];
+                if rest == close {
+                    self.held.clear();
+                    self.state = State::Text;
+                } else if !close.starts_with(rest) {
+                    self.held.pop();
+                    self.give_up(b);
+                }
+            }
+            State::Body { .. } => self.body(b),
+            State::Object(scanner) => {
+                let action = scanner.step(b);
+                let name = scanner.take_name();
+                if let Some(name) = name {
+                    self.name(&name);
+                }
+                match action {
+                    Action::Args => self.arg_byte(b),
+                    Action::Done => self.end_call(),
+                    Action::None => {}
+                }
+            }
+        }
+    }
+
+    fn tag_open(&mut self, b: u8) {
+        let held = &self.held;
+        let boundary = b.is_ascii_whitespace() || b == b'>' || b == b'/';
+        let close = if boundary && held == TOOL_CALL {
+            Some(CLOSE_TOOL_CALL)
+        } else if boundary && held == TOOL {
+            Some(CLOSE_TOOL)
+        } else {
+            None
+        };
+        if let Some(close) = close {
+            self.held.clear();
+            self.start_call();
+            self.state = State::Tag {
+                attr: Attr::Between,
+                word: Vec::new(),
+                key: Vec::new(),
+                args_seen: false,
+                scanner: ValueScanner::default(),
+                close,
+            };
+            self.tag(b);
+            return;
+        }
+        self.held.push(b);
+        if !TOOL_CALL.starts_with(&self.held) {
+            self.held.pop();
+            self.give_up(b);
+        }
+    }
+
+    fn json_head(&mut self, b: u8) {
+        let held = &self.held;
+        // `{`, whitespace, a quote, `tool_call`, the same quote.
+        let ws = held[1..]
+            .iter()
+            .take_while(|c| c.is_ascii_whitespace())
+            .count();
+        let rest = &held[1 + ws..];
+        let complete = rest.len() == 1 + b"tool_call".len();
+        let fits = if rest.is_empty() {
+            (b.is_ascii_whitespace() && ws < LOOKAHEAD) || b == b'"' || b == b'\''
+        } else {
+            let quote = rest[0];
+            let word = &rest[1..];
+            if word.len() < b"tool_call".len() {
+                b"tool_call"[word.len()] == b
+            } else {
+                b == quote
+            }
+        };
+        if !fits {
+            self.give_up(b);
+            return;
+        }
+        self.held.push(b);
+        if complete {
+            self.held.clear();
+            self.start_call();
+            self.state = State::Object(ObjectScanner::after_key(b"tool_call"));
+        }
+    }
+
+    fn body(&mut self, b: u8) {
+        let State::Body { close, .. } = &self.state else {
+            return;
+        };
+        let close = *close;
+        if self.held.is_empty() && b != b'<' {
+            self.body_byte(b);
+            return;
+        }
+        self.held.push(b);
+        if self.held == close {
+            self.held.clear();
+            if let State::Body { object, .. } = &mut self.state {
+                *object = None;
+            }
+            self.end_call();
+            return;
+        }
+        if close.starts_with(&self.held) {
+            return;
+        }
+        let held = std::mem::take(&mut self.held);
+        let (last, before) = held.split_last().unwrap_or((&b' ', &[]));
+        for &c in before {
+            self.body_byte(c);
+        }
+        self.body(*last);
+    }
+
+    fn body_byte(&mut self, b: u8) {
+        let State::Body { object, ended, .. } = &mut self.state else {
+            return;
+        };
+        if *ended {
+            return;
+        }
+        let Some(scanner) = object else {
+            self.arg_byte(b);
+            return;
+        };
+        let action = scanner.step(b);
+        let name = scanner.take_name();
+        if action == Action::Done {
+            *ended = true;
+        }
+        if let Some(name) = name {
+            self.name(&name);
+        }
+        if action == Action::Args {
+            self.arg_byte(b);
+        }
+    }
+}
+
+/// How many bytes at the end of `bytes` are an incomplete UTF-8 sequence.
+fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
+    match std::str::from_utf8(bytes) {
+        Ok(_) => 0,
+        Err(error) if error.error_len().is_none() => bytes.len() - error.valid_up_to(),
+        Err(_) => {
+            // Invalid bytes somewhere: only hold back a tail that could
+            // still become a character.
+            let start = bytes.len().saturating_sub(3);
+            (start..bytes.len())
+                .find(|&i| bytes[i] >= 0xC0 && std::str::from_utf8(&bytes[i..]).is_err())
+                .map_or(0, |i| bytes.len() - i)
+        }
+    }
+}

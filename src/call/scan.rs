@@ -1,0 +1,265 @@
+//! Byte scanners for the call forms: where a raw value ends, and the fields
+//! of a `{"tool_call": …, "args": …}` object.
+
+/// What a byte did to a [`ValueScanner`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Step {
+    /// The byte belongs to the value, which goes on.
+    More,
+    /// The byte is the value's last.
+    EndAfter,
+    /// The value ended before this byte (a bare value meeting `,` or `}`).
+    EndBefore,
+}
+
+/// Finds where one raw (possibly broken) JSON value ends: a container by its
+/// depth, a string by its closing quote, a bare word at `,`, `}` or `]`.
+/// Strings in `"` and `'` are both honoured, so a `'` inside `"…"` does not
+/// end an `args='…'` attribute.
+#[derive(Debug, Clone, Default)]
+pub(super) struct ValueScanner {
+    started: bool,
+    depth: usize,
+    /// The quote of the string being read, if any.
+    quote: Option<u8>,
+    escaped: bool,
+    /// The value is one string, not a container.
+    string_only: bool,
+}
+
+impl ValueScanner {
+    /// Whether the first byte has been seen.
+    pub(super) fn started(&self) -> bool {
+        self.started
+    }
+
+    pub(super) fn step(&mut self, b: u8) -> Step {
+        if !self.started {
+            self.started = true;
+            match b {
+                b'{' | b'[' => self.depth = 1,
+                b'"' | b'\'' => {
+                    self.quote = Some(b);
+                    self.string_only = true;
+                }
+                b',' | b'}' | b']' => return Step::EndBefore,
+                _ => {}
+            }
+            return Step::More;
+        }
+        if let Some(quote) = self.quote {
+            if self.escaped {
+                self.escaped = false;
+            } else if b == b'\\' {
+                self.escaped = true;
+            } else if b == quote {
+                self.quote = None;
+                if self.string_only {
+                    return Step::EndAfter;
+                }
+            }
+            return Step::More;
+        }
+        if self.depth == 0 {
+            // A bare word.
+            return match b {
+                b',' | b'}' | b']' | b'\n' => Step::EndBefore,
+                _ => Step::More,
+            };
+        }
+        match b {
+            b'"' | b'\'' => self.quote = Some(b),
+            b'{' | b'[' => self.depth += 1,
+            b'}' | b']' => {
+                self.depth -= 1;
+                if self.depth == 0 {
+                    return Step::EndAfter;
+                }
+            }
+            _ => {}
+        }
+        Step::More
+    }
+}
+
+/// Keys that hold the tool's name in the object form.
+pub(super) fn is_name_key(key: &[u8]) -> bool {
+    matches!(key, b"tool_call" | b"name" | b"tool")
+}
+
+/// Keys that hold the arguments in the object form.
+pub(super) fn is_args_key(key: &[u8]) -> bool {
+    matches!(key, b"args" | b"arguments" | b"parameters" | b"input")
+}
+
+/// What an [`ObjectScanner`] asks its caller to do with a byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Action {
+    /// Nothing: structure.
+    None,
+    /// The byte belongs to the arguments.
+    Args,
+    /// The byte closed the object: the call is complete.
+    Done,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Before the object's `{`.
+    Open,
+    Key,
+    KeyQuoted(u8),
+    KeyBare,
+    Colon,
+    ValueStart,
+    Value(Target),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Name,
+    Args,
+    Skip,
+}
+
+/// Reads the inside of a call object (after its `{`): which key holds the
+/// name, which the arguments, and where the object ends.
+#[derive(Debug, Clone)]
+pub(super) struct ObjectScanner {
+    phase: Phase,
+    key: Vec<u8>,
+    value: ValueScanner,
+    name: Vec<u8>,
+    name_ready: bool,
+}
+
+impl ObjectScanner {
+    /// A scanner just after the object's `{`.
+    pub(super) fn new() -> Self {
+        ObjectScanner {
+            phase: Phase::Key,
+            key: Vec::new(),
+            value: ValueScanner::default(),
+            name: Vec::new(),
+            name_ready: false,
+        }
+    }
+
+    /// A scanner before the object's `{` (leading whitespace is skipped,
+    /// other bytes are dropped).
+    pub(super) fn new_before_brace() -> Self {
+        let mut scanner = ObjectScanner::new();
+        scanner.phase = Phase::Open;
+        scanner
+    }
+
+    /// A scanner that has read the key `key` already.
+    pub(super) fn after_key(key: &[u8]) -> Self {
+        let mut scanner = ObjectScanner::new();
+        scanner.key = key.to_vec();
+        scanner.phase = Phase::Colon;
+        scanner
+    }
+
+    /// The name, without its quotes, once its value has ended (once).
+    pub(super) fn take_name(&mut self) -> Option<String> {
+        if !self.name_ready {
+            return None;
+        }
+        self.name_ready = false;
+        let name = std::mem::take(&mut self.name);
+        let name = String::from_utf8_lossy(&name);
+        Some(
+            name.trim()
+                .trim_matches(|c| c == '"' || c == '\'')
+                .to_owned(),
+        )
+    }
+
+    pub(super) fn step(&mut self, b: u8) -> Action {
+        match self.phase {
+            Phase::Open => {
+                if b == b'{' {
+                    self.phase = Phase::Key;
+                }
+            }
+            Phase::Key => match b {
+                b'}' => return Action::Done,
+                b'"' | b'\'' => {
+                    self.key.clear();
+                    self.phase = Phase::KeyQuoted(b);
+                }
+                b',' => {}
+                b if b.is_ascii_whitespace() => {}
+                b => {
+                    self.key.clear();
+                    self.key.push(b);
+                    self.phase = Phase::KeyBare;
+                }
+            },
+            Phase::KeyQuoted(quote) => {
+                if b == quote {
+                    self.phase = Phase::Colon;
+                } else {
+                    self.key.push(b);
+                }
+            }
+            Phase::KeyBare => match b {
+                b':' => self.phase = Phase::ValueStart,
+                b if b.is_ascii_whitespace() => self.phase = Phase::Colon,
+                b => self.key.push(b),
+            },
+            Phase::Colon => match b {
+                b':' => self.phase = Phase::ValueStart,
+                b'}' => return Action::Done,
+                _ => {}
+            },
+            Phase::ValueStart => {
+                if b.is_ascii_whitespace() {
+                    return Action::None;
+                }
+                let target = if is_name_key(&self.key) {
+                    self.name.clear();
+                    Target::Name
+                } else if is_args_key(&self.key) {
+                    Target::Args
+                } else {
+                    Target::Skip
+                };
+                self.value = ValueScanner::default();
+                self.phase = Phase::Value(target);
+                return self.value_byte(target, b);
+            }
+            Phase::Value(target) => return self.value_byte(target, b),
+        }
+        Action::None
+    }
+
+    fn value_byte(&mut self, target: Target, b: u8) -> Action {
+        match self.value.step(b) {
+            Step::More => self.take(target, b),
+            Step::EndAfter => {
+                let action = self.take(target, b);
+                self.phase = Phase::Key;
+                self.name_ready |= target == Target::Name;
+                action
+            }
+            Step::EndBefore => {
+                self.phase = Phase::Key;
+                self.name_ready |= target == Target::Name;
+                self.step(b)
+            }
+        }
+    }
+
+    fn take(&mut self, target: Target, b: u8) -> Action {
+        match target {
+            Target::Name => {
+                self.name.push(b);
+                Action::None
+            }
+            Target::Args => Action::Args,
+            Target::Skip => Action::None,
+        }
+    }
+}

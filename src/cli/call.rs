@@ -1,0 +1,203 @@
+//! `argmend call`: find the tool calls in model output, run each, and print
+//! the results in order, as the model would see them.
+
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use argmend::tools::Workspace;
+use argmend::{CallParser, Dispatcher, Event, ToolResult};
+use clap::Args;
+
+/// Exit 1: at least one call failed (its error was printed as its result).
+const EXIT_FAILED: u8 = 1;
+/// Exit 2: usage or I/O error.
+const EXIT_ERROR: u8 = 2;
+
+/// Options shared by `call` and `serve`: where tools may reach, and limits.
+#[derive(Debug, Args)]
+pub(crate) struct RuntimeArgs {
+    /// Every path a tool touches stays inside DIR (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) workspace: Option<PathBuf>,
+
+    /// Cut each call's output at N bytes.
+    #[arg(long, value_name = "N", default_value_t = argmend::DEFAULT_OUTPUT_CAP)]
+    pub(crate) max_output: usize,
+
+    /// Give each call at most MS milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = argmend::DEFAULT_TIME_LIMIT.as_millis() as u64)]
+    pub(crate) timeout_ms: u64,
+}
+
+impl RuntimeArgs {
+    /// The dispatcher these options describe.
+    pub(crate) fn dispatcher(&self) -> Result<Dispatcher, String> {
+        let root = self.workspace.clone().unwrap_or_else(|| PathBuf::from("."));
+        let workspace = Workspace::new(&root).map_err(|error| error.to_string())?;
+        Ok(Dispatcher::new(workspace)
+            .output_cap(self.max_output)
+            .time_limit(Duration::from_millis(self.timeout_ms)))
+    }
+}
+
+/// Options of `argmend call`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Reads model output as it arrives and runs each call as soon as it is complete:
+  <tool_call name=\"@json\" args='{\"cmd\":\"keys\",\"args\":{\"file\":\"a.json\"}}' />
+  <tool_call name=\"@json\">get --file a.json --path data</tool_call>
+  <tool name=\"@diff\">{\"cmd\": \"text\", \"args\": {\"a\": \"x\\n\", \"b\": \"y\\n\"}}</tool>
+  {\"tool_call\": \"@json\", \"args\": {\"cmd\": \"schema\", \"args\": {\"file\": \"a.json\"}}}
+Each result is printed as
+  <tool_result name=\"@json\" ok=\"true\">
+  …
+  </tool_result>
+With --events, nothing runs: the parser's events are printed as JSON Lines.
+
+Exit codes:
+  0  every call answered
+  1  at least one call failed (its error is printed as its result)
+  2  usage or I/O error")]
+pub(crate) struct CallArgs {
+    /// The model output; stdin when absent or `-`.
+    #[arg(value_name = "FILE")]
+    pub(crate) file: Option<PathBuf>,
+
+    /// Print the parser's events as JSON Lines instead of running the calls.
+    #[arg(long)]
+    pub(crate) events: bool,
+
+    #[command(flatten)]
+    pub(crate) runtime: RuntimeArgs,
+}
+
+/// Run `argmend call`.
+pub(crate) fn main(args: &CallArgs) -> ExitCode {
+    match run(args) {
+        Ok(code) => code,
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
+            let _ = writeln!(io::stderr().lock(), "argmend: {error}");
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+fn run(args: &CallArgs) -> io::Result<ExitCode> {
+    let dispatcher = args.runtime.dispatcher().map_err(io::Error::other)?;
+    let mut input: Box<dyn Read> = match &args.file {
+        Some(path) if path.as_os_str() != "-" => {
+            Box::new(std::fs::File::open(path).map_err(|e| {
+                io::Error::new(e.kind(), format!("cannot open '{}': {e}", path.display()))
+            })?)
+        }
+        _ => Box::new(io::stdin()),
+    };
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let mut parser = CallParser::new();
+    let mut buf = vec![0; 64 * 1024];
+    let mut n_failed = 0;
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        for event in parser.feed(&buf[..n]) {
+            n_failed += handle(args.events, &dispatcher, event, &mut out)?;
+        }
+    }
+    for event in parser.finish() {
+        n_failed += handle(args.events, &dispatcher, event, &mut out)?;
+    }
+    out.flush()?;
+    Ok(if n_failed > 0 {
+        ExitCode::from(EXIT_FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Print one event (with --events) or run the call it completes; returns 1
+/// for a failed call.
+fn handle(
+    events: bool,
+    dispatcher: &Dispatcher,
+    event: Event,
+    out: &mut impl Write,
+) -> io::Result<usize> {
+    if events {
+        writeln!(out, "{}", event_json(&event))?;
+        out.flush()?;
+        return Ok(0);
+    }
+    let (name, result) = match event {
+        Event::CallReady { name, args, .. } => {
+            let result = dispatcher.run(&name, &args);
+            (name, result)
+        }
+        Event::Error { name, raw, reason } => {
+            let result = ToolResult {
+                ok: false,
+                output: format!("the arguments could not be read ({reason}): {raw}"),
+                strategy: None,
+                fixes: Vec::new(),
+            };
+            (name.unwrap_or_default(), result)
+        }
+        _ => return Ok(0),
+    };
+    write_result(out, &name, &result)?;
+    out.flush()?;
+    Ok(usize::from(!result.ok))
+}
+
+fn write_result(out: &mut impl Write, name: &str, result: &ToolResult) -> io::Result<()> {
+    let name = serde_json::Value::from(name).to_string();
+    writeln!(out, "<tool_result name={name} ok=\"{}\">", result.ok)?;
+    out.write_all(result.output.as_bytes())?;
+    if !result.output.ends_with('\n') {
+        writeln!(out)?;
+    }
+    writeln!(out, "</tool_result>")
+}
+
+/// One event as a JSON object.
+pub(crate) fn event_json(event: &Event) -> serde_json::Value {
+    use serde_json::json;
+    match event {
+        Event::Text(text) => json!({"event": "text", "text": text}),
+        Event::CallStarted { name } => json!({"event": "call_started", "name": name}),
+        Event::ArgsDelta { name, path, text } => {
+            json!({"event": "args_delta", "name": name, "path": path, "text": text})
+        }
+        Event::CallReady {
+            name,
+            args,
+            strategy,
+            fixes,
+        } => json!({
+            "event": "call_ready",
+            "name": name,
+            "args": args,
+            "repairs": repairs_json(strategy.map(|s| s.number()), fixes),
+        }),
+        Event::Error { name, raw, reason } => {
+            json!({"event": "error", "name": name, "raw": raw, "reason": reason})
+        }
+        _ => json!({"event": "unknown"}),
+    }
+}
+
+/// `{"strategy": N, "fixes": [{"kind", "offset"}, …]}`.
+pub(crate) fn repairs_json(strategy: Option<u8>, fixes: &[argmend::ToolFix]) -> serde_json::Value {
+    let fixes: Vec<serde_json::Value> = fixes
+        .iter()
+        .map(|fix| serde_json::json!({"kind": fix.kind.name(), "offset": fix.offset}))
+        .collect();
+    serde_json::json!({"strategy": strategy, "fixes": fixes})
+}

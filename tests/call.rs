@@ -1,0 +1,532 @@
+//! The tool-call runtime (issue 6): the parser over streamed model text, the
+//! native argument stream, the dispatcher, `argmend call` and `argmend serve`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use argmend::tools::Workspace;
+use argmend::{ArgsStream, CallParser, Dispatcher, Event, Tool, ToolOptions};
+use serde_json::{Value, json};
+
+fn streams_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/streams")
+}
+
+fn recorded(name: &str) -> Vec<u8> {
+    std::fs::read(streams_dir().join(name)).unwrap()
+}
+
+/// Feed `input` cut at `cuts` (sorted offsets); all events.
+fn parse_cut(input: &[u8], cuts: &[usize]) -> Vec<Event> {
+    let mut parser = CallParser::new();
+    let mut events = Vec::new();
+    let mut from = 0;
+    for &cut in cuts {
+        events.extend(parser.feed(&input[from..cut]));
+        from = cut;
+    }
+    events.extend(parser.feed(&input[from..]));
+    events.extend(parser.finish());
+    events
+}
+
+/// The calls: every event but text and deltas.
+fn calls(events: &[Event]) -> Vec<Event> {
+    events
+        .iter()
+        .filter(|event| !matches!(event, Event::Text(_) | Event::ArgsDelta { .. }))
+        .cloned()
+        .collect()
+}
+
+fn text(events: &[Event]) -> String {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            Event::Text(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The concatenated deltas per path of the call `n` (counted from 0).
+fn deltas(events: &[Event], path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for event in events {
+        match event {
+            Event::CallStarted { .. } => out.push(String::new()),
+            Event::ArgsDelta { path: p, text, .. } if p == path => {
+                out.last_mut().unwrap().push_str(text);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn ready_args(events: &[Event]) -> Vec<(String, String)> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            Event::CallReady { name, args, .. } => Some((name.clone(), args.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn mixed_stream_gives_every_call() {
+    let input = recorded("mixed.txt");
+    let events = parse_cut(&input, &[]);
+    let ready = ready_args(&events);
+    let values: Vec<(String, Value)> = ready
+        .iter()
+        .map(|(name, args)| (name.clone(), serde_json::from_str(args).unwrap()))
+        .collect();
+    assert_eq!(
+        values,
+        [
+            (
+                "@json".into(),
+                json!({"cmd": "schema", "args": {"file": "resp.json"}})
+            ),
+            (
+                "@json".into(),
+                json!({"cmd": "query", "args": {"file": "resp.json", "path": "data.items", "where": "status=failed", "select": "id,name"}})
+            ),
+            (
+                "@json".into(),
+                json!({"cmd": "get", "args": {"file": "resp.json", "path": "data.items[0].name"}})
+            ),
+            (
+                "@json".into(),
+                json!({"cmd": "keys", "args": {"file": "resp.json", "path": "data"}})
+            ),
+            (
+                "@diff".into(),
+                json!({"cmd": "text", "args": {"a": "it's\n", "b": "it is\n"}})
+            ),
+        ],
+        "{events:#?}"
+    );
+    assert_eq!(calls(&events).len(), 10, "{events:#?}");
+    let text = text(&events);
+    assert!(text.starts_with("I'll start by looking at the response shape.\n\n\n"));
+    assert!(text.contains("```json\n\n```"), "{text}");
+    assert!(text.ends_with("\nThat's all.\n"), "{text}");
+    assert!(!text.contains("tool_call"), "{text}");
+}
+
+#[test]
+fn recorded_streams_are_chunk_invariant_at_every_cut() {
+    for name in ["mixed.txt", "write_file.txt"] {
+        let input = recorded(name);
+        let whole = parse_cut(&input, &[]);
+        for cut in 0..=input.len() {
+            let events = parse_cut(&input, &[cut]);
+            assert_eq!(calls(&events), calls(&whole), "{name} cut at {cut}");
+            assert_eq!(text(&events), text(&whole), "{name} cut at {cut}");
+        }
+    }
+}
+
+#[test]
+fn recorded_streams_are_chunk_invariant_at_random_cuts() {
+    // A small xorshift keeps the test deterministic without a dependency.
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for name in ["mixed.txt", "write_file.txt"] {
+        let input = recorded(name);
+        let whole = parse_cut(&input, &[]);
+        for _ in 0..200 {
+            let n_cuts = (next() % 40) as usize;
+            let mut cuts: Vec<usize> = (0..n_cuts)
+                .map(|_| (next() % (input.len() as u64 + 1)) as usize)
+                .collect();
+            cuts.sort_unstable();
+            let events = parse_cut(&input, &cuts);
+            assert_eq!(calls(&events), calls(&whole), "{name} cut at {cuts:?}");
+            assert_eq!(text(&events), text(&whole), "{name} cut at {cuts:?}");
+        }
+        let every: Vec<usize> = (1..input.len()).collect();
+        let events = parse_cut(&input, &every);
+        assert_eq!(calls(&events), calls(&whole), "{name} in 1-byte chunks");
+    }
+}
+
+#[test]
+fn write_file_content_reassembles_from_one_byte_chunks() {
+    let input = recorded("write_file.txt");
+    let every: Vec<usize> = (1..input.len()).collect();
+    let events = parse_cut(&input, &every);
+    let ready = ready_args(&events);
+    assert_eq!(ready.len(), 2, "{events:#?}");
+    let previews = deltas(&events, "content");
+    for ((_, args), preview) in ready.iter().zip(&previews) {
+        let value: Value = serde_json::from_str(args).unwrap();
+        assert_eq!(value["content"].as_str().unwrap(), preview);
+    }
+    assert_eq!(
+        previews[0],
+        "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"héllo, wörld ✓\")\n\t// it's done: é\n}\n"
+    );
+    assert_eq!(previews[1], "line one\nline two");
+    // The deltas arrive while the call streams, not all at the end.
+    let n_deltas = events
+        .iter()
+        .filter(|e| matches!(e, Event::ArgsDelta { .. }))
+        .count();
+    assert!(n_deltas > 50, "{n_deltas}");
+}
+
+#[test]
+fn native_args_stream_matches_the_whole() {
+    let raw =
+        br#"{"cmd": "apply", "args": {"file": "a.txt", 'patch': "--- a\n+++ b\n", dry_run: True,}"#;
+    let whole = {
+        let mut stream = ArgsStream::new("@diff", ToolOptions::default());
+        let mut events = stream.feed(raw);
+        events.extend(stream.finish());
+        events
+    };
+    let mut stream = ArgsStream::new("@diff", ToolOptions::default());
+    let mut events = Vec::new();
+    for byte in raw {
+        events.extend(stream.feed(std::slice::from_ref(byte)));
+    }
+    events.extend(stream.finish());
+    assert_eq!(calls(&events), calls(&whole));
+    let Some(Event::CallReady { args, .. }) = events.last() else {
+        panic!("{events:?}")
+    };
+    let value: Value = serde_json::from_str(args).unwrap();
+    assert_eq!(value["args"]["dry_run"], json!(true));
+    let patch: String = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ArgsDelta { path, text, .. } if path == "args.patch" => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(patch, "--- a\n+++ b\n");
+}
+
+#[test]
+fn forms_table() {
+    let cases: &[(&str, &[(&str, &str)])] = &[
+        (
+            r#"<tool_call name="read_file" args="main.go" />"#,
+            &[("read_file", r#"{"file":"main.go"}"#)],
+        ),
+        (
+            r#"<tool_call name="x" args="{"a": 1}"/>"#,
+            &[("x", r#"{"a": 1}"#)],
+        ),
+        (
+            r#"<tool_call args='{"a": 1}' name='x'></tool_call>after"#,
+            &[("x", r#"{"a": 1}"#)],
+        ),
+        (r#"<tool name=x>{a: 1,}</tool>"#, &[("x", r#"{"a": 1}"#)]),
+        (
+            r#"{ 'tool_call': 'x', args: "{\"a\":1}" }"#,
+            &[("x", r#"{"a":1}"#)],
+        ),
+        (
+            r#"{"tool_call": "x", "input": {"a": 1}, "id": 7}"#,
+            &[("x", r#"{"a": 1}"#)],
+        ),
+        // The object form is told from other JSON by its first key.
+        (r#"{"args": {"a": 1}, "tool_call": "x"}"#, &[]),
+        (
+            r#"<tool_call name="x">{"a": "b</tool"#,
+            &[("x", r#"{"a": "b</tool"}"#)],
+        ),
+        ("no calls {here} <tools> <tool_calls>", &[]),
+    ];
+    for (input, expected) in cases {
+        for chunk in [0, 1] {
+            let cuts: Vec<usize> = if chunk == 1 {
+                (1..input.len()).collect()
+            } else {
+                vec![]
+            };
+            let events = parse_cut(input.as_bytes(), &cuts);
+            let got = ready_args(&events);
+            let want: Vec<(String, String)> = expected
+                .iter()
+                .map(|(n, a)| (n.to_string(), a.to_string()))
+                .collect();
+            assert_eq!(got, want, "{input}: {events:#?}");
+        }
+    }
+    let events = parse_cut(b"no calls {here} <tools> <tool_calls>", &[]);
+    assert_eq!(text(&events), "no calls {here} <tools> <tool_calls>");
+    let events = parse_cut(
+        br#"<tool_call args='{"a": 1}' name='x'></tool_call>after"#,
+        &[],
+    );
+    assert_eq!(text(&events), "after");
+}
+
+#[test]
+fn unmendable_and_nameless_calls_are_errors() {
+    let events = parse_cut(
+        br#"<tool_call name="@json" args="get --file 'a.json" />"#,
+        &[],
+    );
+    let Some(Event::Error { name, raw, .. }) = events.last() else {
+        panic!("{events:?}")
+    };
+    assert_eq!(name.as_deref(), Some("@json"));
+    assert_eq!(raw, "get --file 'a.json");
+    let events = parse_cut(br#"<tool_call args="{}" />"#, &[]);
+    assert!(
+        matches!(events.last(), Some(Event::Error { name: None, .. })),
+        "{events:?}"
+    );
+}
+
+fn workspace() -> (PathBuf, Workspace) {
+    let dir = std::env::temp_dir().join(format!(
+        "argmend-call-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::SeqCst)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("resp.json"), r#"{"data": {"items": [{"id": 1, "name": "web", "status": "failed"}, {"id": 2, "name": "db", "status": "ok"}]}}"#).unwrap();
+    std::fs::write(dir.join("a.txt"), "one\ntwo\n").unwrap();
+    let workspace = Workspace::new(&dir).unwrap();
+    (dir, workspace)
+}
+
+static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+struct Sleep(Duration, Arc<AtomicUsize>);
+impl Tool for Sleep {
+    fn run(&self, _: &Workspace, args: &Value) -> Result<String, String> {
+        let now = self.1.fetch_add(1, Ordering::SeqCst) + 1;
+        std::thread::sleep(self.0);
+        self.1.fetch_sub(1, Ordering::SeqCst);
+        Ok(format!("{now} {args}"))
+    }
+}
+
+struct Fails;
+impl Tool for Fails {
+    fn run(&self, _: &Workspace, _: &Value) -> Result<String, String> {
+        Err("the disk is full".into())
+    }
+}
+
+struct Panics;
+impl Tool for Panics {
+    fn run(&self, _: &Workspace, _: &Value) -> Result<String, String> {
+        let v: Vec<u8> = Vec::new();
+        Ok(format!("{}", v.len() / v.len()))
+    }
+}
+
+#[test]
+fn dispatcher_normalizes_the_envelope() {
+    let (_dir, workspace) = workspace();
+    let dispatcher = Dispatcher::new(workspace);
+    let result = dispatcher.run("@json", "get --file resp.json --path data.items[0].name");
+    assert!(result.ok, "{}", result.output);
+    assert_eq!(result.output, "\"web\"\n");
+    assert_eq!(result.strategy.map(|s| s.number()), Some(6));
+    let result = dispatcher.run(
+        "@json",
+        "{cmd: 'keys', args: {file: 'resp.json', path: 'data'},}",
+    );
+    assert!(result.ok, "{}", result.output);
+    let result = dispatcher.run(
+        "@diff",
+        r#"{"cmd": "files", "args": {"a": "a.txt", "b": "../etc/passwd"}}"#,
+    );
+    assert!(!result.ok, "{}", result.output);
+}
+
+#[test]
+fn dispatcher_errors_never_crash() {
+    let (_dir, workspace) = workspace();
+    let dispatcher = Dispatcher::new(workspace)
+        .with_tool("fails", Fails)
+        .with_tool("panics", Panics)
+        .with_tool("slow", Sleep(Duration::from_millis(600), Arc::default()));
+    let result = dispatcher.run("nope", "{}");
+    assert!(!result.ok);
+    assert!(
+        result.output.starts_with("unknown tool `nope`"),
+        "{}",
+        result.output
+    );
+    let result = dispatcher.run("fails", "{}");
+    assert_eq!(
+        (result.ok, result.output.as_str()),
+        (false, "the disk is full")
+    );
+    let result = dispatcher.run("panics", "{}");
+    assert!(
+        !result.ok && result.output.contains("panicked"),
+        "{}",
+        result.output
+    );
+    let dispatcher = dispatcher
+        .time_limit(Duration::from_millis(100))
+        .output_cap(40);
+    let started = Instant::now();
+    let result = dispatcher.run("slow", "{}");
+    assert!(
+        !result.ok && result.output.contains("ran out of time"),
+        "{}",
+        result.output
+    );
+    assert!(started.elapsed() < Duration::from_millis(500));
+    let result = dispatcher.run(
+        "@json",
+        r#"{"cmd": "pretty", "args": {"file": "resp.json"}}"#,
+    );
+    assert!(result.ok);
+    assert!(
+        result.output.contains("output cut at 40 of"),
+        "{}",
+        result.output
+    );
+}
+
+#[test]
+fn read_calls_run_in_parallel() {
+    let (_dir, workspace) = workspace();
+    let running = Arc::new(AtomicUsize::new(0));
+    let dispatcher = Dispatcher::new(workspace).with_tool(
+        "slow",
+        Sleep(Duration::from_millis(200), Arc::clone(&running)),
+    );
+    let started = Instant::now();
+    let outputs: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..4)
+            .map(|i| {
+                let dispatcher = &dispatcher;
+                scope.spawn(move || dispatcher.run("slow", &format!("{{\"i\": {i}}}")).output)
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(
+        started.elapsed() < Duration::from_millis(700),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(outputs.iter().any(|o| !o.starts_with("1 ")), "{outputs:?}");
+}
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_argmend"))
+}
+
+#[test]
+fn cli_call_runs_every_call_in_order() {
+    let (dir, _) = workspace();
+    let output = bin()
+        .args(["call", "--workspace"])
+        .arg(&dir)
+        .arg(streams_dir().join("mixed.txt"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let expected = std::fs::read_to_string(streams_dir().join("mixed.call")).unwrap_or_default();
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(streams_dir().join("mixed.call"), &stdout).unwrap();
+    } else {
+        assert_eq!(stdout, expected);
+    }
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn serve_answers_concurrently_with_ids() {
+    let (dir, _) = workspace();
+    let mut child = bin()
+        .args(["serve", "--workspace"])
+        .arg(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let big = "x\n".repeat(200_000);
+    let slow = json!({"id": "slow", "tool": "@diff", "args": {"cmd": "text", "args": {"a": big, "b": format!("{big}y\n")}}});
+    writeln!(stdin, "{slow}").unwrap();
+    writeln!(
+        stdin,
+        r#"{{"id": 1, "tool": "@json", "args": "get --file resp.json --path data.items[1].name"}}"#
+    )
+    .unwrap();
+    writeln!(stdin, "{{this is not a request").unwrap();
+    writeln!(stdin, r#"{{"id": 2, "tool": "@json", "args": {{"cmd": "keys", "args": {{"file": "resp.json"}}}}}}"#).unwrap();
+    writeln!(stdin, r#"{{"id": 3, "tool": "@nope", "args": {{}}}}"#).unwrap();
+    drop(stdin);
+    let lines: Vec<Value> = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map(|line| serde_json::from_str(&line.unwrap()).unwrap())
+        .collect();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(lines.len(), 5, "{lines:#?}");
+    let by_id = |id: Value| lines.iter().find(|l| l["id"] == id).unwrap().clone();
+    assert_eq!(by_id(json!(1))["output"], json!("\"db\"\n"));
+    assert_eq!(by_id(json!(1))["repairs"]["strategy"], json!(6));
+    assert_eq!(by_id(json!(2))["ok"], json!(true));
+    assert_eq!(by_id(json!(3))["ok"], json!(false));
+    assert_eq!(by_id(Value::Null)["ok"], json!(false));
+    let slow = by_id(json!("slow"));
+    assert_eq!(slow["ok"], json!(true), "{slow}");
+    // The fast answers did not wait for the slow one.
+    let position = |id: Value| lines.iter().position(|l| l["id"] == id).unwrap();
+    assert!(position(json!(1)) < position(json!("slow")), "{lines:#?}");
+}
+
+/// The `call_stream` fuzz target's check, replayed on its seeds: the calls
+/// and text are the same whole and in chunks of the length the first byte picks.
+#[test]
+fn fuzz_seeds_are_chunk_invariant() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/call_stream");
+    let mut n_seeds = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let data = std::fs::read(&path).unwrap();
+        let Some((&first, input)) = data.split_first() else {
+            continue;
+        };
+        let chunk = usize::from(first % 64) + 1;
+        let cuts: Vec<usize> = (chunk..input.len()).step_by(chunk).collect();
+        let whole = parse_cut(input, &[]);
+        let chunked = parse_cut(input, &cuts);
+        assert_eq!(calls(&chunked), calls(&whole), "{}", path.display());
+        assert_eq!(text(&chunked), text(&whole), "{}", path.display());
+        n_seeds += 1;
+    }
+    assert!(n_seeds >= 10, "{n_seeds}");
+}
+
+#[test]
+fn runtime_types_are_send_and_sync() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<CallParser>();
+    send_sync::<ArgsStream>();
+    send_sync::<Dispatcher>();
+    send_sync::<Event>();
+    send_sync::<argmend::ToolResult>();
+}
