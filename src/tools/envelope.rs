@@ -55,3 +55,59 @@ pub(crate) fn read(
     }
     Ok((cmd.clone(), args))
 }
+
+/// A problem with a call's arguments, as the model reads it; each tool turns
+/// it into its own argument error.
+pub(crate) struct ArgumentError(pub(crate) String);
+
+/// One verb's arguments, checked against the names it takes. Every problem
+/// names the verb, says what it takes and shows the verb's example call.
+pub(crate) struct Args<'a> {
+    verb: &'a str,
+    pub(crate) args: &'a Map<String, Value>,
+    accepted: &'static [&'static str],
+    example: &'static str,
+}
+
+impl<'a> Args<'a> {
+    pub(crate) fn new(
+        verb: &'a str,
+        args: &'a Map<String, Value>,
+        accepted: &'static [&'static str],
+        example: &'static str,
+    ) -> Result<Self, ArgumentError> {
+        let this = Args {
+            verb,
+            args,
+            accepted,
+            example,
+        };
+        if let Some(key) = args.keys().find(|k| !accepted.contains(&k.as_str())) {
+            return Err(this.invalid(&format!("unknown argument `{key}`")));
+        }
+        Ok(this)
+    }
+
+    #[cold]
+    pub(crate) fn invalid(&self, problem: &str) -> ArgumentError {
+        ArgumentError(format!(
+            "`{}`: {problem}; it takes {}; e.g.\n  {}",
+            self.verb,
+            self.accepted.join(", "),
+            self.example
+        ))
+    }
+
+    pub(crate) fn string(&self, name: &str) -> Result<&'a str, ArgumentError> {
+        self.optional_string(name)?
+            .ok_or_else(|| self.invalid(&format!("`{name}` is missing")))
+    }
+
+    pub(crate) fn optional_string(&self, name: &str) -> Result<Option<&'a str>, ArgumentError> {
+        match self.args.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(self.invalid(&format!("`{name}` must be a string"))),
+        }
+    }
+}

@@ -81,7 +81,7 @@ pub use self::error::{Error, ErrorKind};
 pub use self::json::{JsonChange, JsonDiff, diff_json, diff_json_values};
 pub use self::unified::{Diff, DiffOptions, DiffStats, diff_bytes, diff_files, diff_text};
 use crate::tools::Workspace;
-use crate::tools::envelope::{self, Examples};
+use crate::tools::envelope::{self, Args, ArgumentError, Examples};
 
 /// The answer to one [`call`].
 #[derive(Debug, Clone, PartialEq)]
@@ -156,32 +156,32 @@ pub fn dispatch(
 ) -> Result<Answer, Error> {
     match cmd {
         "files" => {
-            let args = Args::new(cmd, args, &["a", "b", "context"], 0)?;
-            let options = DiffOptions::default().context(args.context()?);
+            let args = Args::new(cmd, args, &["a", "b", "context"], EXAMPLES[0])?;
+            let options = DiffOptions::default().context(context(&args)?);
             diff_files(workspace, args.string("a")?, args.string("b")?, options).map(Answer::Diff)
         }
         "text" => {
-            let args = Args::new(cmd, args, &["a", "b", "context"], 1)?;
-            let options = DiffOptions::default().context(args.context()?);
+            let args = Args::new(cmd, args, &["a", "b", "context"], EXAMPLES[1])?;
+            let options = DiffOptions::default().context(context(&args)?);
             diff_text(args.string("a")?, args.string("b")?, options).map(Answer::Diff)
         }
         "dirs" => {
-            let args = Args::new(cmd, args, &["a", "b", "glob"], 2)?;
+            let args = Args::new(cmd, args, &["a", "b", "glob"], EXAMPLES[2])?;
             let glob = args.optional_string("glob")?;
             diff_dirs(workspace, args.string("a")?, args.string("b")?, glob).map(Answer::Dirs)
         }
         "apply" => {
-            let args = Args::new(cmd, args, &["file", "patch", "dry_run"], 3)?;
+            let args = Args::new(cmd, args, &["file", "patch", "dry_run"], EXAMPLES[3])?;
             let mode = match args.args.get("dry_run") {
                 None | Some(Value::Bool(true)) => Mode::DryRun,
                 Some(Value::Bool(false)) => Mode::Write,
-                Some(_) => return Err(args.invalid("`dry_run` must be true or false")),
+                Some(_) => return Err(args.invalid("`dry_run` must be true or false").into()),
             };
             let patch = args.string("patch")?;
             apply(workspace, args.string("file")?, patch.as_bytes(), mode).map(Answer::Apply)
         }
         "json" => {
-            let args = Args::new(cmd, args, &["a", "b"], 4)?;
+            let args = Args::new(cmd, args, &["a", "b"], EXAMPLES[4])?;
             diff_json(workspace, args.string("a")?, args.string("b")?).map(Answer::Json)
         }
         _ => Err(Error::argument(format!(
@@ -190,64 +190,26 @@ pub fn dispatch(
     }
 }
 
-/// One verb's arguments, checked against the names it takes.
-struct Args<'a> {
-    verb: &'a str,
-    args: &'a Map<String, Value>,
-    accepted: &'static [&'static str],
-    example: usize,
+impl From<ArgumentError> for Error {
+    fn from(error: ArgumentError) -> Self {
+        Error::argument(error.0)
+    }
 }
 
-impl<'a> Args<'a> {
-    fn new(
-        verb: &'a str,
-        args: &'a Map<String, Value>,
-        accepted: &'static [&'static str],
-        example: usize,
-    ) -> Result<Self, Error> {
-        let this = Args {
-            verb,
-            args,
-            accepted,
-            example,
-        };
-        if let Some(key) = args.keys().find(|k| !accepted.contains(&k.as_str())) {
-            return Err(this.invalid(&format!("unknown argument `{key}`")));
-        }
-        Ok(this)
-    }
-
-    #[cold]
-    fn invalid(&self, problem: &str) -> Error {
-        let example = EXAMPLES.get(self.example).copied().unwrap_or_default();
-        Error::argument(format!(
-            "`{}`: {problem}; it takes {}; e.g.\n  {example}",
-            self.verb,
-            self.accepted.join(", ")
-        ))
-    }
-
-    fn string(&self, name: &str) -> Result<&'a str, Error> {
-        self.optional_string(name)?
-            .ok_or_else(|| self.invalid(&format!("`{name}` is missing")))
-    }
-
-    fn optional_string(&self, name: &str) -> Result<Option<&'a str>, Error> {
-        match self.args.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(_) => Err(self.invalid(&format!("`{name}` must be a string"))),
-        }
-    }
-
-    fn context(&self) -> Result<usize, Error> {
-        match self.args.get("context") {
-            None | Some(Value::Null) => Ok(unified::DEFAULT_CONTEXT),
-            Some(Value::Number(n)) => n
-                .as_u64()
+/// The `context` argument: lines around each change (default 3).
+fn context(args: &Args<'_>) -> Result<usize, Error> {
+    match args.args.get("context") {
+        None | Some(Value::Null) => Ok(unified::DEFAULT_CONTEXT),
+        Some(Value::Number(n)) => {
+            n.as_u64()
                 .and_then(|n| usize::try_from(n).ok())
-                .ok_or_else(|| self.invalid("`context` must be a whole number from 0 to 50")),
-            Some(_) => Err(self.invalid("`context` must be a whole number from 0 to 50")),
+                .ok_or_else(|| {
+                    args.invalid("`context` must be a whole number from 0 to 50")
+                        .into()
+                })
         }
+        Some(_) => Err(args
+            .invalid("`context` must be a whole number from 0 to 50")
+            .into()),
     }
 }

@@ -62,7 +62,7 @@ pub use self::schema::{DEFAULT_DEPTH, MAX_DEPTH, SAMPLE, Schema, Shape, schema};
 pub use self::verbs::{Entry, Got, Keys, Match, get, keys};
 pub use self::whole::{Invalid, Layout, Pretty, Validation, pretty, validate};
 use crate::tools::Workspace;
-use crate::tools::envelope::{self, Examples};
+use crate::tools::envelope::{self, Args, ArgumentError, Examples};
 
 /// The largest answer, in bytes.
 pub const MAX_OUTPUT: usize = 24_000;
@@ -291,47 +291,47 @@ pub fn dispatch(
 ) -> Result<Answer, Error> {
     match cmd {
         "get" => {
-            let args = Args::new(cmd, args, &["file", "text", "path"], 0)?;
+            let args = Args::new(cmd, args, &["file", "text", "path"], EXAMPLES[0])?;
             let path = args.string("path")?;
-            get(workspace, args.source()?, path).map(Answer::Get)
+            get(workspace, source(&args)?, path).map(Answer::Get)
         }
         "keys" => {
-            let args = Args::new(cmd, args, &["file", "text", "path"], 1)?;
+            let args = Args::new(cmd, args, &["file", "text", "path"], EXAMPLES[1])?;
             let path = args.optional_string("path")?.unwrap_or("");
-            keys(workspace, args.source()?, path).map(Answer::Keys)
+            keys(workspace, source(&args)?, path).map(Answer::Keys)
         }
         "query" => {
             let args = Args::new(
                 cmd,
                 args,
                 &["file", "text", "path", "where", "select", "limit"],
-                2,
+                EXAMPLES[2],
             )?;
             let mut q = Query::new(args.string("where")?)
                 .path(args.optional_string("path")?.unwrap_or(""))
-                .limit(args.number("limit", DEFAULT_LIMIT, MAX_LIMIT)?);
+                .limit(number(&args, "limit", DEFAULT_LIMIT, MAX_LIMIT)?);
             if let Some(select) = args.optional_string("select")? {
                 q = q.select(select);
             }
-            query(workspace, args.source()?, &q).map(Answer::Query)
+            query(workspace, source(&args)?, &q).map(Answer::Query)
         }
         "schema" => {
-            let args = Args::new(cmd, args, &["file", "text", "depth"], 3)?;
-            let depth = args.number("depth", DEFAULT_DEPTH, MAX_DEPTH)?;
-            schema(workspace, args.source()?, depth).map(Answer::Schema)
+            let args = Args::new(cmd, args, &["file", "text", "depth"], EXAMPLES[3])?;
+            let depth = number(&args, "depth", DEFAULT_DEPTH, MAX_DEPTH)?;
+            schema(workspace, source(&args)?, depth).map(Answer::Schema)
         }
         "validate" => {
-            let args = Args::new(cmd, args, &["file", "text"], 4)?;
-            validate(workspace, args.source()?).map(Answer::Validate)
+            let args = Args::new(cmd, args, &["file", "text"], EXAMPLES[4])?;
+            validate(workspace, source(&args)?).map(Answer::Validate)
         }
         "pretty" => {
-            let args = Args::new(cmd, args, &["file", "text", "compact"], 5)?;
+            let args = Args::new(cmd, args, &["file", "text", "compact"], EXAMPLES[5])?;
             let layout = match args.args.get("compact") {
                 None | Some(Value::Null) | Some(Value::Bool(false)) => Layout::Indented,
                 Some(Value::Bool(true)) => Layout::Compact,
-                Some(_) => return Err(args.invalid("`compact` must be true or false")),
+                Some(_) => return Err(args.invalid("`compact` must be true or false").into()),
             };
-            pretty(workspace, args.source()?, layout).map(Answer::Pretty)
+            pretty(workspace, source(&args)?, layout).map(Answer::Pretty)
         }
         _ => Err(Error::argument(format!(
             "unknown verb {cmd:?}: the verbs are get, keys, query, schema, validate and pretty; e.g.\n{EXAMPLE_CALLS}"
@@ -339,77 +339,35 @@ pub fn dispatch(
     }
 }
 
-/// One verb's arguments, checked against the names it takes.
-struct Args<'a> {
-    verb: &'a str,
-    args: &'a Map<String, Value>,
-    accepted: &'static [&'static str],
-    example: usize,
+impl From<ArgumentError> for Error {
+    fn from(error: ArgumentError) -> Self {
+        Error::argument(error.0)
+    }
 }
 
-impl<'a> Args<'a> {
-    fn new(
-        verb: &'a str,
-        args: &'a Map<String, Value>,
-        accepted: &'static [&'static str],
-        example: usize,
-    ) -> Result<Self, Error> {
-        let this = Args {
-            verb,
-            args,
-            accepted,
-            example,
-        };
-        if let Some(key) = args.keys().find(|k| !accepted.contains(&k.as_str())) {
-            return Err(this.invalid(&format!("unknown argument `{key}`")));
-        }
-        Ok(this)
+/// The `file` or `text` argument, exactly one of them.
+fn source<'a>(args: &Args<'a>) -> Result<Source<'a>, Error> {
+    match (args.optional_string("file")?, args.optional_string("text")?) {
+        (Some(file), None) => Ok(Source::File(Path::new(file))),
+        (None, Some(text)) => Ok(Source::Text(text)),
+        (Some(_), Some(_)) => Err(args.invalid("give `file` or `text`, not both").into()),
+        (None, None) => Err(args
+            .invalid("`file` (a path in the workspace) or `text` is missing")
+            .into()),
     }
+}
 
-    #[cold]
-    fn invalid(&self, problem: &str) -> Error {
-        let example = EXAMPLES.get(self.example).copied().unwrap_or_default();
-        Error::argument(format!(
-            "`{}`: {problem}; it takes {}; e.g.\n  {example}",
-            self.verb,
-            self.accepted.join(", ")
-        ))
-    }
-
-    fn string(&self, name: &str) -> Result<&'a str, Error> {
-        self.optional_string(name)?
-            .ok_or_else(|| self.invalid(&format!("`{name}` is missing")))
-    }
-
-    fn optional_string(&self, name: &str) -> Result<Option<&'a str>, Error> {
-        match self.args.get(name) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(_) => Err(self.invalid(&format!("`{name}` must be a string"))),
-        }
-    }
-
-    fn source(&self) -> Result<Source<'a>, Error> {
-        match (self.optional_string("file")?, self.optional_string("text")?) {
-            (Some(file), None) => Ok(Source::File(Path::new(file))),
-            (None, Some(text)) => Ok(Source::Text(text)),
-            (Some(_), Some(_)) => Err(self.invalid("give `file` or `text`, not both")),
-            (None, None) => {
-                Err(self.invalid("`file` (a path in the workspace) or `text` is missing"))
-            }
-        }
-    }
-
-    fn number(&self, name: &str, default: usize, max: usize) -> Result<usize, Error> {
-        let problem = || self.invalid(&format!("`{name}` must be a whole number from 1 to {max}"));
-        match self.args.get(name) {
-            None | Some(Value::Null) => Ok(default),
-            Some(Value::Number(n)) => n
-                .as_u64()
-                .and_then(|n| usize::try_from(n).ok())
-                .filter(|n| (1..=max).contains(n))
-                .ok_or_else(problem),
-            Some(_) => Err(problem()),
-        }
+/// A whole-number argument from 1 to `max` (`default` when absent).
+fn number(args: &Args<'_>, name: &str, default: usize, max: usize) -> Result<usize, Error> {
+    let problem =
+        || Error::from(args.invalid(&format!("`{name}` must be a whole number from 1 to {max}")));
+    match args.args.get(name) {
+        None | Some(Value::Null) => Ok(default),
+        Some(Value::Number(n)) => n
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|n| (1..=max).contains(n))
+            .ok_or_else(problem),
+        Some(_) => Err(problem()),
     }
 }
