@@ -4,9 +4,8 @@
 //! caps, `dirs`, `json`, the envelope, the CLI, and the fuzz seeds.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use argmend::tools::diff::{
@@ -17,51 +16,12 @@ use argmend::tools::{Workspace, WorkspaceErrorKind};
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 
+use crate::support::TempDir;
+
 const BIN: &str = env!("CARGO_BIN_EXE_argmend");
 
 // ---------------------------------------------------------------------------
 // Helpers
-
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("argmend-diff-{}-{n}", std::process::id()));
-        let _ = fs::remove_dir_all(&path);
-        fs::create_dir_all(&path).unwrap();
-        TempDir(path.canonicalize().unwrap())
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.0.join(name);
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).unwrap();
-        }
-        fs::write(&path, bytes).unwrap();
-        path
-    }
-
-    fn read(&self, name: &str) -> Vec<u8> {
-        fs::read(self.0.join(name)).unwrap()
-    }
-
-    fn workspace(&self) -> Workspace {
-        Workspace::new(&self.0).unwrap()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
 
 fn text_diff(a: &str, b: &str) -> Vec<u8> {
     diff_text(a, b, DiffOptions::default())

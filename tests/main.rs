@@ -11,4 +11,5 @@ mod fuzz_seeds; // replays the fuzz targets' seeds on stable
 mod json; // @json (issue 4)
 mod normalize; // tool-aware normalization (issue 3)
 mod properties; // proptest: the six guarantees
-mod values; // several top-level values: First, Lines, Array
+mod support;
+mod values; // several top-level values: First, Lines, Array // helpers shared by the modules above (a temp dir with a workspace)
