@@ -158,13 +158,13 @@ fn corpus_matches_expectations() {
             Err(error) => failures.push(format!("{name}: byte-at-a-time run: {error}")),
         }
 
-        if shot.verdict != Verdict::NotJson {
-            if let Err(error) = parses(&shot.text) {
-                failures.push(format!(
-                    "{name}: verdict {} but the output does not parse ({error})\n  output: {:?}",
-                    shot.verdict, shot.text
-                ));
-            }
+        if shot.verdict != Verdict::NotJson
+            && let Err(error) = parses(&shot.text)
+        {
+            failures.push(format!(
+                "{name}: verdict {} but the output does not parse ({error})\n  output: {:?}",
+                shot.verdict, shot.text
+            ));
         }
 
         let out_path = path.with_extension("out");
@@ -285,14 +285,14 @@ fn corpus_prefix_snapshots_parse() {
             }
             let snapshot = repairer.snapshot().to_string();
             let prefix = String::from_utf8_lossy(&input[..=at]);
-            if !snapshot.is_empty() {
-                if let Err(error) = parses(&snapshot) {
-                    failures.push(format!(
+            if !snapshot.is_empty()
+                && let Err(error) = parses(&snapshot)
+            {
+                failures.push(format!(
                         "{name}: snapshot after {} byte(s) does not parse ({error})\n  prefix:   {prefix:?}\n  snapshot: {snapshot:?}",
                         at + 1
                     ));
-                    break;
-                }
+                break;
             }
             if !snapshot.starts_with(&committed) {
                 failures.push(format!(

@@ -68,12 +68,12 @@ impl ArgsStream {
 
     pub(super) fn feed_into(&mut self, chunk: &[u8], events: &mut Vec<Event>) {
         self.normalizer.feed(chunk);
-        if !self.decided {
-            if let Some(&first) = chunk.iter().find(|b| !b.is_ascii_whitespace()) {
-                self.decided = true;
-                if !matches!(first, b'{' | b'[' | b'`') {
-                    self.engine = None;
-                }
+        if !self.decided
+            && let Some(&first) = chunk.iter().find(|b| !b.is_ascii_whitespace())
+        {
+            self.decided = true;
+            if !matches!(first, b'{' | b'[' | b'`') {
+                self.engine = None;
             }
         }
         let Some(engine) = &mut self.engine else {
@@ -97,13 +97,13 @@ impl ArgsStream {
     }
 
     pub(super) fn finish_into(mut self, events: &mut Vec<Event>) {
-        if let Some(engine) = self.engine.take() {
-            if let Ok(outcome) = engine.finish() {
-                // With `Retain::Unreturned` the outcome is only what `feed`
-                // has not returned yet.
-                self.tracker.push(outcome.text());
-                self.tracker.drain(&self.name, events);
-            }
+        if let Some(engine) = self.engine.take()
+            && let Ok(outcome) = engine.finish()
+        {
+            // With `Retain::Unreturned` the outcome is only what `feed`
+            // has not returned yet.
+            self.tracker.push(outcome.text());
+            self.tracker.drain(&self.name, events);
         }
         let normalized = self.normalizer.finish();
         if normalized.verdict() == Verdict::NotJson {

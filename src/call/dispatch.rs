@@ -9,10 +9,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::tools::Workspace;
-use crate::{Strategy, ToolFix, ToolOptions, Verdict, normalize_tool_args_with};
+use crate::{Strategy, ToolFix, ToolFixKind, ToolOptions, Verdict, normalize_tool_args_with};
 
 /// The default output cap per call, in bytes.
 pub const DEFAULT_OUTPUT_CAP: usize = 64 * 1024;
@@ -39,7 +39,7 @@ pub enum Access {
 /// ```
 /// use argmend::tools::Workspace;
 /// use argmend::{Dispatcher, Tool};
-/// use serde_json::Value;
+/// use serde_json::{Map, Value};
 ///
 /// struct Echo;
 /// impl Tool for Echo {
@@ -237,13 +237,17 @@ impl Dispatcher {
                 fixes,
             );
         }
-        let Some(args) = normalized.to_value() else {
+        let Some(mut args) = normalized.to_value() else {
             return self.error(
                 format!("the arguments of `{name}` could not be read"),
                 strategy,
                 fixes,
             );
         };
+        let mut fixes = fixes;
+        if self.options.tool_map().takes_subcommands(name) {
+            self.mend_envelope(name, raw_args, &mut args, &mut fixes);
+        }
         match self.execute(name, Arc::clone(tool), args) {
             Ok(output) => ToolResult {
                 ok: true,
@@ -260,6 +264,52 @@ impl Dispatcher {
         match args {
             Value::String(text) => self.run(name, text),
             other => self.run(name, &other.to_string()),
+        }
+    }
+
+    /// A subcommand tool's envelope whose `args` is a string (broken JSON, or
+    /// a command line such as `--file a.json --path data`), or whose `cmd`
+    /// is a whole command line (`get --file a.json --path data`), is read
+    /// again so the tool gets `{"cmd": VERB, "args": {…}}`. Clients that
+    /// build the envelope themselves (an MCP host, a `serve` caller) pass
+    /// what the model wrote for `args` as a string when it was not JSON.
+    fn mend_envelope(&self, name: &str, raw: &str, args: &mut Value, fixes: &mut Vec<ToolFix>) {
+        let Value::Object(envelope) = args else {
+            return;
+        };
+        let Some(Value::String(cmd)) = envelope.get("cmd") else {
+            return;
+        };
+        let inner = match envelope.get("args") {
+            Some(Value::String(inner)) => inner.trim(),
+            None | Some(Value::Null) if cmd.trim().contains(char::is_whitespace) => "",
+            _ => return,
+        };
+        let at = |key: &str| raw.find(&format!("\"{key}\"")).unwrap_or(0);
+        if inner.starts_with('{') {
+            let outcome = crate::repair(inner.as_bytes());
+            if let Some(value @ Value::Object(_)) = outcome.to_value() {
+                fixes.push(ToolFix {
+                    kind: ToolFixKind::UnwrappedString,
+                    offset: at("args"),
+                });
+                envelope.insert("args".to_owned(), value);
+            }
+            return;
+        }
+        let line = format!("{} {inner}", cmd.trim());
+        let reread = normalize_tool_args_with(name, &line, &self.options);
+        if let Some(Value::Object(mut mended)) = reread.to_value()
+            && mended.get("cmd").is_some_and(Value::is_string)
+        {
+            if !mended.contains_key("args") {
+                mended.insert("args".to_owned(), Value::Object(Map::new()));
+            }
+            fixes.push(ToolFix {
+                kind: ToolFixKind::ParsedCommandLine,
+                offset: at(if inner.is_empty() { "cmd" } else { "args" }),
+            });
+            *envelope = mended;
         }
     }
 

@@ -49,11 +49,11 @@ impl Call {
     }
 
     fn flush(&mut self, events: &mut Vec<Event>) {
-        if let Some(stream) = &mut self.stream {
-            if !self.pending.is_empty() {
-                stream.feed_into(&self.pending, events);
-                self.pending.clear();
-            }
+        if let Some(stream) = &mut self.stream
+            && !self.pending.is_empty()
+        {
+            stream.feed_into(&self.pending, events);
+            self.pending.clear();
         }
     }
 
@@ -213,10 +213,10 @@ impl CallParser {
                 self.text.extend_from_slice(&held);
             }
             State::Body { object, .. } => {
-                if let Some(call) = &mut self.call {
-                    if object.is_none() {
-                        call.pending.extend_from_slice(&held);
-                    }
+                if let Some(call) = &mut self.call
+                    && object.is_none()
+                {
+                    call.pending.extend_from_slice(&held);
                 }
             }
             State::Tag { .. } | State::Object(_) => {}

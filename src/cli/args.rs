@@ -99,6 +99,11 @@ pub(crate) enum Command {
     /// JSON Lines over stdin and stdout: one tool call per request line,
     /// run concurrently, one response line each.
     Serve(super::serve::ServeArgs),
+
+    /// A Model Context Protocol server on stdin and stdout, with the tools
+    /// json, diff and repair.
+    #[cfg(feature = "mcp")]
+    Mcp(super::mcp::McpArgs),
 }
 
 /// Options of `argmend repair`.

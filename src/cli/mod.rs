@@ -6,6 +6,8 @@ mod batch;
 mod call;
 mod diff;
 mod json;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod quotes;
 mod serve;
 mod tool;
@@ -62,6 +64,8 @@ pub(crate) fn main() -> ExitCode {
         Command::Quotes(args) => return quotes::main(&args),
         Command::Call(args) => return call::main(&args),
         Command::Serve(args) => return serve::main(&args),
+        #[cfg(feature = "mcp")]
+        Command::Mcp(args) => return mcp::main(&args),
     };
     if args.batch && args.values == ValuesArg::Lines {
         // A batch line holds one value; several values on lines do not fit in it.

@@ -71,11 +71,11 @@ pub(super) fn main(args: &QuotesArgs) -> ExitCode {
         out.write_all(fixed.text().as_bytes())
     };
     // A closed pipe (`| head`) is not an error.
-    if let Err(error) = written.and_then(|()| out.flush()) {
-        if error.kind() != io::ErrorKind::BrokenPipe {
-            report(&format!("cannot write to stdout: {error}"));
-            return ExitCode::from(EXIT_ERROR);
-        }
+    if let Err(error) = written.and_then(|()| out.flush())
+        && error.kind() != io::ErrorKind::BrokenPipe
+    {
+        report(&format!("cannot write to stdout: {error}"));
+        return ExitCode::from(EXIT_ERROR);
     }
     if args.check && fixed.changed() {
         return ExitCode::from(1);

@@ -145,10 +145,10 @@ fn commit_map(input: &[u8], options: Options) -> Vec<usize> {
 /// opening quote or bracket; otherwise the engine had to see the byte after a
 /// bare token (a number, a word), so step back over it.
 fn token_start(input: &[u8], i: usize) -> usize {
-    if let Some(&b) = input.get(i) {
-        if matches!(b, b'"' | b'\'' | b'`' | b'{' | b'[' | b'(') || b >= 0x80 {
-            return i;
-        }
+    if let Some(&b) = input.get(i)
+        && (matches!(b, b'"' | b'\'' | b'`' | b'{' | b'[' | b'(') || b >= 0x80)
+    {
+        return i;
     }
     let mut start = i;
     while start > 0 && !is_boundary(input[start - 1]) {

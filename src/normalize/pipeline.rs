@@ -226,16 +226,14 @@ fn finish(tool: &str, raw: &[u8], mut stage: Stage<'_>, options: &ToolOptions) -
         || options.tools.takes_subcommands(tool)
         || stage.text.trim_start().starts_with('"')
         || has_odd_literals(raw, &stage.fixes);
-    if needs_tree {
-        if let Some(root) = tree::parse(&stage.text, depth) {
-            content_rules(tool, raw, &mut stage, root, options, depth);
-        }
+    if needs_tree && let Some(root) = tree::parse(&stage.text, depth) {
+        content_rules(tool, raw, &mut stage, root, options, depth);
     }
     let mut violations_found = Vec::new();
-    if let Some(schema) = &options.schema {
-        if let Ok(value) = serde_json::from_str(&stage.text) {
-            violations_found = violations(&value, schema, schema);
-        }
+    if let Some(schema) = &options.schema
+        && let Ok(value) = serde_json::from_str(&stage.text)
+    {
+        violations_found = violations(&value, schema, schema);
     }
     stage.fixes.sort_by_key(|f| f.offset);
     let verdict = if stage.fixes.is_empty() {
@@ -398,11 +396,11 @@ fn odd_literals(
             };
             let Some(with) = literal(&word) else { return };
             let at = stage.locator.value(node.start);
-            if let Some(&i) = words.get(&at) {
-                if odd_literal_at(raw, at).is_some() {
-                    stage.fixes[i].kind = ToolFixKind::Repair(FixKind::ReplacedLiteral);
-                    edits.push(Edit::new(node.start, node.end, with));
-                }
+            if let Some(&i) = words.get(&at)
+                && odd_literal_at(raw, at).is_some()
+            {
+                stage.fixes[i].kind = ToolFixKind::Repair(FixKind::ReplacedLiteral);
+                edits.push(Edit::new(node.start, node.end, with));
             }
         }
         Kind::Array(items) => {
@@ -469,10 +467,10 @@ fn straighten(stage: &mut Stage<'_>, target: &Node, edits: &mut Vec<Edit>) {
         .filter(|m| CONTENT_KEYS.contains(&m.key.as_str()))
     {
         let value = &member.value;
-        if let Kind::String = value.kind {
-            if let Some((with, within)) = in_json_string(&text[value.start..value.end]) {
-                found.push((value.start, value.end, with, within));
-            }
+        if let Kind::String = value.kind
+            && let Some((with, within)) = in_json_string(&text[value.start..value.end])
+        {
+            found.push((value.start, value.end, with, within));
         }
     }
     for (start, end, with, within) in found {

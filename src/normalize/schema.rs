@@ -64,12 +64,11 @@ impl<'t, 's> Coercion<'t, 's> {
     /// Fit the top-level value: unwrap `{"result": {…}}` when only the inner
     /// object fits, then coerce.
     pub(super) fn top(&mut self, node: &Node, schema: &'s Value) {
-        if let Kind::Object(members) = &node.kind {
-            if let [member] = members.as_slice() {
-                if self.unwrap_result(node, member, schema) {
-                    return;
-                }
-            }
+        if let Kind::Object(members) = &node.kind
+            && let [member] = members.as_slice()
+            && self.unwrap_result(node, member, schema)
+        {
+            return;
         }
         self.coerce(node, schema, 0);
     }
@@ -117,10 +116,10 @@ impl<'t, 's> Coercion<'t, 's> {
                 return self.alternatives(node, branches, depth);
             }
         }
-        if let Some(Value::Array(all)) = schema.get("allOf") {
-            if let Some(first) = all.first() {
-                return self.coerce(node, first, depth + 1);
-            }
+        if let Some(Value::Array(all)) = schema.get("allOf")
+            && let Some(first) = all.first()
+        {
+            return self.coerce(node, first, depth + 1);
         }
         let kinds = types(schema);
         if kinds.is_empty() || kinds.iter().any(|kind| self.has_type(node, kind)) {

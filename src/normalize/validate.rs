@@ -226,15 +226,15 @@ impl<'s> Checker<'s> {
             let got = type_name(value);
             return self.report(path, format!("expected {expected}, got {got}"));
         }
-        if let Some(Value::Array(options)) = schema.get("enum") {
-            if !options.iter().any(|option| same(option, value)) {
-                self.report(path, "not one of the allowed values".to_owned());
-            }
+        if let Some(Value::Array(options)) = schema.get("enum")
+            && !options.iter().any(|option| same(option, value))
+        {
+            self.report(path, "not one of the allowed values".to_owned());
         }
-        if let Some(constant) = schema.get("const") {
-            if !same(constant, value) {
-                self.report(path, format!("expected the constant {constant}"));
-            }
+        if let Some(constant) = schema.get("const")
+            && !same(constant, value)
+        {
+            self.report(path, format!("expected the constant {constant}"));
         }
         match value {
             Value::String(text) => self.string(text, schema, path),
@@ -247,20 +247,20 @@ impl<'s> Checker<'s> {
 
     fn string(&mut self, text: &str, schema: &Value, path: &str) {
         let n = text.chars().count() as u64;
-        if let Some(min) = schema.get("minLength").and_then(Value::as_u64) {
-            if n < min {
-                self.report(path, format!("shorter than {min} characters"));
-            }
+        if let Some(min) = schema.get("minLength").and_then(Value::as_u64)
+            && n < min
+        {
+            self.report(path, format!("shorter than {min} characters"));
         }
-        if let Some(max) = schema.get("maxLength").and_then(Value::as_u64) {
-            if n > max {
-                self.report(path, format!("longer than {max} characters"));
-            }
+        if let Some(max) = schema.get("maxLength").and_then(Value::as_u64)
+            && n > max
+        {
+            self.report(path, format!("longer than {max} characters"));
         }
-        if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
-            if simple_match(pattern, text) == Some(false) {
-                self.report(path, format!("does not match `{pattern}`"));
-            }
+        if let Some(pattern) = schema.get("pattern").and_then(Value::as_str)
+            && simple_match(pattern, text) == Some(false)
+        {
+            self.report(path, format!("does not match `{pattern}`"));
         }
     }
 
@@ -283,15 +283,15 @@ impl<'s> Checker<'s> {
 
     fn array(&mut self, items: &[Value], schema: &'s Value, path: &str, depth: usize) {
         let n = items.len() as u64;
-        if let Some(min) = schema.get("minItems").and_then(Value::as_u64) {
-            if n < min {
-                self.report(path, format!("fewer than {min} items"));
-            }
+        if let Some(min) = schema.get("minItems").and_then(Value::as_u64)
+            && n < min
+        {
+            self.report(path, format!("fewer than {min} items"));
         }
-        if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
-            if n > max {
-                self.report(path, format!("more than {max} items"));
-            }
+        if let Some(max) = schema.get("maxItems").and_then(Value::as_u64)
+            && n > max
+        {
+            self.report(path, format!("more than {max} items"));
         }
         if let Some(item_schema) = schema.get("items").filter(|s| !s.is_array()) {
             for (i, item) in items.iter().enumerate() {

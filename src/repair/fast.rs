@@ -280,11 +280,11 @@ fn pop_frame(
     below: &mut Vec<Frame>,
     low: &mut usize,
 ) -> Option<Frame> {
-    if let Some(frame) = stack.pop() {
-        if stack.len() < *low {
-            *low = stack.len();
-            below.push(frame);
-        }
+    if let Some(frame) = stack.pop()
+        && stack.len() < *low
+    {
+        *low = stack.len();
+        below.push(frame);
     }
     stack.last().copied()
 }

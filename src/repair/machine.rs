@@ -353,11 +353,11 @@ impl<'a> Machine<'a> {
         if self.mark >= pos {
             self.mark += n;
         }
-        if let Some(p) = self.pending_comma.as_mut() {
-            if p.out >= pos {
-                p.out += n;
-                p.mark_before += n;
-            }
+        if let Some(p) = self.pending_comma.as_mut()
+            && p.out >= pos
+        {
+            p.out += n;
+            p.mark_before += n;
         }
     }
 
@@ -430,10 +430,10 @@ impl<'a> Machine<'a> {
         if let Some(h) = self.hold {
             c = c.min(h);
         }
-        if let Some(s) = &self.string {
-            if let Some(keep) = s.keep_from() {
-                c = c.min(keep);
-            }
+        if let Some(s) = &self.string
+            && let Some(keep) = s.keep_from()
+        {
+            c = c.min(keep);
         }
         if c > self.committed {
             self.committed = c;

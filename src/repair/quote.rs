@@ -40,18 +40,18 @@ impl Machine<'_> {
             self.end_of_string(at);
             return Ok(());
         }
-        if let (Some(comma), Some(_)) = (s.comma, s.cut) {
-            if s.prev == b',' {
-                // `{"a":"b,"c":"d"}`: the end quote belonged before the comma.
-                self.retract_fixes(comma.n_fixes);
-                self.truncate_out(comma.out);
-                self.insert_at(comma.mark_before, "\"");
-                self.mark = comma.mark_before + 1;
-                self.fix(FixKind::InsertedQuote, comma.input);
-                self.i = comma.input;
-                self.end_of_string(comma.mark_before);
-                return Ok(());
-            }
+        if let (Some(comma), Some(_)) = (s.comma, s.cut)
+            && s.prev == b','
+        {
+            // `{"a":"b,"c":"d"}`: the end quote belonged before the comma.
+            self.retract_fixes(comma.n_fixes);
+            self.truncate_out(comma.out);
+            self.insert_at(comma.mark_before, "\"");
+            self.mark = comma.mark_before + 1;
+            self.fix(FixKind::InsertedQuote, comma.input);
+            self.i = comma.input;
+            self.end_of_string(comma.mark_before);
+            return Ok(());
         }
         if s.cut.is_some() && lex::is_delimiter(s.prev) {
             self.apply_cut();

@@ -199,13 +199,13 @@ impl Machine<'_> {
             self.state = State::After;
             return Ok(());
         };
-        if let Some(cut) = s.cut {
-            if self.i > cut.resume + WINDOW {
-                s.cut = None;
-                s.comma = None;
-                s.whole = true;
-                self.string = Some(s);
-            }
+        if let Some(cut) = s.cut
+            && self.i > cut.resume + WINDOW
+        {
+            s.cut = None;
+            s.comma = None;
+            s.whole = true;
+            self.string = Some(s);
         }
         let rest = self.rest();
         if rest.is_empty() {

@@ -7,18 +7,84 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-/// A tool's example calls, written one per line, indented.
+/// One verb of a tool: what it does, the arguments it takes, and a valid
+/// call. The same table checks a call's arguments, shows the examples in
+/// error messages and writes the tool's input schema, so the three cannot
+/// drift apart.
+pub(crate) struct Verb {
+    pub(crate) name: &'static str,
+    pub(crate) about: &'static str,
+    pub(crate) args: &'static [&'static str],
+    pub(crate) example: &'static str,
+}
+
+/// One argument a tool's verbs take: its JSON type and what it means.
+pub(crate) struct Param {
+    pub(crate) name: &'static str,
+    /// A JSON Schema type: `string`, `integer` or `boolean`.
+    pub(crate) kind: &'static str,
+    pub(crate) about: &'static str,
+}
+
+/// A tool's example calls (one per verb), written one per line, indented.
 #[derive(Clone, Copy)]
-pub(crate) struct Examples(pub(crate) &'static [&'static str]);
+pub(crate) struct Examples(pub(crate) &'static [Verb]);
 
 impl fmt::Display for Examples {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (idx, example) in self.0.iter().enumerate() {
+        for (idx, verb) in self.0.iter().enumerate() {
             let sep = if idx == 0 { "" } else { "\n" };
-            write!(f, "{sep}  {example}")?;
+            write!(f, "{sep}  {}", verb.example)?;
         }
         Ok(())
     }
+}
+
+/// The JSON Schema of a tool's envelope `{"cmd": VERB, "args": {…}}`: what
+/// an MCP client or a model API shows the model. `args` lists every
+/// argument any verb takes; each verb's own list is in the description of
+/// `cmd`, and the examples are one valid call per verb.
+pub(crate) fn input_schema(about: &str, verbs: &[Verb], params: &[Param]) -> Value {
+    let mut cmd_about = String::from("The verb:");
+    for verb in verbs {
+        cmd_about.push_str(&format!(
+            "\n- {}: {} (args: {})",
+            verb.name,
+            verb.about,
+            verb.args.join(", ")
+        ));
+    }
+    let mut properties = Map::new();
+    for param in params {
+        properties.insert(
+            param.name.to_owned(),
+            serde_json::json!({"type": param.kind, "description": param.about}),
+        );
+    }
+    let examples: Vec<Value> = verbs
+        .iter()
+        .filter_map(|verb| serde_json::from_str(verb.example).ok())
+        .collect();
+    serde_json::json!({
+        "type": "object",
+        "description": about,
+        "properties": {
+            "cmd": {
+                "type": "string",
+                "enum": verbs.iter().map(|verb| verb.name).collect::<Vec<_>>(),
+                "description": cmd_about,
+            },
+            "args": {
+                "type": "object",
+                "description": "The verb's arguments (see `cmd` for which verb takes which).",
+                "properties": properties,
+                "additionalProperties": false,
+            },
+        },
+        "required": ["cmd", "args"],
+        "additionalProperties": false,
+        "examples": examples,
+    })
 }
 
 /// Read an envelope into its verb and arguments. The error is the message for
@@ -70,7 +136,12 @@ pub(crate) struct Args<'a> {
 }
 
 impl<'a> Args<'a> {
-    pub(crate) fn new(
+    /// The arguments of `verb`, checked against the names it takes.
+    pub(crate) fn of(verb: &'a Verb, args: &'a Map<String, Value>) -> Result<Self, ArgumentError> {
+        Args::new(verb.name, args, verb.args, verb.example)
+    }
+
+    fn new(
         verb: &'a str,
         args: &'a Map<String, Value>,
         accepted: &'static [&'static str],

@@ -421,13 +421,13 @@ fn patch_file(name: &str, original: &[u8], section: &FilePatch<'_>) -> Result<Pa
     // Without `\ No newline` markers the patch says nothing about the end of
     // the file, so the file keeps its lack of a final newline.
     let lacked = lines.last().is_some_and(|(_, eol)| *eol == Eol::None);
-    if !section.has_markers && lacked {
-        if let Some(last) = out.last_mut() {
-            if last.1 != Eol::None {
-                last.1 = Eol::None;
-                notes.push("the file had no newline at its end, and still has none".to_owned());
-            }
-        }
+    if !section.has_markers
+        && lacked
+        && let Some(last) = out.last_mut()
+        && last.1 != Eol::None
+    {
+        last.1 = Eol::None;
+        notes.push("the file had no newline at its end, and still has none".to_owned());
     }
     let mut bytes = Vec::with_capacity(original.len() + n_added * 40);
     for (content, eol) in out {

@@ -81,7 +81,7 @@ pub use self::error::{Error, ErrorKind};
 pub use self::json::{JsonChange, JsonDiff, diff_json, diff_json_values};
 pub use self::unified::{Diff, DiffOptions, DiffStats, diff_bytes, diff_files, diff_text};
 use crate::tools::Workspace;
-use crate::tools::envelope::{self, Args, ArgumentError, Examples};
+use crate::tools::envelope::{self, Args, ArgumentError, Examples, Param, Verb};
 
 /// The answer to one [`call`].
 #[derive(Debug, Clone, PartialEq)]
@@ -121,17 +121,97 @@ impl fmt::Display for Answer {
     }
 }
 
-/// One valid call per verb, shown when a call is malformed.
-const EXAMPLES: [&str; 5] = [
-    r#"{"cmd":"files","args":{"a":"old.txt","b":"new.txt","context":3}}"#,
-    r#"{"cmd":"text","args":{"a":"one\ntwo\n","b":"one\n2\n"}}"#,
-    r#"{"cmd":"dirs","args":{"a":"v1","b":"v2","glob":"src/**/*.rs"}}"#,
-    r#"{"cmd":"apply","args":{"file":"app.py","patch":"@@ -1 +1 @@\n-x = 1\n+x = 2\n","dry_run":true}}"#,
-    r#"{"cmd":"json","args":{"a":"old.json","b":"new.json"}}"#,
+/// The verbs: what each does, the arguments it takes, and one valid call
+/// (shown when a call is malformed, and in the input schema).
+const VERBS: [Verb; 5] = [
+    Verb {
+        name: "files",
+        about: "a unified diff of two files in the workspace",
+        args: &["a", "b", "context"],
+        example: r#"{"cmd":"files","args":{"a":"old.txt","b":"new.txt","context":3}}"#,
+    },
+    Verb {
+        name: "text",
+        about: "a unified diff of two texts",
+        args: &["a", "b", "context"],
+        example: r#"{"cmd":"text","args":{"a":"one\ntwo\n","b":"one\n2\n"}}"#,
+    },
+    Verb {
+        name: "dirs",
+        about: "the files added, removed and changed between two directories",
+        args: &["a", "b", "glob"],
+        example: r#"{"cmd":"dirs","args":{"a":"v1","b":"v2","glob":"src/**/*.rs"}}"#,
+    },
+    Verb {
+        name: "apply",
+        about: "apply a unified patch to a file, refused at the first line that does not match (a dry run unless dry_run is false)",
+        args: &["file", "patch", "dry_run"],
+        example: r#"{"cmd":"apply","args":{"file":"app.py","patch":"@@ -1 +1 @@\n-x = 1\n+x = 2\n","dry_run":true}}"#,
+    },
+    Verb {
+        name: "json",
+        about: "what changed between two JSON or YAML files, by path",
+        args: &["a", "b"],
+        example: r#"{"cmd":"json","args":{"a":"old.json","b":"new.json"}}"#,
+    },
+];
+
+/// Every argument a verb takes.
+const PARAMS: [Param; 7] = [
+    Param {
+        name: "a",
+        kind: "string",
+        about: "The old side: a path in the workspace (files, dirs, json), the text itself (text), or inline JSON starting with `{` or `[` (json).",
+    },
+    Param {
+        name: "b",
+        kind: "string",
+        about: "The new side, as `a`.",
+    },
+    Param {
+        name: "context",
+        kind: "integer",
+        about: "files, text: lines of context around each change (default 3, at most 50).",
+    },
+    Param {
+        name: "glob",
+        kind: "string",
+        about: "dirs: only paths matching this glob (`src/**/*.rs`, `*.{yaml,yml}`).",
+    },
+    Param {
+        name: "file",
+        kind: "string",
+        about: "apply: the file to patch (a path in the workspace).",
+    },
+    Param {
+        name: "patch",
+        kind: "string",
+        about: "apply: the unified patch text (`@@ -1,3 +1,3 @@` hunks; `---`/`+++` headers optional).",
+    },
+    Param {
+        name: "dry_run",
+        kind: "boolean",
+        about: "apply: check only (default true); false writes the file, keeping `FILE.bak`.",
+    },
 ];
 
 /// The examples, as argument errors show them.
-const EXAMPLE_CALLS: Examples = Examples(&EXAMPLES);
+const EXAMPLE_CALLS: Examples = Examples(&VERBS);
+
+/// The JSON Schema of `@diff`'s envelope, for an MCP client or a model
+/// API's tool definition: `cmd` lists the verbs, `args` their arguments.
+///
+/// ```
+/// let schema = argmend::tools::diff::input_schema();
+/// assert_eq!(schema["properties"]["cmd"]["enum"][3], "apply");
+/// ```
+pub fn input_schema() -> Value {
+    envelope::input_schema(
+        "Unified diffs of files, texts, trees and JSON documents, and a strict patch apply.",
+        &VERBS,
+        &PARAMS,
+    )
+}
 
 /// Run one call in the envelope form `{"cmd": VERB, "args": {…}}`.
 ///
@@ -156,22 +236,22 @@ pub fn dispatch(
 ) -> Result<Answer, Error> {
     match cmd {
         "files" => {
-            let args = Args::new(cmd, args, &["a", "b", "context"], EXAMPLES[0])?;
+            let args = Args::of(&VERBS[0], args)?;
             let options = DiffOptions::default().context(context(&args)?);
             diff_files(workspace, args.string("a")?, args.string("b")?, options).map(Answer::Diff)
         }
         "text" => {
-            let args = Args::new(cmd, args, &["a", "b", "context"], EXAMPLES[1])?;
+            let args = Args::of(&VERBS[1], args)?;
             let options = DiffOptions::default().context(context(&args)?);
             diff_text(args.string("a")?, args.string("b")?, options).map(Answer::Diff)
         }
         "dirs" => {
-            let args = Args::new(cmd, args, &["a", "b", "glob"], EXAMPLES[2])?;
+            let args = Args::of(&VERBS[2], args)?;
             let glob = args.optional_string("glob")?;
             diff_dirs(workspace, args.string("a")?, args.string("b")?, glob).map(Answer::Dirs)
         }
         "apply" => {
-            let args = Args::new(cmd, args, &["file", "patch", "dry_run"], EXAMPLES[3])?;
+            let args = Args::of(&VERBS[3], args)?;
             let mode = match args.args.get("dry_run") {
                 None | Some(Value::Bool(true)) => Mode::DryRun,
                 Some(Value::Bool(false)) => Mode::Write,
@@ -181,7 +261,7 @@ pub fn dispatch(
             apply(workspace, args.string("file")?, patch.as_bytes(), mode).map(Answer::Apply)
         }
         "json" => {
-            let args = Args::new(cmd, args, &["a", "b"], EXAMPLES[4])?;
+            let args = Args::of(&VERBS[4], args)?;
             diff_json(workspace, args.string("a")?, args.string("b")?).map(Answer::Json)
         }
         _ => Err(Error::argument(format!(

@@ -125,14 +125,12 @@ pub(crate) fn parse(patch: &[u8]) -> Result<Vec<FilePatch<'_>>, Error> {
             idx += 1;
             continue;
         }
-        if git_open {
-            if let Some(what) = unsupported_git_header(text) {
-                let file = files.last().and_then(FilePatch::target).unwrap_or("?");
-                return Err(Error::new(Repr::Unsupported {
-                    file: file.to_owned(),
-                    what,
-                }));
-            }
+        if git_open && let Some(what) = unsupported_git_header(text) {
+            let file = files.last().and_then(FilePatch::target).unwrap_or("?");
+            return Err(Error::new(Repr::Unsupported {
+                file: file.to_owned(),
+                what,
+            }));
         }
         if text.starts_with(b"--- ") {
             let Some(plus) = lines.get(idx + 1).map(|l| trim_eol(l)) else {

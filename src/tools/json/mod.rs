@@ -62,7 +62,7 @@ pub use self::schema::{DEFAULT_DEPTH, MAX_DEPTH, SAMPLE, Schema, Shape, schema};
 pub use self::verbs::{Entry, Got, Keys, Match, get, keys};
 pub use self::whole::{Invalid, Layout, Pretty, Validation, pretty, validate};
 use crate::tools::Workspace;
-use crate::tools::envelope::{self, Args, ArgumentError, Examples};
+use crate::tools::envelope::{self, Args, ArgumentError, Examples, Param, Verb};
 
 /// The largest answer, in bytes.
 pub const MAX_OUTPUT: usize = 24_000;
@@ -251,18 +251,108 @@ impl fmt::Display for Answer {
     }
 }
 
-/// One valid call per verb, shown when a call is malformed.
-const EXAMPLES: [&str; 6] = [
-    r#"{"cmd":"get","args":{"file":"resp.json","path":"data.items[3].name"}}"#,
-    r#"{"cmd":"keys","args":{"file":"resp.json","path":"data"}}"#,
-    r#"{"cmd":"query","args":{"file":"resp.json","path":"data.items","where":"status=failed && name~^web","select":"id,name","limit":20}}"#,
-    r#"{"cmd":"schema","args":{"file":"resp.json","depth":3}}"#,
-    r#"{"cmd":"validate","args":{"text":"{\"a\": 1}"}}"#,
-    r#"{"cmd":"pretty","args":{"file":"values.yaml","compact":true}}"#,
+/// The verbs: what each does, the arguments it takes, and one valid call
+/// (shown when a call is malformed, and in the input schema).
+const VERBS: [Verb; 6] = [
+    Verb {
+        name: "get",
+        about: "the value at a path, exactly as written",
+        args: &["file", "text", "path"],
+        example: r#"{"cmd":"get","args":{"file":"resp.json","path":"data.items[3].name"}}"#,
+    },
+    Verb {
+        name: "keys",
+        about: "the keys (or the length) of the object (or array) at a path",
+        args: &["file", "text", "path"],
+        example: r#"{"cmd":"keys","args":{"file":"resp.json","path":"data"}}"#,
+    },
+    Verb {
+        name: "query",
+        about: "the elements under a path that match a filter, with the chosen fields",
+        args: &["file", "text", "path", "where", "select", "limit"],
+        example: r#"{"cmd":"query","args":{"file":"resp.json","path":"data.items","where":"status=failed && name~^web","select":"id,name","limit":20}}"#,
+    },
+    Verb {
+        name: "schema",
+        about: "the shape of the document: types, keys, array lengths",
+        args: &["file", "text", "depth"],
+        example: r#"{"cmd":"schema","args":{"file":"resp.json","depth":3}}"#,
+    },
+    Verb {
+        name: "validate",
+        about: "whether the text is valid JSON or YAML, and where it breaks",
+        args: &["file", "text"],
+        example: r#"{"cmd":"validate","args":{"text":"{\"a\": 1}"}}"#,
+    },
+    Verb {
+        name: "pretty",
+        about: "the document indented (or compact)",
+        args: &["file", "text", "compact"],
+        example: r#"{"cmd":"pretty","args":{"file":"values.yaml","compact":true}}"#,
+    },
+];
+
+/// Every argument a verb takes.
+const PARAMS: [Param; 8] = [
+    Param {
+        name: "file",
+        kind: "string",
+        about: "A JSON or YAML file in the workspace (at most 20 MB); give this or `text`.",
+    },
+    Param {
+        name: "text",
+        kind: "string",
+        about: "The JSON or YAML document itself; give this or `file`.",
+    },
+    Param {
+        name: "path",
+        kind: "string",
+        about: "Where in the document: `a.b[0].c`, `[-1]` from the end, `*` for every element, `[\"key.with.dots\"]`.",
+    },
+    Param {
+        name: "where",
+        kind: "string",
+        about: "query: the filter: `field=value`, `field!=value`, `field~regex`, joined by `&&` (e.g. `status=failed && name~^web`).",
+    },
+    Param {
+        name: "select",
+        kind: "string",
+        about: "query: the fields to show, comma-separated (`id,name`); whole elements when absent.",
+    },
+    Param {
+        name: "limit",
+        kind: "integer",
+        about: "query: at most this many matches (default 20, at most 200).",
+    },
+    Param {
+        name: "depth",
+        kind: "integer",
+        about: "schema: how deep to describe (default 3, at most 8).",
+    },
+    Param {
+        name: "compact",
+        kind: "boolean",
+        about: "pretty: one line instead of indented.",
+    },
 ];
 
 /// The examples, as argument errors show them.
-const EXAMPLE_CALLS: Examples = Examples(&EXAMPLES);
+const EXAMPLE_CALLS: Examples = Examples(&VERBS);
+
+/// The JSON Schema of `@json`'s envelope, for an MCP client or a model
+/// API's tool definition: `cmd` lists the verbs, `args` their arguments.
+///
+/// ```
+/// let schema = argmend::tools::json::input_schema();
+/// assert_eq!(schema["properties"]["cmd"]["enum"][0], "get");
+/// ```
+pub fn input_schema() -> Value {
+    envelope::input_schema(
+        "Questions about a JSON or YAML payload, answered without reading it whole.",
+        &VERBS,
+        &PARAMS,
+    )
+}
 
 /// Run one call in the envelope form `{"cmd": VERB, "args": {…}}`.
 ///
@@ -291,22 +381,17 @@ pub fn dispatch(
 ) -> Result<Answer, Error> {
     match cmd {
         "get" => {
-            let args = Args::new(cmd, args, &["file", "text", "path"], EXAMPLES[0])?;
+            let args = Args::of(&VERBS[0], args)?;
             let path = args.string("path")?;
             get(workspace, source(&args)?, path).map(Answer::Get)
         }
         "keys" => {
-            let args = Args::new(cmd, args, &["file", "text", "path"], EXAMPLES[1])?;
+            let args = Args::of(&VERBS[1], args)?;
             let path = args.optional_string("path")?.unwrap_or("");
             keys(workspace, source(&args)?, path).map(Answer::Keys)
         }
         "query" => {
-            let args = Args::new(
-                cmd,
-                args,
-                &["file", "text", "path", "where", "select", "limit"],
-                EXAMPLES[2],
-            )?;
+            let args = Args::of(&VERBS[2], args)?;
             let mut q = Query::new(args.string("where")?)
                 .path(args.optional_string("path")?.unwrap_or(""))
                 .limit(number(&args, "limit", DEFAULT_LIMIT, MAX_LIMIT)?);
@@ -316,16 +401,16 @@ pub fn dispatch(
             query(workspace, source(&args)?, &q).map(Answer::Query)
         }
         "schema" => {
-            let args = Args::new(cmd, args, &["file", "text", "depth"], EXAMPLES[3])?;
+            let args = Args::of(&VERBS[3], args)?;
             let depth = number(&args, "depth", DEFAULT_DEPTH, MAX_DEPTH)?;
             schema(workspace, source(&args)?, depth).map(Answer::Schema)
         }
         "validate" => {
-            let args = Args::new(cmd, args, &["file", "text"], EXAMPLES[4])?;
+            let args = Args::of(&VERBS[4], args)?;
             validate(workspace, source(&args)?).map(Answer::Validate)
         }
         "pretty" => {
-            let args = Args::new(cmd, args, &["file", "text", "compact"], EXAMPLES[5])?;
+            let args = Args::of(&VERBS[5], args)?;
             let layout = match args.args.get("compact") {
                 None | Some(Value::Null) | Some(Value::Bool(false)) => Layout::Indented,
                 Some(Value::Bool(true)) => Layout::Compact,

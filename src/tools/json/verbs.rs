@@ -49,10 +49,10 @@ pub(crate) fn walk(
                 }
             }
         }
-        if next.is_empty() {
-            if let Some(error) = first_error {
-                return Err(error);
-            }
+        if next.is_empty()
+            && let Some(error) = first_error
+        {
+            return Err(error);
         }
         fanned |= *segment == Segment::Wildcard;
         current = next;

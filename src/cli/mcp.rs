@@ -1,0 +1,325 @@
+//! `argmend mcp`: a Model Context Protocol server over stdio with three
+//! tools, `json`, `diff` and `repair`.
+//!
+//! `json` and `diff` take the same envelope a model writes in text,
+//! `{"cmd": VERB, "args": {…}}`, and run through the same [`Dispatcher`] as
+//! `argmend call` and `argmend serve`: the arguments are normalized first,
+//! so an `args` that arrives as a string of broken JSON or as a command line
+//! (`--file resp.json --path data`) still runs, and the repairs are reported
+//! in the result's structured content. `repair` mends a JSON text, with the
+//! tool name (and a schema) optional.
+//!
+//! The protocol itself (framing, version negotiation, capabilities) is the
+//! official SDK's, `rmcp`. Tool calls block (file reads, diffs), so each one
+//! runs on the runtime's blocking pool and the server keeps answering.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use argmend::{
+    Dispatcher, Options, SchemaMode, ToolMap, ToolOptions, ToolResult, Verdict,
+    normalize_tool_args_with, repair,
+};
+use clap::Args;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Map, Value, json};
+
+use super::call::{RuntimeArgs, repairs_json};
+
+/// Options of `argmend mcp`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Speaks the Model Context Protocol on stdin and stdout; register it with an
+MCP client as a stdio server, e.g. in a client's JSON configuration:
+  {\"mcpServers\": {\"argmend\": {\"command\": \"argmend\",
+                               \"args\": [\"mcp\", \"--workspace\", \"/path/to/project\"]}}}
+Tools:
+  json    {\"cmd\": \"get\", \"args\": {\"file\": \"resp.json\", \"path\": \"data.items[0]\"}}
+  diff    {\"cmd\": \"apply\", \"args\": {\"file\": \"app.py\", \"patch\": \"…\", \"dry_run\": true}}
+  repair  {\"text\": \"{name: 'Ada',}\", \"tool\": \"write_file\"}
+Malformed arguments are repaired before use; each result says what was repaired.")]
+pub(crate) struct McpArgs {
+    #[command(flatten)]
+    pub(crate) runtime: RuntimeArgs,
+}
+
+/// Run `argmend mcp` until the client closes stdin.
+pub(crate) fn main(args: &McpArgs) -> ExitCode {
+    let dispatcher = match args.runtime.dispatcher() {
+        Ok(dispatcher) => Arc::new(dispatcher),
+        Err(error) => return fail(&error),
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => return fail(&format!("cannot start the async runtime: {error}")),
+    };
+    let served = runtime.block_on(async move {
+        let server = Server { dispatcher }
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|error| format!("the MCP handshake failed: {error}"))?;
+        server
+            .waiting()
+            .await
+            .map_err(|error| format!("the MCP server stopped: {error}"))
+    });
+    // The stdin reader may still be parked in a blocking read; do not wait for it.
+    runtime.shutdown_background();
+    match served {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(error) => fail(&error),
+    }
+}
+
+fn fail(message: &str) -> ExitCode {
+    let _ = writeln!(io::stderr().lock(), "argmend: {message}");
+    ExitCode::from(2)
+}
+
+/// The MCP handler: the tool table and a dispatcher shared by every call.
+struct Server {
+    dispatcher: Arc<Dispatcher>,
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("argmend", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "argmend answers questions about JSON and YAML files (`json`), diffs and \
+                 strictly applies patches (`diff`), and mends broken JSON (`repair`). Every \
+                 path stays inside the server's workspace. Malformed arguments are repaired \
+                 before use.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let name = request.name.to_string();
+        let arguments = request.arguments.unwrap_or_default();
+        let dispatcher = Arc::clone(&self.dispatcher);
+        let call = move || match name.as_str() {
+            "json" => Ok(envelope_call(&dispatcher, "@json", arguments)),
+            "diff" => Ok(envelope_call(&dispatcher, "@diff", arguments)),
+            "repair" => Ok(repair_call(arguments)),
+            other => Err(McpError::invalid_params(
+                format!("unknown tool `{other}`: the tools are json, diff and repair"),
+                None,
+            )),
+        };
+        // Tools read files and diff them: keep them off the protocol's thread.
+        match tokio::task::spawn_blocking(call).await {
+            Ok(result) => result.map(CallToolResponse::from),
+            Err(error) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                "the call failed unexpectedly: {error}"
+            ))])
+            .into()),
+        }
+    }
+}
+
+/// The tool list: each input schema comes from the tool's own verb table.
+fn tools() -> Vec<Tool> {
+    let object = |value: Value| match value {
+        Value::Object(map) => Arc::new(map),
+        _ => Arc::new(JsonObject::new()),
+    };
+    vec![
+        Tool::new(
+            "json",
+            "Ask about a JSON or YAML payload without reading it whole: get a value at a \
+             path, list keys, query an array with a filter, describe its schema, validate, \
+             or pretty-print. Send {\"cmd\": VERB, \"args\": {…}}.",
+            object(argmend::tools::json::input_schema()),
+        )
+        .with_annotations(ToolAnnotations::new().read_only(true).open_world(false)),
+        Tool::new(
+            "diff",
+            "Unified diffs of files, texts, directories or JSON documents, and a strict patch \
+             apply that refuses at the first line that does not match and says why. Send \
+             {\"cmd\": VERB, \"args\": {…}}; apply is a dry run unless dry_run is false.",
+            object(argmend::tools::diff::input_schema()),
+        )
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(false)
+                .destructive(false)
+                .open_world(false),
+        ),
+        Tool::new(
+            "repair",
+            "Mend broken JSON (single quotes, bare keys, trailing commas, comments, Python \
+             literals, truncation, prose around it). With `tool`, the text is read as that \
+             tool's arguments (a bare value goes to the tool's main field, a command line \
+             becomes fields); with `schema`, values are coerced to the declared types.",
+            object(repair_schema()),
+        )
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(true)
+                .idempotent(true)
+                .open_world(false),
+        ),
+    ]
+}
+
+fn repair_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "text": {"type": "string", "description": "The text to mend."},
+            "tool": {"type": "string", "description": "The tool the text is the arguments of (e.g. `write_file`, `run_command`, `@json`)."},
+            "schema": {"type": "object", "description": "A JSON Schema for the arguments: coerce values to its types."},
+            "strict": {"type": "boolean", "description": "With a schema: drop keys it does not declare."},
+        },
+        "required": ["text"],
+        "additionalProperties": false,
+        "examples": [{"text": "{name: 'Ada', tags: ['x',],}"}, {"text": "main.go", "tool": "read_file"}],
+    })
+}
+
+/// `json` or `diff`: the arguments are the envelope; the dispatcher
+/// normalizes it (and mends an `args` given as a string) before the tool runs.
+fn envelope_call(dispatcher: &Dispatcher, tool: &str, arguments: JsonObject) -> CallToolResult {
+    let result = dispatcher.run_value(tool, &Value::Object(arguments));
+    tool_result(result)
+}
+
+fn tool_result(result: ToolResult) -> CallToolResult {
+    let repairs = repairs_json(result.strategy.map(|s| s.number()), &result.fixes);
+    let structured = json!({"ok": result.ok, "output": result.output, "repairs": repairs});
+    let content = vec![ContentBlock::text(result.output)];
+    let mut answer = if result.ok {
+        CallToolResult::success(content)
+    } else {
+        CallToolResult::error(content)
+    };
+    answer.structured_content = Some(structured);
+    answer
+}
+
+/// `repair`: mend `text` (with `tool` and `schema`, as its arguments).
+fn repair_call(mut arguments: JsonObject) -> CallToolResult {
+    let text = match take_text(&mut arguments) {
+        Ok(text) => text,
+        Err(message) => return CallToolResult::error(vec![ContentBlock::text(message)]),
+    };
+    let tool = match arguments.remove("tool") {
+        Some(Value::String(tool)) => Some(tool),
+        None | Some(Value::Null) => None,
+        Some(_) => return usage("`tool` must be a string (a tool name such as write_file)"),
+    };
+    let schema = match arguments.remove("schema") {
+        Some(schema @ Value::Object(_)) => Some(schema),
+        None | Some(Value::Null) => None,
+        Some(Value::String(text)) => match repair(text.as_bytes()).to_value() {
+            Some(schema @ Value::Object(_)) => Some(schema),
+            _ => return usage("`schema` must be a JSON Schema object"),
+        },
+        Some(_) => return usage("`schema` must be a JSON Schema object"),
+    };
+    let strict = matches!(arguments.remove("strict"), Some(Value::Bool(true)));
+    if let Some(key) = arguments.keys().next() {
+        return usage(&format!("unknown argument `{key}`"));
+    }
+    if tool.is_none() && schema.is_none() {
+        let outcome = repair(text.as_bytes());
+        let fixes: Vec<Value> = outcome
+            .fixes()
+            .iter()
+            .map(|fix| json!({"kind": fix.kind.name(), "offset": fix.offset}))
+            .collect();
+        return repaired(
+            outcome.verdict(),
+            outcome.text(),
+            outcome.reason(),
+            json!({"fixes": fixes}),
+        );
+    }
+    let mut options = ToolOptions::default().tools(ToolMap::builtin());
+    if let Some(schema) = schema {
+        options = options.schema(schema);
+    }
+    if strict {
+        options = options.mode(SchemaMode::Strict);
+    }
+    options = options.repair_options(Options::default());
+    let normalized = normalize_tool_args_with(tool.as_deref().unwrap_or(""), &text, &options);
+    let repairs = repairs_json(
+        normalized.strategy().map(|s| s.number()),
+        normalized.fixes(),
+    );
+    repaired(
+        normalized.verdict(),
+        normalized.text(),
+        normalized.reason().map(str::to_owned),
+        repairs,
+    )
+}
+
+/// The text to repair: `text` (or `input`, `json`), a string; a value the
+/// client already parsed is written back as JSON.
+fn take_text(arguments: &mut JsonObject) -> Result<String, String> {
+    for key in ["text", "input", "json"] {
+        match arguments.remove(key) {
+            Some(Value::String(text)) => return Ok(text),
+            Some(Value::Null) | None => continue,
+            Some(value) => return Ok(value.to_string()),
+        }
+    }
+    Err("`repair` needs `text`: the JSON to mend, e.g. {\"text\": \"{name: 'Ada',}\"}".to_owned())
+}
+
+fn usage(problem: &str) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(format!(
+        "`repair`: {problem}; it takes text, tool?, schema?, strict?; e.g. \
+         {{\"text\": \"main.go\", \"tool\": \"read_file\"}}"
+    ))])
+}
+
+/// The answer of `repair`: the mended text, or why there was none.
+fn repaired(
+    verdict: Verdict,
+    text: &str,
+    reason: Option<String>,
+    repairs: Value,
+) -> CallToolResult {
+    let mut structured = Map::new();
+    structured.insert("verdict".to_owned(), Value::from(verdict.name()));
+    if let Value::Object(repairs) = repairs {
+        structured.extend(repairs);
+    }
+    if verdict == Verdict::NotJson {
+        let reason = reason.unwrap_or_else(|| "no JSON found".to_owned());
+        structured.insert("reason".to_owned(), Value::from(reason.clone()));
+        let mut answer =
+            CallToolResult::error(vec![ContentBlock::text(format!("not JSON: {reason}"))]);
+        answer.structured_content = Some(Value::Object(structured));
+        return answer;
+    }
+    structured.insert("json".to_owned(), Value::from(text));
+    let mut answer = CallToolResult::success(vec![ContentBlock::text(text)]);
+    answer.structured_content = Some(Value::Object(structured));
+    answer
+}

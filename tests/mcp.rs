@@ -1,0 +1,206 @@
+//! `argmend mcp`: driven by a real MCP client (the official Python SDK, in
+//! the virtual environment `.ci/run` makes) and by raw JSON-RPC lines.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::support::TempDir;
+
+/// Where `.ci/run` installs the `mcp` package (a virtual environment under
+/// `target/`, so it is never committed); `ARGMEND_MCP_PYTHON` overrides it.
+fn client_python() -> Option<PathBuf> {
+    if let Some(python) = std::env::var_os("ARGMEND_MCP_PYTHON") {
+        return Some(PathBuf::from(python));
+    }
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/mcp-venv/bin/python");
+    venv.exists().then_some(venv)
+}
+
+fn workspace() -> TempDir {
+    let dir = TempDir::new();
+    dir.write(
+        "data.json",
+        r#"{"items":[{"id":1,"name":"alpha"},{"id":2,"name":"beta"}]}"#,
+    );
+    dir.write("app.py", "x = 0\ny = 2\n");
+    dir
+}
+
+#[test]
+fn python_sdk_client_session() {
+    let Some(python) = client_python() else {
+        // CI sets this, so the test cannot pass there without the client.
+        assert!(
+            std::env::var_os("ARGMEND_REQUIRE_MCP_CLIENT").is_none(),
+            "the MCP Python client is required but target/mcp-venv is missing"
+        );
+        eprintln!(
+            "skipped: no MCP client (python3 -m venv target/mcp-venv && target/mcp-venv/bin/pip install mcp)"
+        );
+        return;
+    };
+    let dir = workspace();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let output = Command::new(&python)
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_argmend"))
+        .arg(dir.path())
+        .output()
+        .expect("run the MCP client");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let steps: Vec<Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let names: Vec<&str> = steps.iter().filter_map(|s| s["step"].as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "initialize",
+            "list_tools",
+            "json_get",
+            "diff_refused",
+            "json_malformed",
+            "json_command_line",
+            "repair",
+            "repair_tool",
+            "outside_workspace"
+        ]
+    );
+    // The file was only checked, never written.
+    assert_eq!(dir.read("app.py"), b"x = 0\ny = 2\n");
+}
+
+/// A session of raw JSON-RPC lines: what any client sends, no SDK needed.
+#[test]
+fn raw_json_rpc_session() {
+    let dir = workspace();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_argmend"))
+        .args(["mcp", "--workspace"])
+        .arg(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut send = move |message: Value| {
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    };
+    let mut receive = || {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+    };
+
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}}),
+    );
+    let init = receive();
+    assert_eq!(init["result"]["serverInfo"]["name"], "argmend", "{init}");
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let listed = receive();
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["json", "diff", "repair"]);
+    // The schema lists every verb the tool dispatches.
+    assert_eq!(
+        tools[1]["inputSchema"]["properties"]["cmd"]["enum"],
+        json!(["files", "text", "dirs", "apply", "json"])
+    );
+
+    // `args` as a command line: parsed, run, and the repair reported.
+    send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "json", "arguments": {"cmd": "get", "args": "--file data.json --path items[0].name"}}}),
+    );
+    let got = receive();
+    assert_eq!(got["id"], 3);
+    assert_eq!(got["result"]["content"][0]["text"], "\"alpha\"\n", "{got}");
+    assert_eq!(
+        got["result"]["structuredContent"]["repairs"]["fixes"][0]["kind"],
+        "parsed_command_line"
+    );
+
+    // A verb the tool does not have: a tool error that lists the verbs.
+    send(
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        "name": "diff", "arguments": {"cmd": "merge", "args": {}}}}),
+    );
+    let wrong = receive();
+    assert_eq!(wrong["result"]["isError"], true, "{wrong}");
+    let message = wrong["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        message.contains("files, text, dirs, apply and json"),
+        "{message}"
+    );
+
+    // A text that holds no JSON at all.
+    send(
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "name": "repair", "arguments": {"text": "  "}}}),
+    );
+    let none = receive();
+    assert_eq!(none["result"]["isError"], true, "{none}");
+    assert_eq!(none["result"]["structuredContent"]["verdict"], "not_json");
+
+    drop(send);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}");
+}
+
+/// The schemas shown to clients name exactly the arguments each verb takes:
+/// every example call in them runs past argument checking.
+#[test]
+fn schema_examples_are_accepted_by_the_tools() {
+    let dir = workspace();
+    let workspace = dir.workspace();
+    for (tool, schema) in [
+        ("json", argmend::tools::json::input_schema()),
+        ("diff", argmend::tools::diff::input_schema()),
+    ] {
+        let verbs = schema["properties"]["cmd"]["enum"].as_array().unwrap();
+        let examples = schema["examples"].as_array().unwrap();
+        assert_eq!(verbs.len(), examples.len(), "{tool}: one example per verb");
+        let params = schema["properties"]["args"]["properties"]
+            .as_object()
+            .unwrap();
+        for example in examples {
+            for key in example["args"].as_object().unwrap().keys() {
+                assert!(
+                    params.contains_key(key),
+                    "{tool}: `{key}` not in the schema"
+                );
+            }
+            let text = example.to_string();
+            let message = match tool {
+                "json" => argmend::tools::json::call(&workspace, &text)
+                    .err()
+                    .map(|e| e.to_string()),
+                _ => argmend::tools::diff::call(&workspace, &text)
+                    .err()
+                    .map(|e| e.to_string()),
+            }
+            .unwrap_or_default();
+            // The example's files do not exist here; its arguments must be fine.
+            assert!(
+                !message.contains("unknown argument") && !message.contains("unknown verb"),
+                "{tool}: {text}: {message}"
+            );
+        }
+    }
+}
