@@ -32,10 +32,12 @@ use crate::{Options, Repairer, Retain, ToolOptions, ToolRepairer, Values, Verdic
 #[derive(Debug, Clone)]
 pub struct ArgsStream {
     name: String,
+    /// Mends the arguments; its engine's committed output feeds the
+    /// previews when they start with `{` or `[` (one engine pass).
     normalizer: ToolRepairer,
-    /// The engine whose committed output feeds the previews; `None` once
-    /// the arguments turned out not to start with `{`, `[` or a fence.
-    engine: Option<Box<Repairer>>,
+    /// A second engine for previews only, for arguments in a code fence
+    /// (which the normalizer holds until the end).
+    fenced: Option<Box<Repairer>>,
     /// Whether a non-whitespace byte has been seen.
     decided: bool,
     tracker: PathTracker,
@@ -44,11 +46,10 @@ pub struct ArgsStream {
 impl ArgsStream {
     /// The arguments of a call to `name`.
     pub fn new(name: &str, options: ToolOptions) -> Self {
-        let repair = options_for_previews();
         ArgsStream {
             name: name.to_owned(),
             normalizer: ToolRepairer::new(name, options),
-            engine: Some(Box::new(Repairer::new(repair))),
+            fenced: None,
             decided: false,
             tracker: PathTracker::default(),
         }
@@ -67,26 +68,25 @@ impl ArgsStream {
     }
 
     pub(super) fn feed_into(&mut self, chunk: &[u8], events: &mut Vec<Event>) {
-        self.normalizer.feed(chunk);
+        let committed = self.normalizer.feed(chunk);
         if !self.decided
             && let Some(&first) = chunk.iter().find(|b| !b.is_ascii_whitespace())
         {
             self.decided = true;
-            if !matches!(first, b'{' | b'[' | b'`') {
-                self.engine = None;
+            if first == b'`' {
+                self.fenced = Some(Box::new(Repairer::new(options_for_previews())));
             }
         }
-        let Some(engine) = &mut self.engine else {
-            return;
-        };
-        match engine.feed(chunk) {
-            Ok(text) => {
-                self.tracker.push(text);
-                self.tracker.drain(&self.name, events);
+        if let Some(engine) = &mut self.fenced {
+            match engine.feed(chunk) {
+                Ok(text) => self.tracker.push(text),
+                // A crossed limit: the normalizer reports it at the end.
+                Err(_) => self.fenced = None,
             }
-            // A crossed limit: the normalizer reports it at the end.
-            Err(_) => self.engine = None,
+        } else {
+            self.tracker.push(committed);
         }
+        self.tracker.drain(&self.name, events);
     }
 
     /// End the arguments: the last previews, then the call's verdict.
@@ -97,15 +97,17 @@ impl ArgsStream {
     }
 
     pub(super) fn finish_into(mut self, events: &mut Vec<Event>) {
-        if let Some(engine) = self.engine.take()
-            && let Ok(outcome) = engine.finish()
-        {
-            // With `Retain::Unreturned` the outcome is only what `feed`
-            // has not returned yet.
-            self.tracker.push(outcome.text());
-            self.tracker.drain(&self.name, events);
+        let (normalized, tail) = self.normalizer.finish_with_tail();
+        if let Some(engine) = self.fenced.take() {
+            if let Ok(outcome) = engine.finish() {
+                // With `Retain::Unreturned` the outcome is only what `feed`
+                // has not returned yet.
+                self.tracker.push(outcome.text());
+            }
+        } else {
+            self.tracker.push(&tail);
         }
-        let normalized = self.normalizer.finish();
+        self.tracker.drain(&self.name, events);
         if normalized.verdict() == Verdict::NotJson {
             events.push(Event::Error {
                 name: Some(self.name),

@@ -89,7 +89,9 @@ pub(super) fn run(
     loop {
         match input.read(&mut buf) {
             Ok(0) => break,
-            Ok(n) => repairer.feed(&buf[..n]),
+            Ok(n) => {
+                repairer.feed(&buf[..n]);
+            }
             Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
             Err(error) => return Err(anyhow!(error).context(format!("cannot read {name}")).into()),
         }

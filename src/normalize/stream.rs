@@ -1,17 +1,16 @@
 //! The streaming form of [`normalize_tool_args`](super::normalize_tool_args).
 
 use super::{Normalized, ToolOptions, pipeline};
-use crate::{Error, Repairer, Retain, Snapshot, Values};
+use crate::{Repairer, Retain, Snapshot, Values};
 
 /// Where the stream stands.
 #[derive(Debug, Clone)]
 enum Mode {
     /// Only whitespace so far: nothing is decided.
     Undecided,
-    /// The input starts with `{` or `[`: every chunk goes straight to the engine.
+    /// The input starts with `{` or `[`: every chunk goes straight to the
+    /// engine. After a crossed limit the engine only repeats its error.
     Streaming(Box<Repairer>),
-    /// The engine crossed a limit; the rest is only counted.
-    Failed(Error),
     /// Anything else: wrapping and command lines need the whole text.
     Buffering,
 }
@@ -48,6 +47,9 @@ pub struct ToolRepairer {
     options: ToolOptions,
     input: Vec<u8>,
     mode: Mode,
+    /// How much engine output `feed` has returned (the rest is returned by
+    /// `finish_with_tail`).
+    returned: usize,
 }
 
 impl ToolRepairer {
@@ -58,48 +60,43 @@ impl ToolRepairer {
             options,
             input: Vec::new(),
             mode: Mode::Undecided,
+            returned: 0,
         }
     }
 
-    /// Feed the next chunk (it may end anywhere, even inside a character).
+    /// Feed the next chunk (it may end anywhere, even inside a character);
+    /// returns the engine's output newly committed by it (empty while the
+    /// input is held, see above). A caller that previews the arguments as
+    /// they stream reads them from here instead of running a second engine.
     ///
     /// Nothing here fails: a crossed limit shows in the result of
     /// [`finish`](Self::finish) as `NotJson` with the reason.
-    pub fn feed(&mut self, chunk: &[u8]) {
-        let from = self.input.len();
+    pub fn feed(&mut self, chunk: &[u8]) -> &str {
+        let mut from = self.input.len();
         self.input.extend_from_slice(chunk);
         if let Mode::Undecided = self.mode {
             let Some(first) = self.input.iter().position(|b| !b.is_ascii_whitespace()) else {
-                return;
+                return "";
             };
-            self.mode = if matches!(self.input[first], b'{' | b'[') {
-                let options = self
-                    .options
-                    .repair
-                    .values(Values::First)
-                    .retain(Retain::All);
-                let repairer = Repairer::new(options);
-                // Everything so far goes in, the leading whitespace included.
-                self.feed_engine(repairer, 0)
-            } else {
-                Mode::Buffering
-            };
-            return;
+            if !matches!(self.input[first], b'{' | b'[') {
+                self.mode = Mode::Buffering;
+                return "";
+            }
+            let options = self
+                .options
+                .repair
+                .values(Values::First)
+                .retain(Retain::All);
+            self.mode = Mode::Streaming(Box::new(Repairer::new(options)));
+            // Everything so far goes in, the leading whitespace included.
+            from = 0;
         }
-        if let Mode::Streaming(_) = self.mode {
-            let Mode::Streaming(repairer) = std::mem::replace(&mut self.mode, Mode::Buffering)
-            else {
-                return;
-            };
-            self.mode = self.feed_engine(*repairer, from);
-        }
-    }
-
-    fn feed_engine(&self, mut repairer: Repairer, from: usize) -> Mode {
-        match repairer.feed(&self.input[from..]) {
-            Ok(_) => Mode::Streaming(Box::new(repairer)),
-            Err(error) => Mode::Failed(error),
-        }
+        let Mode::Streaming(repairer) = &mut self.mode else {
+            return "";
+        };
+        let committed = repairer.feed(&self.input[from..]).unwrap_or("");
+        self.returned += committed.len();
+        committed
     }
 
     /// Valid JSON of everything so far, while the input streams straight
@@ -109,7 +106,7 @@ impl ToolRepairer {
     /// (quotes in code, the schema) apply at [`finish`](Self::finish).
     pub fn snapshot(&self) -> Option<Snapshot<'_>> {
         match &self.mode {
-            Mode::Streaming(repairer) => Some(repairer.snapshot()),
+            Mode::Streaming(repairer) if !repairer.has_failed() => Some(repairer.snapshot()),
             _ => None,
         }
     }
@@ -121,11 +118,25 @@ impl ToolRepairer {
 
     /// End the input and normalize.
     pub fn finish(self) -> Normalized {
-        let engine = match self.mode {
-            Mode::Streaming(repairer) => Some(repairer.finish()),
-            Mode::Failed(error) => Some(Err(error)),
-            Mode::Undecided | Mode::Buffering => None,
+        self.finish_with_tail().0
+    }
+
+    /// [`finish`](Self::finish), and the engine output that `feed` did not
+    /// return (what the end of input committed).
+    pub(crate) fn finish_with_tail(self) -> (Normalized, String) {
+        let (engine, tail) = match self.mode {
+            Mode::Streaming(repairer) => {
+                let outcome = repairer.finish();
+                let tail = match &outcome {
+                    Ok(outcome) => outcome.text().get(self.returned..).unwrap_or(""),
+                    Err(_) => "",
+                };
+                let tail = tail.to_owned();
+                (Some(outcome), tail)
+            }
+            Mode::Undecided | Mode::Buffering => (None, String::new()),
         };
-        pipeline::normalize(&self.tool, &self.input, &self.options, engine)
+        let normalized = pipeline::normalize(&self.tool, &self.input, &self.options, engine);
+        (normalized, tail)
     }
 }

@@ -326,6 +326,11 @@ impl Repairer {
         Ok(self.machine.take_committed())
     }
 
+    /// Whether a limit was crossed (every call now returns that error).
+    pub(crate) fn has_failed(&self) -> bool {
+        self.failed.is_some()
+    }
+
     /// Feed every chunk of a [`bytes::Buf`]; returns the output newly committed.
     ///
     /// ```
