@@ -83,6 +83,7 @@ mod lex;
 mod normalize;
 mod repair;
 pub mod tools;
+mod utf8;
 
 pub use crate::call::{
     Access, ArgsStream, CallParser, DEFAULT_OUTPUT_CAP, DEFAULT_TIME_LIMIT, DiffTool, Dispatcher,

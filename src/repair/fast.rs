@@ -242,7 +242,7 @@ impl Machine<'_> {
             // One-shot repair checks the whole input's UTF-8 once at the end.
             self.unwritten += safe.p - start;
         } else {
-            let text = match std::str::from_utf8(&self.src[start..safe.p]) {
+            let text = match crate::utf8::from_utf8(&self.src[start..safe.p]) {
                 Ok(text) => text,
                 Err(error) => {
                     // Undo the frames: the caller scans again up to the bad byte.

@@ -55,7 +55,7 @@ impl Machine<'_> {
             if find_quote_escape_or_control(&src[body..close]).is_some() {
                 return false;
             }
-            if std::str::from_utf8(&src[body..close]).is_err() {
+            if crate::utf8::from_utf8(&src[body..close]).is_err() {
                 return false;
             }
             if string_ends(src, close + 1, key, top).is_none() {
@@ -108,7 +108,7 @@ impl Machine<'_> {
         match text {
             Text::Quoted(from, to) => {
                 // ASCII identifiers, or a body checked to be UTF-8 above.
-                let inner = std::str::from_utf8(&self.src[from..to]).unwrap_or_default();
+                let inner = crate::utf8::from_utf8(&self.src[from..to]).unwrap_or_default();
                 self.out.push('"');
                 self.out.push_str(inner);
                 self.out.push('"');

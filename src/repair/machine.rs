@@ -315,7 +315,7 @@ impl<'a> Machine<'a> {
     pub(super) fn write_out(&mut self) {
         if self.unwritten > 0 {
             let from = self.out.len();
-            match std::str::from_utf8(&self.src[from..from + self.unwritten]) {
+            match crate::utf8::from_utf8(&self.src[from..from + self.unwritten]) {
                 Ok(text) => self.out.push_str(text),
                 // Only possible when the lane trusted the input: the caller
                 // sees the flag and repairs again without trust. Until then
@@ -712,5 +712,5 @@ pub(super) fn push_ascii(out: &mut String, bytes: &[u8]) {
 /// Input bytes known to be ASCII (whitespace, digits, escapes) as text.
 pub(super) fn ascii(bytes: &[u8]) -> &str {
     debug_assert!(bytes.is_ascii());
-    std::str::from_utf8(bytes).unwrap_or_default()
+    crate::utf8::from_utf8(bytes).unwrap_or_default()
 }

@@ -459,7 +459,7 @@ pub fn repair_with(input: &[u8], options: Options) -> Result<Outcome<'_>, Error>
     // With `Values::Lines` or `Values::Array` the output adds separators to
     // valid input, so only `Values::First` can hand the input back.
     let trusted = if verdict == Verdict::Valid && options.values == Values::First {
-        match std::str::from_utf8(input) {
+        match crate::utf8::from_utf8(input) {
             Ok(text) => {
                 return Ok(Outcome {
                     text: Cow::Borrowed(text),

@@ -310,10 +310,10 @@ impl Machine<'_> {
     pub(super) fn string_run(&mut self, n: usize) -> Step {
         let at = self.i - self.base;
         let run = &self.src[at..at + n];
-        let text = match std::str::from_utf8(run) {
+        let text = match crate::utf8::from_utf8(run) {
             Ok(text) => text,
             Err(error) if error.valid_up_to() > 0 => {
-                std::str::from_utf8(&run[..error.valid_up_to()]).unwrap_or_default()
+                crate::utf8::from_utf8(&run[..error.valid_up_to()]).unwrap_or_default()
             }
             Err(error) => {
                 let bad = match error.error_len() {

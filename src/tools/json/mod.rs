@@ -189,7 +189,7 @@ pub(crate) fn load(raw: Raw<'_>) -> Result<Loaded<'_>, Error> {
             detail,
         })
     };
-    let text = std::str::from_utf8(&bytes).map_err(|e| invalid(format!("not UTF-8: {e}")))?;
+    let text = crate::utf8::from_utf8(&bytes).map_err(|e| invalid(format!("not UTF-8: {e}")))?;
     let (json, _) = yaml::to_json(text).map_err(invalid)?;
     Ok(Loaded {
         bytes: Cow::Owned(json.into_bytes()),
