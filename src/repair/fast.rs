@@ -14,7 +14,7 @@
 //! number, a literal, or a string followed by `,`, `}` or `]` (a string is
 //! only taken once what follows it shows that `+` cannot join it to another).
 
-use super::machine::{Frame, Machine, State};
+use super::machine::{Frame, Machine, State, text_at};
 use super::string::find_quote_escape_or_control;
 use crate::lex;
 
@@ -238,11 +238,11 @@ impl Machine<'_> {
         if !unwritten {
             self.write_out();
         }
-        if unwritten && self.trust_utf8 {
-            // One-shot repair checks the whole input's UTF-8 once at the end.
+        if unwritten && self.whole_text.is_some() {
+            // One-shot repair checked the whole input's UTF-8 up front.
             self.unwritten += safe.p - start;
         } else {
-            let text = match crate::utf8::from_utf8(&self.src[start..safe.p]) {
+            let text = match text_at(&self.src, self.whole_text, start, safe.p) {
                 Ok(text) => text,
                 Err(error) => {
                     // Undo the frames: the caller scans again up to the bad byte.

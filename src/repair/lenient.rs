@@ -10,7 +10,7 @@
 
 use super::FixKind;
 use super::fast::{after_value, string_ends};
-use super::machine::{Frame, Machine, State, push_ascii};
+use super::machine::{Frame, Machine, State, push_ascii, text_at, write_unwritten};
 use super::string::find_quote_escape_or_control;
 use crate::lex;
 
@@ -33,7 +33,10 @@ impl Machine<'_> {
     pub(super) fn lenient_step(&mut self) -> bool {
         let top = self.stack.last().copied();
         if !matches!(top, Some(Frame::Object | Frame::Array))
-            || !matches!(self.state, State::Key | State::Value)
+            || !matches!(
+                self.state,
+                State::Key | State::Value | State::After | State::Colon
+            )
             || self.comment.is_some()
         {
             return false;
@@ -45,6 +48,12 @@ impl Machine<'_> {
         let Some(&b) = src.get(q) else {
             return false;
         };
+        if b == b'/' {
+            return self.lenient_comment(at, q);
+        }
+        if !matches!(self.state, State::Key | State::Value) {
+            return false;
+        }
         // What to write, the fix, and where the token ends.
         let (text, fix, end, next_state) = if b == b'\'' {
             // 'text': nothing to escape, valid UTF-8, ended as the machine would end it.
@@ -55,15 +64,15 @@ impl Machine<'_> {
             if find_quote_escape_or_control(&src[body..close]).is_some() {
                 return false;
             }
-            if crate::utf8::from_utf8(&src[body..close]).is_err() {
+            let Ok(inner) = text_at(src, self.whole_text, body, close) else {
                 return false;
-            }
+            };
             if string_ends(src, close + 1, key, top).is_none() {
                 return false;
             }
             let next = if key { State::Colon } else { after_value(top) };
             (
-                Text::Quoted(body, close),
+                Text::Quoted(inner),
                 FixKind::ReplacedQuotes,
                 close + 1,
                 next,
@@ -81,7 +90,11 @@ impl Machine<'_> {
             if src.get(colon) != Some(&b':') {
                 return false;
             }
-            (Text::Quoted(q, n), FixKind::QuotedKey, n, State::Colon)
+            // ASCII only (checked above), so a character boundary at each end.
+            let Ok(name) = text_at(src, self.whole_text, q, n) else {
+                return false;
+            };
+            (Text::Quoted(name), FixKind::QuotedKey, n, State::Colon)
         } else if !key && b.is_ascii_alphabetic() {
             // True, None, …: a whole word, then a delimiter or whitespace.
             let Some(&(word, json)) = LITERALS.iter().find(|(word, _)| src[q..].starts_with(word))
@@ -103,12 +116,11 @@ impl Machine<'_> {
             return false;
         };
         // Written out from here on: what the lane left unwritten goes first.
-        self.write_out();
-        push_ascii(&mut self.out, &self.src[at..q]);
+        // (Fields one by one: `text` borrows the input.)
+        write_unwritten(src, self.whole_text, &mut self.out, &mut self.unwritten);
+        push_ascii(&mut self.out, &src[at..q]);
         match text {
-            Text::Quoted(from, to) => {
-                // ASCII identifiers, or a body checked to be UTF-8 above.
-                let inner = crate::utf8::from_utf8(&self.src[from..to]).unwrap_or_default();
+            Text::Quoted(inner) => {
                 self.out.push('"');
                 self.out.push_str(inner);
                 self.out.push('"');
@@ -125,9 +137,34 @@ impl Machine<'_> {
 }
 
 /// What a lenient token becomes.
-enum Text {
-    /// Input bytes `from..to` to put in double quotes (nothing in them needs escaping).
-    Quoted(usize, usize),
+impl Machine<'_> {
+    /// A `// line` or `/* block */` comment at `q` (after whitespace from
+    /// `at`), whole: dropped with a fix, exactly as the machine drops it in
+    /// every state the lane runs in (the whitespace before it stays, the
+    /// state and a pending comma are untouched).
+    fn lenient_comment(&mut self, at: usize, q: usize) -> bool {
+        let src = &self.src[..];
+        let body = q + 2;
+        let end = match src.get(q + 1) {
+            Some(b'/') => memchr::memchr(b'\n', &src[body..]).map(|k| body + k),
+            Some(b'*') => memchr::memmem::find(&src[body..], b"*/").map(|k| body + k + 2),
+            _ => None,
+        };
+        // Not ended yet: the machine waits for the rest, or reads to the end.
+        let Some(end) = end else {
+            return false;
+        };
+        write_unwritten(src, self.whole_text, &mut self.out, &mut self.unwritten);
+        push_ascii(&mut self.out, &src[at..q]);
+        self.fix(FixKind::RemovedComment, self.base + q);
+        self.i = self.base + end;
+        true
+    }
+}
+
+enum Text<'s> {
+    /// Input text to put in double quotes (nothing in it needs escaping).
+    Quoted(&'s str),
     /// JSON to write as it is.
     Plain(&'static str),
 }

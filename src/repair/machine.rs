@@ -187,10 +187,12 @@ pub(super) struct Machine<'a> {
     pub(super) unwritten: usize,
     /// Whether the fast lane may leave output unwritten.
     pub(super) lazy: bool,
-    /// Whether the lane may leave output unwritten without checking its UTF-8.
-    pub(super) trust_utf8: bool,
-    /// Unwritten output turned out not to be UTF-8 (see [`Machine::whole`]).
-    pub(super) utf8_unchecked_failed: bool,
+    /// In a one-shot repair of input that is valid UTF-8 as a whole (one
+    /// SIMD check up front), the input as text: any run of it that starts
+    /// and ends on character boundaries is then text without a second
+    /// check (`str::get` only looks at the two ends). `None` when the input
+    /// arrives in chunks or holds invalid UTF-8: each run is checked.
+    pub(super) whole_text: Option<&'a str>,
     /// Fixes already handed out by [`Machine::take_fixes`].
     pub(super) fixes_taken: usize,
     /// Whether one of them was more than a truncation.
@@ -224,8 +226,7 @@ impl<'a> Machine<'a> {
             frames_undo: Vec::new(),
             unwritten: 0,
             lazy: false,
-            trust_utf8: false,
-            utf8_unchecked_failed: false,
+            whole_text: None,
             fixes_taken: 0,
             taken_repairs: false,
         }
@@ -256,17 +257,15 @@ impl<'a> Machine<'a> {
 
     /// Repair all of `input` at once, reading it in place.
     ///
-    /// With `trust_utf8`, what the fast lane leaves unwritten is not checked
-    /// for UTF-8 (the caller checks the whole input once instead, or finds
-    /// `utf8_unchecked_failed` set and runs again without trust).
-    pub(super) fn whole(opts: Options, input: &'a [u8], trust_utf8: bool) -> Result<Self, Error> {
+    /// The input's UTF-8 is checked once, up front (see `whole_text`).
+    pub(super) fn whole(opts: Options, input: &'a [u8]) -> Result<Self, Error> {
         let mut machine = Machine::new(opts);
         if input.len() > opts.input_limit() {
             return Err(Error::too_large(opts.input_limit(), opts.input_limit()));
         }
         machine.src = Cow::Borrowed(input);
         machine.lazy = true;
-        machine.trust_utf8 = trust_utf8;
+        machine.whole_text = crate::utf8::from_utf8(input).ok();
         // One allocation up front instead of a string of reallocations when
         // the input needs repair (the pages are touched only if written).
         machine.out.reserve(input.len() + input.len() / 16 + 16);
@@ -313,20 +312,12 @@ impl<'a> Machine<'a> {
 
     /// Write out what the fast lane took but did not copy (see `unwritten`).
     pub(super) fn write_out(&mut self) {
-        if self.unwritten > 0 {
-            let from = self.out.len();
-            match crate::utf8::from_utf8(&self.src[from..from + self.unwritten]) {
-                Ok(text) => self.out.push_str(text),
-                // Only possible when the lane trusted the input: the caller
-                // sees the flag and repairs again without trust. Until then
-                // positions must hold, so a placeholder of the same length.
-                Err(_) => {
-                    self.utf8_unchecked_failed = true;
-                    self.out.extend(std::iter::repeat_n('?', self.unwritten));
-                }
-            }
-            self.unwritten = 0;
-        }
+        write_unwritten(
+            &self.src,
+            self.whole_text,
+            &mut self.out,
+            &mut self.unwritten,
+        );
     }
 
     /// Write non-whitespace output. Whatever is written settles a pending
@@ -713,4 +704,37 @@ pub(super) fn push_ascii(out: &mut String, bytes: &[u8]) {
 pub(super) fn ascii(bytes: &[u8]) -> &str {
     debug_assert!(bytes.is_ascii());
     crate::utf8::from_utf8(bytes).unwrap_or_default()
+}
+
+/// [`Machine::write_out`] on the fields it needs, so a caller can hold a
+/// `&str` borrowed from the input while it writes.
+pub(super) fn write_unwritten(
+    src: &[u8],
+    whole: Option<&str>,
+    out: &mut String,
+    unwritten: &mut usize,
+) {
+    if *unwritten > 0 {
+        let from = out.len();
+        // The lane leaves output unwritten only when it checked it (or the
+        // whole input) first.
+        let text = text_at(src, whole, from, from + *unwritten).unwrap_or_default();
+        out.push_str(text);
+        *unwritten = 0;
+    }
+}
+
+/// `src[from..to]` as text: a slice of the whole input's text when there is
+/// one (O(1)), else checked.
+#[inline]
+pub(super) fn text_at<'s>(
+    src: &'s [u8],
+    whole: Option<&'s str>,
+    from: usize,
+    to: usize,
+) -> Result<&'s str, std::str::Utf8Error> {
+    match whole.and_then(|text| text.get(from..to)) {
+        Some(text) => Ok(text),
+        None => crate::utf8::from_utf8(&src[from..to]),
+    }
 }

@@ -452,34 +452,21 @@ pub fn repair(input: &[u8]) -> Outcome<'_> {
 /// ```
 pub fn repair_with(input: &[u8], options: Options) -> Result<Outcome<'_>, Error> {
     let options = options.retain(Retain::All);
-    // First trusting the input's UTF-8 in what the fast lane copies as is:
-    // valid input is then checked once, below, instead of twice.
-    let mut machine = Machine::whole(options, input, true)?;
+    let machine = Machine::whole(options, input)?;
     let verdict = machine.verdict();
     // With `Values::Lines` or `Values::Array` the output adds separators to
     // valid input, so only `Values::First` can hand the input back.
-    let trusted = if verdict == Verdict::Valid && options.values == Values::First {
-        match crate::utf8::from_utf8(input) {
-            Ok(text) => {
-                return Ok(Outcome {
-                    text: Cow::Borrowed(text),
-                    verdict,
-                    fixes: Vec::new(),
-                    error: None,
-                });
-            }
-            Err(_) => false,
-        }
-    } else {
-        machine.write_out();
-        !machine.utf8_unchecked_failed
-    };
-    if !trusted {
-        // Invalid UTF-8 hid in what the lane trusted: repair again,
-        // checking everything (rare: valid JSON apart from its encoding).
-        machine = Machine::whole(options, input, false)?;
+    if verdict == Verdict::Valid
+        && options.values == Values::First
+        && let Some(text) = machine.whole_text
+    {
+        return Ok(Outcome {
+            text: Cow::Borrowed(text),
+            verdict,
+            fixes: Vec::new(),
+            error: None,
+        });
     }
-    let verdict = machine.verdict();
     let (text, fixes) = machine.into_parts();
     Ok(Outcome {
         text: Cow::Owned(text),

@@ -14,7 +14,7 @@
 //! [`WINDOW`] input bytes; past that the body is committed and kept whole.
 
 use super::FixKind;
-use super::machine::{Halt, Machine, State, Step, WINDOW, ascii};
+use super::machine::{Halt, Machine, State, Step, WINDOW, ascii, text_at};
 use crate::lex::{self, Quote};
 
 /// Where a string missing its end quote would be cut.
@@ -310,7 +310,7 @@ impl Machine<'_> {
     pub(super) fn string_run(&mut self, n: usize) -> Step {
         let at = self.i - self.base;
         let run = &self.src[at..at + n];
-        let text = match crate::utf8::from_utf8(run) {
+        let text = match text_at(&self.src, self.whole_text, at, at + n) {
             Ok(text) => text,
             Err(error) if error.valid_up_to() > 0 => {
                 crate::utf8::from_utf8(&run[..error.valid_up_to()]).unwrap_or_default()
@@ -487,9 +487,7 @@ fn special_pos(bytes: &[u8], open: Quote, tracking: bool) -> usize {
     // to the far end of the body each.
     let limit = match open {
         Quote::Double => find_quote_escape_or_control(bytes),
-        Quote::Single => bytes
-            .iter()
-            .position(|&b| matches!(b, b'\'' | b'"' | b'\\') || b < 0x20),
+        Quote::Single => find_special(bytes, [b'\'', b'"', b'\\']),
         Quote::DoubleLike | Quote::SingleLike => bytes.iter().position(|&b| {
             matches!(b, b'"' | b'\'' | b'`' | b'\\' | 0xC2 | 0xE2 | 0xEF) || b < 0x20
         }),
@@ -506,9 +504,16 @@ fn special_pos(bytes: &[u8], open: Quote, tracking: bool) -> usize {
 }
 
 /// The offset of the first `"`, `\\` or control character (below U+0020):
-/// where a plain copy of a `"`-string body must stop. Eight bytes at a time
-/// in a `u64`, as serde_json does, so short bodies cost no setup.
+/// where a plain copy of a `"`-string body must stop.
 pub(super) fn find_quote_escape_or_control(bytes: &[u8]) -> Option<usize> {
+    find_special(bytes, [b'"', b'\\', b'"'])
+}
+
+/// The offset of the first of the three bytes `stops`, or of a control
+/// character (below U+0020). Eight bytes at a time in a `u64`, as serde_json
+/// does, so short bodies cost no setup.
+#[inline]
+fn find_special(bytes: &[u8], stops: [u8; 3]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut chunks = bytes.chunks_exact(8);
@@ -517,13 +522,15 @@ pub(super) fn find_quote_escape_or_control(bytes: &[u8]) -> Option<usize> {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
         let v = u64::from_le_bytes(word);
-        let quote = v ^ (ONES * u64::from(b'"'));
-        let backslash = v ^ (ONES * u64::from(b'\\'));
+        let a = v ^ (ONES * u64::from(stops[0]));
+        let b = v ^ (ONES * u64::from(stops[1]));
+        let c = v ^ (ONES * u64::from(stops[2]));
         // A byte is zero (matched), or below 0x20, when subtracting sets its
         // high bit where the byte's own high bit was clear. Only the lowest
         // flagged byte is exact, which is the one needed.
-        let found = (quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
+        let found = (a.wrapping_sub(ONES) & !a)
+            | (b.wrapping_sub(ONES) & !b)
+            | (c.wrapping_sub(ONES) & !c)
             | (v.wrapping_sub(ONES * 0x20) & !v);
         let found = found & HIGH;
         if found != 0 {
@@ -534,7 +541,7 @@ pub(super) fn find_quote_escape_or_control(bytes: &[u8]) -> Option<usize> {
     chunks
         .remainder()
         .iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .position(|&b| stops.contains(&b) || b < 0x20)
         .map(|k| offset + k)
 }
 
