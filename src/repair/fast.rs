@@ -341,8 +341,8 @@ fn scan_string(src: &[u8], q: usize) -> Option<usize> {
 }
 
 /// [`scan_string`] from inside the body, at `k`.
-#[inline]
-fn scan_body(src: &[u8], mut k: usize) -> Option<usize> {
+#[inline(always)]
+pub(super) fn scan_body(src: &[u8], mut k: usize) -> Option<usize> {
     loop {
         k += find_quote_escape_or_control(&src[k..])?;
         match src[k] {
@@ -382,7 +382,7 @@ fn hex4(digits: &[u8]) -> Option<u32> {
 
 /// The end of the strictly valid JSON number at `q`.
 #[inline]
-fn scan_number(src: &[u8], q: usize) -> Option<usize> {
+pub(super) fn scan_number(src: &[u8], q: usize) -> Option<usize> {
     let digits = |k: usize| {
         src[k..]
             .iter()
@@ -418,7 +418,7 @@ fn scan_number(src: &[u8], q: usize) -> Option<usize> {
 
 /// The end of `true`, `false` or `null` at `q`.
 #[inline]
-fn scan_literal(src: &[u8], q: usize) -> Option<usize> {
+pub(super) fn scan_literal(src: &[u8], q: usize) -> Option<usize> {
     let rest = &src[q..];
     [&b"true"[..], b"false", b"null"]
         .iter()

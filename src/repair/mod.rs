@@ -13,6 +13,7 @@ mod quote;
 mod scalar;
 mod states;
 mod string;
+mod valid;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -452,6 +453,18 @@ pub fn repair(input: &[u8]) -> Outcome<'_> {
 /// ```
 pub fn repair_with(input: &[u8], options: Options) -> Result<Outcome<'_>, Error> {
     let options = options.retain(Retain::All);
+    if options.values == Values::First
+        && input.len() <= options.input_limit()
+        && valid::is_strict_json(input, options.depth_limit())
+        && let Ok(text) = crate::utf8::from_utf8(input)
+    {
+        return Ok(Outcome {
+            text: Cow::Borrowed(text),
+            verdict: Verdict::Valid,
+            fixes: Vec::new(),
+            error: None,
+        });
+    }
     let machine = Machine::whole(options, input)?;
     let verdict = machine.verdict();
     // With `Values::Lines` or `Values::Array` the output adds separators to

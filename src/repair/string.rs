@@ -505,6 +505,7 @@ fn special_pos(bytes: &[u8], open: Quote, tracking: bool) -> usize {
 
 /// The offset of the first `"`, `\\` or control character (below U+0020):
 /// where a plain copy of a `"`-string body must stop.
+#[inline(always)]
 pub(super) fn find_quote_escape_or_control(bytes: &[u8]) -> Option<usize> {
     find_special(bytes, [b'"', b'\\', b'"'])
 }
@@ -512,7 +513,7 @@ pub(super) fn find_quote_escape_or_control(bytes: &[u8]) -> Option<usize> {
 /// The offset of the first of the three bytes `stops`, or of a control
 /// character (below U+0020). Eight bytes at a time in a `u64`, as serde_json
 /// does, so short bodies cost no setup.
-#[inline]
+#[inline(always)]
 fn find_special(bytes: &[u8], stops: [u8; 3]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
