@@ -179,9 +179,16 @@ mod tests {
         let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
         let mut inputs = Vec::new();
         for family in std::fs::read_dir(&corpus).unwrap().flatten() {
-            for file in std::fs::read_dir(family.path()).into_iter().flatten().flatten() {
+            for file in std::fs::read_dir(family.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
                 let path = file.path();
-                if matches!(path.extension().and_then(|e| e.to_str()), Some("in" | "out")) {
+                if matches!(
+                    path.extension().and_then(|e| e.to_str()),
+                    Some("in" | "out")
+                ) {
                     inputs.push(std::fs::read(&path).unwrap());
                 }
             }
@@ -206,7 +213,12 @@ mod tests {
                 }
                 yes += 1;
                 let machine = Machine::whole(Options::default(), &variant).unwrap();
-                assert_eq!(machine.verdict(), Verdict::Valid, "{:?}", String::from_utf8_lossy(&variant));
+                assert_eq!(
+                    machine.verdict(),
+                    Verdict::Valid,
+                    "{:?}",
+                    String::from_utf8_lossy(&variant)
+                );
                 let (text, _) = machine.into_parts();
                 assert_eq!(text.as_bytes(), &variant[..]);
             }
