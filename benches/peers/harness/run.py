@@ -145,6 +145,7 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--out", default=os.path.join(PEERS, "out"))
     args = ap.parse_args()
+    revision = argmend_revision()  # run.sh has just built argmend from the work tree
 
     with open(os.path.join(args.out, "workloads.txt")) as f:
         workloads = [l.strip() for l in f if l.strip()]
@@ -273,7 +274,7 @@ def main():
     out = []
     out.append(f"Measured {datetime.date.today().isoformat()} on {os.cpu_count()} cores "
                f"({platform.machine()}, {cpu_model()}), budget {args.budget} s a cell, "
-               f"{elapsed / 60:.1f} min in all.")
+               f"{elapsed / 60:.1f} min in all; argmend at {revision}.")
     out.append("")
     out += lines
     out.append("")
@@ -303,6 +304,19 @@ def main():
     print(text)
     with open(os.path.join(args.out, "table.md"), "w") as f:
         f.write(text + "\n")
+
+
+def argmend_revision():
+    """The repository's commit, and whether src/ has uncommitted changes."""
+    repo = os.path.dirname(os.path.dirname(PEERS))
+    try:
+        head = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", repo, "status", "--porcelain", "--", "src",
+                                "Cargo.toml"], capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + (" with uncommitted changes in src/" if dirty else "")
 
 
 def cpu_model():
