@@ -2,7 +2,7 @@
 //! pick instead, on the same inputs. See `benches/peers/README.md`.
 //!
 //! ```sh
-//! cd benches/peers && cargo bench                  # ~8 minutes on 2 cores
+//! cd benches/peers && cargo bench                  # ~6 minutes on 2 cores
 //! cd benches/peers && cargo bench -- api_100k      # a criterion filter
 //! ```
 //!
@@ -131,7 +131,7 @@ fn configure(group: &mut BenchmarkGroup<'_, WallTime>, secs: f64) {
     if secs > 0.05 {
         group.sample_size(10).sampling_mode(SamplingMode::Flat);
     } else {
-        group.sample_size(30).sampling_mode(SamplingMode::Auto);
+        group.sample_size(20).sampling_mode(SamplingMode::Auto);
     }
 }
 
@@ -141,8 +141,8 @@ fn peers(c: &mut Criterion) {
     let only = filter();
     let mut group = c.benchmark_group("peers");
     group
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2));
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
 
     for w in argmend_peers::all() {
         for malformed in [false, true] {
@@ -187,12 +187,17 @@ fn peers(c: &mut Criterion) {
             let secs = if imp.kind == Kind::Argmend {
                 seconds(|| stream_pass(imp, &cs))
             } else {
-                // One call on each whole case × prefixes / 2, as run.sh estimates.
+                // One call on the middle prefix × the prefix count, as run.sh estimates.
                 let prefixes: usize = cs
                     .iter()
                     .map(|c| argmend_peers::prefix_ends(c.text.len()).count())
                     .sum();
-                seconds(|| oneshot_pass(imp.run, &cs)) * prefixes as f64 / 2.0
+                let middle = seconds(|| {
+                    cs.iter()
+                        .map(|c| (imp.run)(impls::middle_prefix(&c.text)).unwrap_or(1))
+                        .sum()
+                });
+                middle * prefixes as f64
             };
             if secs > STREAM_MAX {
                 println!("peers/{id}/{}: ≈{secs:.1} s a pass, not timed", imp.name);
@@ -208,7 +213,11 @@ fn peers(c: &mut Criterion) {
 }
 
 fn benches() {
-    let mut c = Criterion::default().configure_from_args();
+    // ~190 benches: no plots and fewer resamples keep the group near 6 minutes.
+    let mut c = Criterion::default()
+        .without_plots()
+        .nresamples(20_000)
+        .configure_from_args();
     peers(&mut c);
 }
 

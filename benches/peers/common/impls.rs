@@ -254,6 +254,15 @@ pub fn reparse_stream(run: fn(&str) -> Result<usize, String>, s: &str, stride: u
     black_box(total)
 }
 
+/// The middle one of the prefixes `reparse_stream` runs: one call on it,
+/// times their number, estimates a pass. (A whole valid document would not
+/// do: several crates validate it first and never reach their slow path,
+/// which every cut prefix takes.)
+pub fn middle_prefix(s: &str) -> &str {
+    let ends: Vec<usize> = argmend_peers::prefix_ends(s.len()).collect();
+    &s[..floor_boundary(s, ends[ends.len() / 2])]
+}
+
 /// How many prefixes `reparse_stream` runs.
 pub fn reparse_count(len: usize, stride: usize) -> usize {
     argmend_peers::prefix_ends(len)
