@@ -2,7 +2,7 @@
 //! pick instead, on the same inputs. See `benches/peers/README.md`.
 //!
 //! ```sh
-//! cd benches/peers && cargo bench                  # ~6 minutes on 2 cores
+//! cd benches/peers && cargo bench                  # ~5 minutes on 2 cores
 //! cd benches/peers && cargo bench -- api_100k      # a criterion filter
 //! ```
 //!
@@ -213,7 +213,7 @@ fn peers(c: &mut Criterion) {
 }
 
 fn benches() {
-    // ~190 benches: no plots and fewer resamples keep the group near 6 minutes.
+    // ~190 benches: no plots and fewer resamples keep the group near 5 minutes.
     let mut c = Criterion::default()
         .without_plots()
         .nresamples(20_000)
