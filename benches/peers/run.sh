@@ -8,7 +8,7 @@
 # Installs the JavaScript and Python peers into node_modules/ and .venv/ here
 # (git-ignored; skipped when present), writes the workloads to out/
 # (git-ignored), and prints the table (also saved as out/table.md).
-# About 15 minutes on 2 cores with the default 1 s budget a cell.
+# About 8–10 minutes on 2 cores with the default 1 s budget a cell.
 set -euo pipefail
 cd "$(dirname "$0")"
 
