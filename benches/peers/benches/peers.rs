@@ -23,8 +23,8 @@ mod impls;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput, criterion_main};
 use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput, criterion_main};
 use serde_json::Value;
 
 use argmend_peers::{CHUNK, Workload};
@@ -52,8 +52,12 @@ fn cases(w: &Workload, malformed: bool) -> Vec<Case> {
     w.cases
         .iter()
         .map(|t| Case {
-            text: String::from_utf8(if malformed { t.malformed.clone() } else { t.valid.clone() })
-                .expect("fixtures are UTF-8"),
+            text: String::from_utf8(if malformed {
+                t.malformed.clone()
+            } else {
+                t.valid.clone()
+            })
+            .expect("fixtures are UTF-8"),
             want: serde_json::from_slice(&t.valid).expect("valid twin parses"),
         })
         .collect()
@@ -65,7 +69,11 @@ fn checked(id: &str, imp: &Impl, cases: &[Case], stream: bool) -> bool {
         .iter()
         .map(|c| {
             if stream && imp.kind == Kind::Argmend {
-                impls::check(|| Ok(impls::argmend_stream_text(c.text.as_bytes(), CHUNK)), &c.want).0
+                impls::check(
+                    || Ok(impls::argmend_stream_text(c.text.as_bytes(), CHUNK)),
+                    &c.want,
+                )
+                .0
             } else {
                 impls::check(|| (imp.text)(&c.text), &c.want).0
             }
@@ -89,7 +97,10 @@ fn checked(id: &str, imp: &Impl, cases: &[Case], stream: bool) -> bool {
 }
 
 fn oneshot_pass(run: fn(&str) -> Result<usize, String>, cases: &[Case]) -> usize {
-    cases.iter().map(|c| run(black_box(&c.text)).unwrap_or(1)).sum()
+    cases
+        .iter()
+        .map(|c| run(black_box(&c.text)).unwrap_or(1))
+        .sum()
 }
 
 fn stream_pass(imp: &Impl, cases: &[Case]) -> usize {
@@ -109,10 +120,10 @@ fn stream_pass(imp: &Impl, cases: &[Case]) -> usize {
 /// substring: setup (the checks, the size probes) is skipped for ids it
 /// rules out. A filter with regex syntax turns this off.
 fn filter() -> Option<String> {
-    let arg = std::env::args()
-        .skip(1)
-        .find(|a| !a.starts_with('-'))?;
-    let plain = arg.chars().all(|c| c.is_alphanumeric() || "_/-".contains(c));
+    let arg = std::env::args().skip(1).find(|a| !a.starts_with('-'))?;
+    let plain = arg
+        .chars()
+        .all(|c| c.is_alphanumeric() || "_/-".contains(c));
     plain.then_some(arg)
 }
 

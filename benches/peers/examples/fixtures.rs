@@ -20,13 +20,18 @@ fn main() {
         .into();
     std::fs::create_dir_all(&out).expect("create the output folder");
     let names: Vec<&str> = argmend_peers::all_names().to_vec();
-    std::fs::write(out.join("workloads.txt"), names.join("\n") + "\n").expect("write workloads.txt");
+    std::fs::write(out.join("workloads.txt"), names.join("\n") + "\n")
+        .expect("write workloads.txt");
     for w in argmend_peers::all() {
         for (variant, malformed) in [("valid", false), ("malformed", true)] {
             let dir = out.join(w.name).join(variant);
             std::fs::create_dir_all(&dir).expect("create the output folder");
             for (i, case) in w.cases.iter().enumerate() {
-                let bytes = if malformed { &case.malformed } else { &case.valid };
+                let bytes = if malformed {
+                    &case.malformed
+                } else {
+                    &case.valid
+                };
                 std::fs::write(dir.join(format!("{i:02}.json")), bytes).expect("write a case");
             }
         }
@@ -43,7 +48,12 @@ fn main() {
                 &want,
             );
             let (streamed, _) = impls::check(
-                || Ok(impls::argmend_stream_text(input.as_bytes(), argmend_peers::CHUNK)),
+                || {
+                    Ok(impls::argmend_stream_text(
+                        input.as_bytes(),
+                        argmend_peers::CHUNK,
+                    ))
+                },
                 &want,
             );
             if oneshot != impls::Check::Correct || streamed != impls::Check::Correct {

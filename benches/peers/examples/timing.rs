@@ -63,7 +63,10 @@ fn main() {
     }
     if args.first().map(String::as_str) == Some("--show") && args.len() == 3 {
         // timing --show IMPL FILE: what IMPL returns on FILE (for diagnosis).
-        let imp = impls::all().into_iter().find(|i| i.name == args[1]).expect("IMPL");
+        let imp = impls::all()
+            .into_iter()
+            .find(|i| i.name == args[1])
+            .expect("IMPL");
         let input = std::fs::read_to_string(&args[2]).expect("FILE");
         match (imp.text)(&input) {
             Ok(text) => println!("{text}"),
@@ -107,7 +110,12 @@ fn main() {
     for (input, want) in inputs.iter().zip(&wants) {
         let (check, _detail) = if stream && imp.kind == impls::Kind::Argmend {
             impls::check(
-                || Ok(impls::argmend_stream_text(input.as_bytes(), argmend_peers::CHUNK)),
+                || {
+                    Ok(impls::argmend_stream_text(
+                        input.as_bytes(),
+                        argmend_peers::CHUNK,
+                    ))
+                },
                 want,
             )
         } else {

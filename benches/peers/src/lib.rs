@@ -40,7 +40,13 @@ impl Workload {
     pub fn bytes(&self, malformed: bool) -> usize {
         self.cases
             .iter()
-            .map(|t| if malformed { t.malformed.len() } else { t.valid.len() })
+            .map(|t| {
+                if malformed {
+                    t.malformed.len()
+                } else {
+                    t.valid.len()
+                }
+            })
             .sum()
     }
 }
