@@ -277,7 +277,7 @@ impl Machine<'_> {
 #[inline]
 fn pop_frame(
     stack: &mut smallvec::SmallVec<[Frame; 32]>,
-    below: &mut Vec<Frame>,
+    below: &mut smallvec::SmallVec<[Frame; 16]>,
     low: &mut usize,
 ) -> Option<Frame> {
     if let Some(frame) = stack.pop()

@@ -179,7 +179,7 @@ pub(super) struct Machine<'a> {
     pub(super) fixes: Vec<Fix>,
     /// Frames the fast lane closed during its current scan, in order, so a
     /// scan that must be redone can put them back.
-    pub(super) frames_undo: Vec<Frame>,
+    pub(super) frames_undo: SmallVec<[Frame; 16]>,
     /// In a one-shot repair ([`Machine::whole`]), output the fast lane took
     /// but did not copy: it is the input at the same positions
     /// (`src[out.len()..][..unwritten]`), written out only when something
@@ -223,7 +223,7 @@ impl<'a> Machine<'a> {
             scan_hint: (usize::MAX, 0),
             long_token: None,
             fixes: Vec::new(),
-            frames_undo: Vec::new(),
+            frames_undo: SmallVec::new(),
             unwritten: 0,
             lazy: false,
             whole_text: None,
