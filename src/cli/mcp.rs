@@ -18,8 +18,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use argmend::{
-    Dispatcher, Options, SchemaMode, ToolMap, ToolOptions, ToolResult, Verdict,
-    normalize_tool_args_with, repair,
+    Dispatcher, SchemaMode, ToolMap, ToolOptions, ToolResult, Verdict, normalize_tool_args_with,
+    repair,
 };
 use clap::Args;
 use rmcp::model::{
@@ -264,7 +264,6 @@ fn repair_call(mut arguments: JsonObject) -> CallToolResult {
     if strict {
         options = options.mode(SchemaMode::Strict);
     }
-    options = options.repair_options(Options::default());
     let normalized = normalize_tool_args_with(tool.as_deref().unwrap_or(""), &text, &options);
     let repairs = repairs_json(
         normalized.strategy().map(|s| s.number()),

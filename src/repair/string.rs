@@ -507,6 +507,7 @@ fn special_pos(bytes: &[u8], open: Quote, tracking: bool) -> usize {
 /// where a plain copy of a `"`-string body must stop.
 #[inline(always)]
 pub(super) fn find_quote_escape_or_control(bytes: &[u8]) -> Option<usize> {
+    // Two stops; the third repeats the first (the compiler folds it away).
     find_special(bytes, [b'"', b'\\', b'"'])
 }
 

@@ -28,7 +28,7 @@ pub(crate) struct Param {
 
 /// A tool's example calls (one per verb), written one per line, indented.
 #[derive(Clone, Copy)]
-pub(crate) struct Examples(pub(crate) &'static [Verb]);
+struct Examples(&'static [Verb]);
 
 impl fmt::Display for Examples {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -87,13 +87,29 @@ pub(crate) fn input_schema(about: &str, verbs: &[Verb], params: &[Param]) -> Val
     })
 }
 
-/// Read an envelope into its verb and arguments. The error is the message for
-/// the model; `verbs` lists the tool's verbs for it ("get, keys, …").
+/// The verb named `cmd` in a tool's table; the error is the message for the
+/// model: the verbs there are, and one example call of each.
+pub(crate) fn verb(verbs: &'static [Verb], cmd: &str) -> Result<&'static Verb, String> {
+    verbs.iter().find(|verb| verb.name == cmd).ok_or_else(|| {
+        let names: Vec<&str> = verbs.iter().map(|verb| verb.name).collect();
+        let listed = match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => names.join(""),
+        };
+        format!(
+            "unknown verb {cmd:?}: the verbs are {listed}; e.g.\n{}",
+            Examples(verbs)
+        )
+    })
+}
+
+/// Read an envelope into its verb and arguments, for a tool with these
+/// verbs. The error is the message for the model.
 pub(crate) fn read(
     envelope: &str,
-    verbs: &str,
-    examples: Examples,
+    verbs: &'static [Verb],
 ) -> Result<(String, Map<String, Value>), String> {
+    let examples = Examples(verbs);
     let value: Value = serde_json::from_str(envelope).map_err(|error| {
         format!(
             "the call is not valid JSON ({error}); send {{\"cmd\": VERB, \"args\": {{…}}}}, e.g.\n{examples}"
@@ -105,8 +121,10 @@ pub(crate) fn read(
         ));
     };
     let Some(Value::String(cmd)) = envelope.get("cmd") else {
+        let names: Vec<&str> = verbs.iter().map(|verb| verb.name).collect();
         return Err(format!(
-            "the call needs \"cmd\": one of {verbs}; e.g.\n{examples}"
+            "the call needs \"cmd\": one of {}; e.g.\n{examples}",
+            names.join(", ")
         ));
     };
     let args = match envelope.get("args") {

@@ -81,7 +81,7 @@ pub use self::error::{Error, ErrorKind};
 pub use self::json::{JsonChange, JsonDiff, diff_json, diff_json_values};
 pub use self::unified::{Diff, DiffOptions, DiffStats, diff_bytes, diff_files, diff_text};
 use crate::tools::Workspace;
-use crate::tools::envelope::{self, Args, ArgumentError, Examples, Param, Verb};
+use crate::tools::envelope::{self, Args, ArgumentError, Param, Verb};
 
 /// The answer to one [`call`].
 #[derive(Debug, Clone, PartialEq)]
@@ -195,9 +195,6 @@ const PARAMS: [Param; 7] = [
     },
 ];
 
-/// The examples, as argument errors show them.
-const EXAMPLE_CALLS: Examples = Examples(&VERBS);
-
 /// The JSON Schema of `@diff`'s envelope, for an MCP client or a model
 /// API's tool definition: `cmd` lists the verbs, `args` their arguments.
 ///
@@ -223,8 +220,7 @@ pub fn input_schema() -> Value {
 /// assert_eq!(answer.to_string(), "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n");
 /// ```
 pub fn call(workspace: &Workspace, envelope: &str) -> Result<Answer, Error> {
-    let (cmd, args) = envelope::read(envelope, "files, text, dirs, apply, json", EXAMPLE_CALLS)
-        .map_err(Error::argument)?;
+    let (cmd, args) = envelope::read(envelope, &VERBS).map_err(Error::argument)?;
     dispatch(workspace, &cmd, &args)
 }
 
@@ -234,24 +230,25 @@ pub fn dispatch(
     cmd: &str,
     args: &Map<String, Value>,
 ) -> Result<Answer, Error> {
-    match cmd {
+    let verb = envelope::verb(&VERBS, cmd).map_err(Error::argument)?;
+    match verb.name {
         "files" => {
-            let args = Args::of(&VERBS[0], args)?;
+            let args = Args::of(verb, args)?;
             let options = DiffOptions::default().context(context(&args)?);
             diff_files(workspace, args.string("a")?, args.string("b")?, options).map(Answer::Diff)
         }
         "text" => {
-            let args = Args::of(&VERBS[1], args)?;
+            let args = Args::of(verb, args)?;
             let options = DiffOptions::default().context(context(&args)?);
             diff_text(args.string("a")?, args.string("b")?, options).map(Answer::Diff)
         }
         "dirs" => {
-            let args = Args::of(&VERBS[2], args)?;
+            let args = Args::of(verb, args)?;
             let glob = args.optional_string("glob")?;
             diff_dirs(workspace, args.string("a")?, args.string("b")?, glob).map(Answer::Dirs)
         }
         "apply" => {
-            let args = Args::of(&VERBS[3], args)?;
+            let args = Args::of(verb, args)?;
             let mode = match args.args.get("dry_run") {
                 None | Some(Value::Bool(true)) => Mode::DryRun,
                 Some(Value::Bool(false)) => Mode::Write,
@@ -261,12 +258,11 @@ pub fn dispatch(
             apply(workspace, args.string("file")?, patch.as_bytes(), mode).map(Answer::Apply)
         }
         "json" => {
-            let args = Args::of(&VERBS[4], args)?;
+            let args = Args::of(verb, args)?;
             diff_json(workspace, args.string("a")?, args.string("b")?).map(Answer::Json)
         }
-        _ => Err(Error::argument(format!(
-            "unknown verb {cmd:?}: the verbs are files, text, dirs, apply and json; e.g.\n{EXAMPLE_CALLS}"
-        ))),
+        // Every verb of the table has an arm above.
+        other => Err(Error::argument(format!("`{other}` has no handler"))),
     }
 }
 

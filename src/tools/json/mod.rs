@@ -62,7 +62,7 @@ pub use self::schema::{DEFAULT_DEPTH, MAX_DEPTH, SAMPLE, Schema, Shape, schema};
 pub use self::verbs::{Entry, Got, Keys, Match, get, keys};
 pub use self::whole::{Invalid, Layout, Pretty, Validation, pretty, validate};
 use crate::tools::Workspace;
-use crate::tools::envelope::{self, Args, ArgumentError, Examples, Param, Verb};
+use crate::tools::envelope::{self, Args, ArgumentError, Param, Verb};
 
 /// The largest answer, in bytes.
 pub const MAX_OUTPUT: usize = 24_000;
@@ -336,9 +336,6 @@ const PARAMS: [Param; 8] = [
     },
 ];
 
-/// The examples, as argument errors show them.
-const EXAMPLE_CALLS: Examples = Examples(&VERBS);
-
 /// The JSON Schema of `@json`'s envelope, for an MCP client or a model
 /// API's tool definition: `cmd` lists the verbs, `args` their arguments.
 ///
@@ -364,12 +361,7 @@ pub fn input_schema() -> Value {
 /// assert_eq!(answer.to_string(), "1.0\n");
 /// ```
 pub fn call(workspace: &Workspace, envelope: &str) -> Result<Answer, Error> {
-    let (cmd, args) = envelope::read(
-        envelope,
-        "get, keys, query, schema, validate, pretty",
-        EXAMPLE_CALLS,
-    )
-    .map_err(Error::argument)?;
+    let (cmd, args) = envelope::read(envelope, &VERBS).map_err(Error::argument)?;
     dispatch(workspace, &cmd, &args)
 }
 
@@ -379,19 +371,20 @@ pub fn dispatch(
     cmd: &str,
     args: &Map<String, Value>,
 ) -> Result<Answer, Error> {
-    match cmd {
+    let verb = envelope::verb(&VERBS, cmd).map_err(Error::argument)?;
+    match verb.name {
         "get" => {
-            let args = Args::of(&VERBS[0], args)?;
+            let args = Args::of(verb, args)?;
             let path = args.string("path")?;
             get(workspace, source(&args)?, path).map(Answer::Get)
         }
         "keys" => {
-            let args = Args::of(&VERBS[1], args)?;
+            let args = Args::of(verb, args)?;
             let path = args.optional_string("path")?.unwrap_or("");
             keys(workspace, source(&args)?, path).map(Answer::Keys)
         }
         "query" => {
-            let args = Args::of(&VERBS[2], args)?;
+            let args = Args::of(verb, args)?;
             let mut q = Query::new(args.string("where")?)
                 .path(args.optional_string("path")?.unwrap_or(""))
                 .limit(number(&args, "limit", DEFAULT_LIMIT, MAX_LIMIT)?);
@@ -401,16 +394,16 @@ pub fn dispatch(
             query(workspace, source(&args)?, &q).map(Answer::Query)
         }
         "schema" => {
-            let args = Args::of(&VERBS[3], args)?;
+            let args = Args::of(verb, args)?;
             let depth = number(&args, "depth", DEFAULT_DEPTH, MAX_DEPTH)?;
             schema(workspace, source(&args)?, depth).map(Answer::Schema)
         }
         "validate" => {
-            let args = Args::of(&VERBS[4], args)?;
+            let args = Args::of(verb, args)?;
             validate(workspace, source(&args)?).map(Answer::Validate)
         }
         "pretty" => {
-            let args = Args::of(&VERBS[5], args)?;
+            let args = Args::of(verb, args)?;
             let layout = match args.args.get("compact") {
                 None | Some(Value::Null) | Some(Value::Bool(false)) => Layout::Indented,
                 Some(Value::Bool(true)) => Layout::Compact,
@@ -418,9 +411,8 @@ pub fn dispatch(
             };
             pretty(workspace, source(&args)?, layout).map(Answer::Pretty)
         }
-        _ => Err(Error::argument(format!(
-            "unknown verb {cmd:?}: the verbs are get, keys, query, schema, validate and pretty; e.g.\n{EXAMPLE_CALLS}"
-        ))),
+        // Every verb of the table has an arm above.
+        other => Err(Error::argument(format!("`{other}` has no handler"))),
     }
 }
 
