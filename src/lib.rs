@@ -96,8 +96,8 @@ pub use crate::normalize::{
     normalize_tool_args_with,
 };
 pub use crate::repair::{
-    Fix, FixKind, Options, Outcome, Repairer, Retain, Snapshot, Values, Verdict, repair,
-    repair_with,
+    Fix, FixKind, Hints, Options, Outcome, Repairer, Retain, Snapshot, Values, Verdict, repair,
+    repair_with, repair_with_hints,
 };
 
 /// The README's examples run as doc tests.

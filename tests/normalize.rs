@@ -208,9 +208,11 @@ fn the_wrapping_rule() {
     // (tool, raw, wrapped?)
     let cases = [
         ("run_command", "ls -la", true),
-        ("run_command", "ls -l", false),
+        // A command-line tool takes the whole line, flags and all.
+        ("run_command", "ls -l", true),
         ("run_command", "ls", true),
-        ("run_command", "git status --short", false),
+        ("run_command", "git status --short", true),
+        ("bash", "grep -rn 'TODO' src", true),
         ("read_file", "my notes.txt", true),
         ("read_file", "read main.go", false), // first word is a coder subcommand
         ("read_file", "read", true),          // ... but one word is a value
@@ -424,7 +426,13 @@ fn command_lines() {
             r#"{"msg":"say \"hi\" $x \\n","lit":"a\\b"}"#,
             Some(6),
         ),
-        ("run_command", "ls -l", r#"{"cmd":"ls","l":true}"#, Some(6)),
+        ("run_command", "ls -l", r#"{"cmd":"ls -l"}"#, Some(6)),
+        (
+            "@coder",
+            "read --file a.go",
+            r#"{"cmd":"read","args":{"file":"a.go"}}"#,
+            Some(6),
+        ),
         (
             "unknown",
             "x --flag",

@@ -7,7 +7,10 @@
 //! - (d) committed output only grows: what `feed` returned is a prefix of the
 //!   final text, and with `Retain::Unreturned` it plus `finish` is the text;
 //! - (e) after every chunk the snapshot is empty or parses, and starts with
-//!   everything committed so far.
+//!   everything committed so far;
+//! - (f) on valid JSON, the bytes read but not committed never exceed the
+//!   quote window (4 KiB) plus one chunk, and are a few bytes at the median:
+//!   string text commits as it arrives.
 //!
 //! Failures are not persisted to a regressions file; a counterexample found
 //! here belongs in `regressions` below once it has been reported.
@@ -581,6 +584,78 @@ proptest! {
             );
         }
     }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// (f) On valid JSON, committed output trails the input by at most the
+    /// quote window plus one chunk.
+    #[test]
+    fn properties_commit_lag_is_bounded(text in valid_json(), sizes in chunk_sizes()) {
+        let lags = commit_lags(text.as_bytes(), &sizes);
+        let largest_chunk = sizes.iter().copied().max().unwrap_or(text.len());
+        for (n, lag) in lags.iter().enumerate() {
+            prop_assert!(
+                *lag <= COMMIT_WINDOW + largest_chunk,
+                "after chunk {n} of {:?}: {lag} bytes read but not committed", text
+            );
+        }
+    }
+}
+
+/// The quote window: how far after a quote the engine may read before it
+/// decides whether the quote ends its string.
+const COMMIT_WINDOW: usize = 4096;
+
+/// After each chunk, the input bytes read but not yet committed (valid JSON
+/// comes back byte for byte, so committed output measures committed input).
+fn commit_lags(input: &[u8], sizes: &[usize]) -> Vec<usize> {
+    let mut repairer = Repairer::new(Options::default().retain(Retain::Unreturned));
+    let mut committed = 0;
+    let mut fed = 0;
+    let mut lags = Vec::new();
+    for chunk in chunks(input, sizes) {
+        committed += repairer
+            .feed(chunk)
+            .expect("default limits are not crossed")
+            .len();
+        fed += chunk.len();
+        lags.push(fed - committed);
+    }
+    lags
+}
+
+/// (f) The median lag in 16-byte chunks, over valid documents of every
+/// shape the generator makes (strings with delimiters, code, nesting), is
+/// a few bytes: the target is at most 64.
+#[test]
+fn properties_commit_lag_median() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let mut lags = Vec::new();
+    for _ in 0..400 {
+        let text = valid_json()
+            .new_tree(&mut runner)
+            .expect("the generator makes values")
+            .current();
+        lags.extend(commit_lags(text.as_bytes(), &[16]));
+    }
+    // A 40 KB write_file call whose content is code full of delimiters.
+    let code = "def f(a, b):\n    return {'x': [a, b], \"y\": a or b}  # done\n".repeat(600);
+    let call = serde_json::json!({"path": "a.py", "content": code}).to_string();
+    let call_lags = commit_lags(call.as_bytes(), &[16]);
+    assert!(
+        call_lags.iter().all(|&lag| lag <= 64),
+        "a write_file call stalls: {:?}",
+        call_lags.iter().max()
+    );
+    lags.extend(call_lags);
+    lags.sort_unstable();
+    let median = lags[lags.len() / 2];
+    let worst = lags[lags.len() - 1];
+    assert!(median <= 64, "median lag {median} bytes (worst {worst})");
+    assert!(worst <= COMMIT_WINDOW + 16, "worst lag {worst} bytes");
 }
 
 // ---------------------------------------------------------------------------

@@ -219,10 +219,11 @@ pub(crate) fn is_delimiter(b: u8) -> bool {
     )
 }
 
-/// The characters that end a bare (unquoted) string.
+/// The characters that end a bare (unquoted) word: structure only, so a
+/// path (`src/main.go`) or a URL stays one word.
 #[inline]
-pub(crate) const fn is_bare_delimiter(b: u8) -> bool {
-    matches!(b, b',' | b'[' | b']' | b'/' | b'{' | b'}' | b'\n' | b'+')
+pub(crate) const fn ends_bare_word(b: u8) -> bool {
+    matches!(b, b',' | b'[' | b']' | b'{' | b'}' | b'\n')
 }
 
 /// The length of the UTF-8 sequence a lead byte announces (1 for an invalid lead).

@@ -1,7 +1,7 @@
 //! From a position in the normalized text back to an input offset, so that
 //! normalize-level fixes carry input offsets like the engine's.
 
-use crate::repair::{Options, Repairer, Retain, Values};
+use crate::repair::{Hints, Options, Repairer, Retain, Values};
 
 /// How the text being normalized relates to the input.
 #[derive(Debug, Clone)]
@@ -21,6 +21,7 @@ pub(super) enum Locator<'a> {
     Replay {
         input: &'a [u8],
         options: Options,
+        hints: Hints,
         commits: Option<Vec<usize>>,
         /// Where the last curly character was found: the string's text
         /// position, the character's rank and its input offset. Characters
@@ -39,10 +40,11 @@ fn is_boundary(b: u8) -> bool {
 
 impl Locator<'_> {
     /// A locator that replays `input` through the engine with `options`.
-    pub(super) fn replay(input: &[u8], options: Options) -> Locator<'_> {
+    pub(super) fn replay<'a>(input: &'a [u8], options: Options, hints: &Hints) -> Locator<'a> {
         Locator::Replay {
             input,
             options,
+            hints: hints.clone(),
             commits: None,
             cursor: None,
         }
@@ -60,10 +62,11 @@ impl Locator<'_> {
             Locator::Replay {
                 input,
                 options,
+                hints,
                 commits,
                 ..
             } => {
-                let commits = commits.get_or_insert_with(|| commit_map(input, *options));
+                let commits = commits.get_or_insert_with(|| commit_map(input, *options, hints));
                 // The first input byte whose arrival committed text byte `at`.
                 let i = commits.partition_point(|&n| n <= at).min(input.len());
                 token_start(input, i)
@@ -125,8 +128,9 @@ fn next_char(locator: &Locator<'_>, offset: usize) -> usize {
 
 /// For each input byte, the committed output length once it was fed; the
 /// last entry is the length after `finish`.
-fn commit_map(input: &[u8], options: Options) -> Vec<usize> {
-    let mut repairer = Repairer::new(options.values(Values::First).retain(Retain::Unreturned));
+fn commit_map(input: &[u8], options: Options, hints: &Hints) -> Vec<usize> {
+    let options = options.values(Values::First).retain(Retain::Unreturned);
+    let mut repairer = Repairer::with_hints(options, hints.clone());
     let mut commits = Vec::with_capacity(input.len() + 1);
     let mut total = 0;
     for &byte in input {
@@ -202,7 +206,7 @@ mod tests {
     fn replay_finds_the_input_of_each_value() {
         let input = b"{'a': 'x, y', b: 12, c: True}";
         // {"a": "x, y", "b": 12, "c": true}
-        let mut locator = Locator::replay(input, Options::default());
+        let mut locator = Locator::replay(input, Options::default(), &Hints::default());
         assert_eq!(locator.value(6), 6); // "x, y" ← 'x, y'
         assert_eq!(locator.value(19), 17); // 12
         assert_eq!(locator.value(28), 24); // true ← True

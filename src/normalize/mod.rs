@@ -71,8 +71,6 @@ pub enum ToolFixKind {
     WrappedInArray,
     /// `{"result": {"a": 1}}` → `{"a": 1}` when only the inner object fits the schema.
     UnwrappedObject,
-    /// `{}` → `{"n": 10}` from the schema's `"default": 10`.
-    FilledDefault,
     /// `{"a": 1, "extra": 2}` → `{"a": 1}` in strict mode, when the schema does not declare `extra`.
     DroppedUnknownKey,
 }
@@ -92,7 +90,6 @@ impl ToolFixKind {
             ToolFixKind::CoercedString => "coerced_string",
             ToolFixKind::WrappedInArray => "wrapped_in_array",
             ToolFixKind::UnwrappedObject => "unwrapped_object",
-            ToolFixKind::FilledDefault => "filled_default",
             ToolFixKind::DroppedUnknownKey => "dropped_unknown_key",
         }
     }
@@ -340,9 +337,10 @@ pub fn normalize_tool_args(tool: &str, raw: &str) -> Normalized {
 /// });
 /// let options = ToolOptions::default().schema(schema);
 /// let normalized = normalize_tool_args_with("list", r#"{"path": 7}"#, &options);
-/// assert_eq!(normalized.text(), r#"{"path": "7", "limit": 100}"#);
+/// // Coerced to the schema's type; the default is left to the tool.
+/// assert_eq!(normalized.text(), r#"{"path": "7"}"#);
 /// let kinds: Vec<&str> = normalized.fixes().iter().map(|fix| fix.kind.name()).collect();
-/// assert_eq!(kinds, ["coerced_string", "filled_default"]);
+/// assert_eq!(kinds, ["coerced_string"]);
 /// ```
 pub fn normalize_tool_args_with(tool: &str, raw: &str, options: &ToolOptions) -> Normalized {
     pipeline::normalize(tool, raw.as_bytes(), options, None)

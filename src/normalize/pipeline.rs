@@ -24,7 +24,7 @@ use super::tree::{self, Edit, Kind, Node};
 use super::validate::{fits, violations};
 use super::wrap::{looks_like_command_line, schema_primary, typed_plain, wrap};
 use super::{Normalized, Strategy, ToolFix, ToolFixKind, ToolOptions, argv, is_code_path};
-use crate::{Error, FixKind, Outcome, Retain, Values, Verdict};
+use crate::{Error, FixKind, Hints, Outcome, Retain, Values, Verdict};
 
 /// Keys that name the file a writing tool writes.
 const PATH_KEYS: [&str; 6] = [
@@ -79,9 +79,10 @@ pub(super) fn normalize(
         };
         return finish(tool, raw, stage, options);
     };
+    let hints = engine_hints(tool, options);
     let outcome = match engine {
         Some(result) => result,
-        None => crate::repair_with(raw, repair_options).map(Outcome::into_owned),
+        None => crate::repair_with_hints(raw, repair_options, &hints).map(Outcome::into_owned),
     };
     let outcome = match outcome {
         Ok(outcome) => outcome,
@@ -91,7 +92,7 @@ pub(super) fn normalize(
     let engine_stage = |outcome: Outcome<'static>| {
         let locator = match outcome.verdict() {
             Verdict::Valid => Locator::Identity,
-            _ => Locator::replay(raw, repair_options),
+            _ => Locator::replay(raw, repair_options, &hints),
         };
         let strategy = classify(outcome.fixes());
         let fixes = outcome
@@ -126,7 +127,7 @@ pub(super) fn normalize(
         .as_ref()
         .and_then(schema_primary)
         .or_else(|| options.tools.primary_field(tool));
-    if looks_like_command_line(trimmed) {
+    if looks_like_command_line(trimmed) && !options.tools.takes_command_line(tool) {
         return match argv::parse(trimmed, offset, tool, &options.tools, primary) {
             Ok(line) => {
                 let stage = Stage {
@@ -184,6 +185,16 @@ pub(super) fn normalize(
              (register one with ToolMap::with_tool)"
         ),
     )
+}
+
+/// What the engine is told about the arguments' keys: the schema's
+/// properties, else the tool's known parameters.
+pub(super) fn engine_hints(tool: &str, options: &ToolOptions) -> Hints {
+    match (&options.schema, options.tools.params(tool)) {
+        (Some(schema), _) => Hints::from_schema(schema),
+        (None, Some(params)) => Hints::from_fields(params),
+        (None, None) => Hints::default(),
+    }
 }
 
 /// Whether `text` is a JSON string holding a JSON object (double-encoded

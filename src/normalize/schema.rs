@@ -1,6 +1,8 @@
 //! Schema-guided repair: coerce values to the types the tool's JSON Schema
-//! asks for, each coercion a fix. Nothing is invented: a missing value is
-//! filled only from the schema's own `default`.
+//! asks for, each coercion a fix. Nothing is invented: a key the model did
+//! not write is not added, not even from the schema's `default` (the tool and
+//! its validator apply defaults; a repair that adds fields hides what the
+//! model actually sent).
 //!
 //! The coercions, where the schema says…
 //! - number or integer: `"5"` → `5` (the string must hold a JSON number);
@@ -283,7 +285,7 @@ impl<'t, 's> Coercion<'t, 's> {
     /// The value has a type the schema allows: coerce its members or items.
     fn descend(&mut self, node: &Node, schema: &'s Value, depth: usize) {
         match &node.kind {
-            Kind::Object(members) => self.object(node, members, schema, depth),
+            Kind::Object(members) => self.object(members, schema, depth),
             Kind::Array(items) => {
                 if let Some(item_schema) = schema.get("items").filter(|s| s.is_object()) {
                     for item in items {
@@ -295,7 +297,7 @@ impl<'t, 's> Coercion<'t, 's> {
         }
     }
 
-    fn object(&mut self, node: &Node, members: &[Member], schema: &'s Value, depth: usize) {
+    fn object(&mut self, members: &[Member], schema: &'s Value, depth: usize) {
         let properties = schema.get("properties").and_then(Value::as_object);
         let patterns = schema.get("patternProperties").and_then(Value::as_object);
         let additional = schema.get("additionalProperties");
@@ -321,7 +323,6 @@ impl<'t, 's> Coercion<'t, 's> {
             }
         }
         self.drop_members(members, &kept);
-        self.fill_defaults(node, members, &kept, properties);
     }
 
     /// Remove the members not kept, with their commas.
@@ -344,53 +345,6 @@ impl<'t, 's> Coercion<'t, 's> {
             };
             self.edits
                 .push(Edit::new(from, members[n - 1].value.end, ""));
-        }
-    }
-
-    /// Insert the members the schema gives a `default` for and the object lacks.
-    fn fill_defaults(
-        &mut self,
-        node: &Node,
-        members: &[Member],
-        kept: &[bool],
-        properties: Option<&'s serde_json::Map<String, Value>>,
-    ) {
-        let Some(properties) = properties else { return };
-        let last_kept = kept.iter().rposition(|&k| k).map(|i| &members[i]);
-        let spaced = members
-            .first()
-            .is_some_and(|m| self.text[m.key_start..m.value.start].contains(": "));
-        let (colon, comma) = if spaced { (": ", ", ") } else { (":", ",") };
-        let mut insert = String::new();
-        let mut any = last_kept.is_some();
-        for (key, property) in properties {
-            let Ok(property) = resolve(self.root, property) else {
-                continue;
-            };
-            let Some(default) = property.get("default") else {
-                continue;
-            };
-            if members.iter().any(|m| m.key == *key) {
-                continue;
-            }
-            let Ok(json) = serde_json::to_string(default) else {
-                continue;
-            };
-            if any {
-                insert.push_str(comma);
-            }
-            any = true;
-            insert.push_str(&quote(key));
-            insert.push_str(colon);
-            insert.push_str(&json);
-            self.fix(ToolFixKind::FilledDefault, node.end.saturating_sub(1));
-        }
-        if !insert.is_empty() {
-            let at = match members.last() {
-                Some(last) => last.value.end,
-                None => node.start + 1,
-            };
-            self.edits.push(Edit::new(at, at, insert));
         }
     }
 }

@@ -87,7 +87,8 @@ impl ToolRepairer {
                 .repair
                 .values(Values::First)
                 .retain(Retain::All);
-            self.mode = Mode::Streaming(Box::new(Repairer::new(options)));
+            let hints = pipeline::engine_hints(&self.tool, &self.options);
+            self.mode = Mode::Streaming(Box::new(Repairer::with_hints(options, hints)));
             // Everything so far goes in, the leading whitespace included.
             from = 0;
         }

@@ -70,6 +70,113 @@ const BUILTIN_FILE_WRITERS: [&str; 11] = [
     "str_replace_based_edit_tool",
 ];
 
+/// The complete parameter lists of well-known tools: when a model forgets to
+/// escape the quotes in code, a `, "name":` inside a string that names none of
+/// the tool's parameters is not the next member (see `Hints`).
+const BUILTIN_PARAMS: [(&str, &[&str]); 18] = [
+    (
+        "write_file",
+        &["file", "path", "file_path", "content", "append"],
+    ),
+    (
+        "create_file",
+        &["path", "file_path", "content", "file_text"],
+    ),
+    (
+        "read_file",
+        &["file", "path", "file_path", "start_line", "end_line"],
+    ),
+    ("patch_file", &["file", "path", "patch", "diff"]),
+    (
+        "edit_file",
+        &[
+            "path",
+            "file",
+            "file_path",
+            "target_file",
+            "old_string",
+            "new_string",
+            "old_str",
+            "new_str",
+            "instructions",
+            "code_edit",
+            "content",
+        ],
+    ),
+    ("run_command", &["cmd", "command", "cwd", "timeout"]),
+    ("exec", &["cmd", "command", "cwd", "timeout"]),
+    (
+        "bash",
+        &[
+            "command",
+            "timeout",
+            "description",
+            "run_in_background",
+            "restart",
+        ],
+    ),
+    (
+        "Bash",
+        &["command", "timeout", "description", "run_in_background"],
+    ),
+    ("shell", &["command", "workdir", "timeout"]),
+    ("Write", &["file_path", "content"]),
+    (
+        "Edit",
+        &["file_path", "old_string", "new_string", "replace_all"],
+    ),
+    ("Read", &["file_path", "offset", "limit"]),
+    ("Glob", &["pattern", "path"]),
+    (
+        "Grep",
+        &[
+            "pattern",
+            "path",
+            "glob",
+            "type",
+            "output_mode",
+            "-i",
+            "-n",
+            "-A",
+            "-B",
+            "-C",
+            "multiline",
+            "head_limit",
+        ],
+    ),
+    (
+        "str_replace_editor",
+        &[
+            "command",
+            "path",
+            "file_text",
+            "old_str",
+            "new_str",
+            "insert_line",
+            "insert_text",
+            "view_range",
+        ],
+    ),
+    (
+        "str_replace_based_edit_tool",
+        &[
+            "command",
+            "path",
+            "file_text",
+            "old_str",
+            "new_str",
+            "insert_line",
+            "insert_text",
+            "view_range",
+        ],
+    ),
+    ("search_files", &["term", "dir", "path", "pattern"]),
+];
+
+/// Primary fields whose value is a whole command line: `ls -l` for
+/// `run_command` is `{"cmd":"ls -l"}`, not flags to split into fields.
+const COMMAND_LINE_FIELDS: [&str; 4] = ["cmd", "command", "script", "shell_command"];
+
 /// First words that make a bare value a command line (with at least one more word).
 const COMMAND_WORDS: [&str; 14] = [
     "read",
@@ -94,6 +201,7 @@ struct ToolEntry {
     field: Option<String>,
     subcommands: bool,
     writes_files: bool,
+    params: Option<Vec<String>>,
 }
 
 /// The tool table: each tool's primary field (where a plain value goes),
@@ -137,6 +245,9 @@ impl ToolMap {
         for tool in BUILTIN_FILE_WRITERS {
             map = map.with_file_writer(tool);
         }
+        for (tool, params) in BUILTIN_PARAMS {
+            map = map.with_params(tool, params);
+        }
         map
     }
 
@@ -165,6 +276,38 @@ impl ToolMap {
     pub fn with_file_writer(mut self, tool: &str) -> Self {
         self.tools.entry(tool.to_owned()).or_default().writes_files = true;
         self
+    }
+
+    /// Register the complete list of `tool`'s parameters. While it repairs,
+    /// the engine then knows that a `, "name":` inside a broken string that
+    /// names none of them is text, not the next argument.
+    ///
+    /// ```
+    /// use argmend::{normalize_tool_args_with, ToolMap, ToolOptions};
+    /// let tools = ToolMap::default().with_params("save", &["file", "body"]);
+    /// let options = ToolOptions::default().tools(tools);
+    /// let raw = r#"{"file": "a.json", "body": "{"x": "1", "y": 2}"}"#;
+    /// let normalized = normalize_tool_args_with("save", raw, &options);
+    /// assert_eq!(normalized.text(), r#"{"file": "a.json", "body": "{\"x\": \"1\", \"y\": 2}"}"#);
+    /// ```
+    pub fn with_params(mut self, tool: &str, params: &[&str]) -> Self {
+        self.tools.entry(tool.to_owned()).or_default().params =
+            Some(params.iter().map(|p| (*p).to_owned()).collect());
+        self
+    }
+
+    /// The complete parameter list of `tool`, when known.
+    pub fn params(&self, tool: &str) -> Option<&[String]> {
+        self.entries(tool).find_map(|entry| entry.params.as_deref())
+    }
+
+    /// Whether a plain value for `tool` is one whole command line (its
+    /// primary field is `cmd`, `command`, … and it takes no subcommands).
+    pub fn takes_command_line(&self, tool: &str) -> bool {
+        !self.takes_subcommands(tool)
+            && self
+                .primary_field(tool)
+                .is_some_and(|field| COMMAND_LINE_FIELDS.contains(&field))
     }
 
     /// The entries for `tool` as written and lower-cased, in that order.

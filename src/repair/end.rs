@@ -1,7 +1,6 @@
 //! The end of input, the verdict, and snapshots.
 
 use super::machine::{Frame, Machine, State};
-use super::string::Str;
 use super::{Fix, FixKind, Retain, Verdict};
 
 impl Machine<'_> {
@@ -32,6 +31,11 @@ impl Machine<'_> {
             State::Concat => {
                 self.emit("\"");
                 self.value_done();
+                true
+            }
+            State::Colon if self.key_hold.is_some() => {
+                // `{"a": 1, "b"`: a key without its colon is not a field yet.
+                self.drop_key();
                 true
             }
             State::Colon => {
@@ -95,9 +99,14 @@ impl Machine<'_> {
 
     // ----- snapshots -----
 
-    pub(super) fn snapshot(&self) -> (&str, &str, &'static str, &[Frame]) {
+    pub(super) fn snapshot(&self) -> (&str, &str, &str, &[Frame]) {
         if !self.started {
             return ("", "", "", &[]);
+        }
+        if let Some(key) = self.key_hold {
+            // A key that is not complete is not shown, nor the comma before it.
+            let at = key.out.saturating_sub(self.out_base).min(self.out.len());
+            return (&self.out[..at], "", "", &self.stack);
         }
         let top = self.stack.last().copied();
         // A function-call wrapper writes nothing itself: its missing argument
@@ -106,6 +115,11 @@ impl Machine<'_> {
             (State::Value, Some(Frame::Call)) => None,
             _ => self.pending_comma,
         };
+        let pending = match self.state {
+            State::Value => self.pending_scalar(),
+            _ => None,
+        };
+        let comma = if pending.is_some() { None } else { comma };
         let (head, rest) = match comma {
             Some(p) => {
                 let at = p.out - self.out_base;
@@ -114,12 +128,28 @@ impl Machine<'_> {
             None => (&self.out[..], ""),
         };
         let value_tail = match self.state {
-            State::Str if self.string.as_ref().is_some_and(Str::is_key) => "\":null",
             State::Str | State::Concat => "\"",
             State::Colon => ":null",
+            State::Value if pending.is_some() => pending.unwrap_or_default(),
             State::Value if matches!(top, Some(Frame::Object | Frame::Call)) => "null",
             _ => "",
         };
         (head, rest, value_tail, &self.stack)
+    }
+
+    /// The scalar being typed at the end of the input so far, as a snapshot
+    /// shows it: a literal's prefix completes to the literal (`tr` → `true`),
+    /// a number keeps the digits it has (`-1.` → `-1`). `None` for anything
+    /// else, or when the number needs more than trimming.
+    fn pending_scalar(&self) -> Option<&str> {
+        let rest = self.rest();
+        if rest.is_empty() {
+            return None;
+        }
+        if let Some(literal) = super::scalar::literal_prefix(rest) {
+            return Some(literal);
+        }
+        let digits = super::scalar::cut_number(rest)?;
+        crate::utf8::from_utf8(digits).ok()
     }
 }

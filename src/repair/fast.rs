@@ -14,9 +14,10 @@
 //! number, a literal, or a string followed by `,`, `}` or `]` (a string is
 //! only taken once what follows it shows that `+` cannot join it to another).
 
-use super::machine::{Frame, Machine, State, text_at};
+use super::judge;
+use super::machine::{Frame, LOOKAHEAD, Machine, State, text_at};
 use super::string::find_quote_escape_or_control;
-use crate::lex;
+use crate::lex::{self, Quote};
 
 /// Where the loop may stop.
 #[derive(Clone, Copy)]
@@ -100,7 +101,12 @@ impl Machine<'_> {
             let Some(e) = scan_body(src, start) else {
                 return Ok(());
             };
-            if string_ends(src, e, key, top).is_none() {
+            let ends = if key {
+                string_ends(src, e, true, top).is_some()
+            } else {
+                self.value_ends(start, e)
+            };
+            if !ends {
                 return Ok(());
             }
             p = e;
@@ -146,9 +152,10 @@ impl Machine<'_> {
                         let Some(e) = scan_string(src, q) else {
                             break;
                         };
-                        let Some(next) = string_ends(src, e, false, top) else {
+                        if !self.value_ends(q + 1, e) {
                             break;
-                        };
+                        }
+                        let next = e + src[e..].iter().take_while(|b| lex::is_ws(**b)).count();
                         (p, state, pending) =
                             take_comma(src, e, next, top, out_start + (e - start));
                     }
@@ -260,6 +267,10 @@ impl Machine<'_> {
         self.frames_undo.clear();
         self.emit("");
         self.hold = None;
+        self.open_hold = None;
+        if safe.state != State::Colon {
+            self.key_hold = None;
+        }
         if self.state == State::Str {
             self.string = None;
         }
@@ -270,6 +281,44 @@ impl Machine<'_> {
         self.state = safe.state;
         Ok(())
     }
+}
+
+impl Machine<'_> {
+    /// Whether the clean string whose closing quote is just before `e` (an
+    /// index into `src`) ends there, by the machine's own rule.
+    /// `body` is the index where the part of the body scanned here starts.
+    #[inline]
+    fn value_ends(&self, body: usize, e: usize) -> bool {
+        let after = &self.src[e..];
+        let window = &after[..after.len().min(LOOKAHEAD)];
+        let eof = self.eof || after.len() >= LOOKAHEAD;
+        let prior = self.string.and_then(|s| s.comma).map(|c| c.input);
+        let comma = trailing_comma(&self.src, body, e - 1, prior, self.base);
+        judge::clean_value_ends(&self.stack, Quote::Double, comma, window, eof) == Some(true)
+    }
+}
+
+/// Whether the body `src[body..close]` ends with a comma and spaces, as the
+/// machine sees it (see `string::Comma`): a comma more than the lookahead
+/// window before the quote no longer counts. When the part scanned is only
+/// spaces, `prior` (the input position of a comma the machine saw earlier
+/// in the body) decides; `base` is the input position of `src[0]`.
+pub(super) fn trailing_comma(
+    src: &[u8],
+    body: usize,
+    close: usize,
+    prior: Option<usize>,
+    base: usize,
+) -> bool {
+    let comma = match src[body..close].iter().rposition(|&b| !lex::is_ws(b)) {
+        Some(k) if src[body + k] == b',' => base + body + k,
+        Some(_) => return false,
+        None => match prior {
+            Some(at) => at,
+            None => return false,
+        },
+    };
+    base + close <= comma + LOOKAHEAD
 }
 
 /// Pop a frame, remembering it if it was there before the scan began;

@@ -32,7 +32,8 @@ pub enum FixKind {
     ReplacedInvalidUtf8,
     /// `"\ud800"` (a lone surrogate, which serde_json refuses) → `"\ufffd"`.
     ReplacedSurrogate,
-    /// `["a, "b"]` → `["a", "b"]`: a string ended at a delimiter because its end quote was missing.
+    /// `{"a": "b, "c": 1}` → `{"a": "b", "c": 1}`: the end quote was missing before a comma
+    /// that a key (or, in an array, a string element) follows.
     InsertedQuote,
     /// `"a" + "b"` → `"ab"`.
     ConcatenatedStrings,
@@ -88,8 +89,14 @@ pub enum FixKind {
     DroppedEscape,
     /// A UTF-8 sequence cut off by the end of input → dropped (truncation).
     DroppedPartialChar,
-    /// `[1, 2.` at the end of input → `[1, 2.0]` (truncation).
+    /// `[1, 2.` or `[1, 2e` at the end of input → `[1, 2]`; a lone `[1, -` → `[1]`
+    /// (truncation: the digits read are kept, none is invented).
     CompletedNumber,
+    /// `[tr` at the end of input → `[true]`: a cut-off literal (truncation).
+    CompletedLiteral,
+    /// `{"a": 1, "b` or `{"a": 1, "b"` at the end of input → `{"a": 1}`: a key without
+    /// its colon is dropped (truncation).
+    DroppedKey,
     /// `{"a"` or `{"a":` at the end of input → `{"a":null}` (truncation).
     CompletedValue,
     /// `[1,` at the end of input → `[1]` (truncation).
@@ -109,6 +116,8 @@ impl FixKind {
                 | FixKind::DroppedEscape
                 | FixKind::DroppedPartialChar
                 | FixKind::CompletedNumber
+                | FixKind::CompletedLiteral
+                | FixKind::DroppedKey
                 | FixKind::CompletedValue
                 | FixKind::RemovedDanglingComma
         )
@@ -153,6 +162,8 @@ impl FixKind {
             FixKind::DroppedEscape => "dropped_escape",
             FixKind::DroppedPartialChar => "dropped_partial_char",
             FixKind::CompletedNumber => "completed_number",
+            FixKind::CompletedLiteral => "completed_literal",
+            FixKind::DroppedKey => "dropped_key",
             FixKind::CompletedValue => "completed_value",
             FixKind::RemovedDanglingComma => "removed_dangling_comma",
         }

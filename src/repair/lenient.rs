@@ -9,10 +9,11 @@
 //! check the equivalence.
 
 use super::FixKind;
-use super::fast::{after_value, string_ends};
-use super::machine::{Frame, Machine, State, push_ascii, text_at, write_unwritten};
+use super::fast::{after_value, string_ends, trailing_comma};
+use super::judge;
+use super::machine::{Frame, LOOKAHEAD, Machine, State, push_ascii, text_at, write_unwritten};
 use super::string::find_quote_escape_or_control;
-use crate::lex;
+use crate::lex::{self, Quote};
 
 /// Python and JavaScript spellings the lane replaces, with their JSON.
 const LITERALS: [(&[u8], &str); 9] = [
@@ -67,7 +68,17 @@ impl Machine<'_> {
             let Ok(inner) = text_at(src, self.whole_text, body, close) else {
                 return false;
             };
-            if string_ends(src, close + 1, key, top).is_none() {
+            let ends = if key {
+                string_ends(src, close + 1, true, top).is_some()
+            } else {
+                let after = &src[close + 1..];
+                let window = &after[..after.len().min(LOOKAHEAD)];
+                let eof = self.eof || after.len() >= LOOKAHEAD;
+                let comma = trailing_comma(src, body, close, None, self.base);
+                judge::clean_value_ends(&self.stack, Quote::Single, comma, window, eof)
+                    == Some(true)
+            };
+            if !ends {
                 return false;
             }
             let next = if key { State::Colon } else { after_value(top) };
@@ -127,9 +138,18 @@ impl Machine<'_> {
             }
             Text::Plain(json) => self.out.push_str(json),
         }
+        if next_state == State::Colon {
+            // The key is complete only once the fast lane takes its colon.
+            self.i = self.base + q;
+            self.hold_key();
+            if fix == FixKind::QuotedKey {
+                self.bare_keys = true;
+            }
+        }
         self.fix(fix, self.base + q);
         self.emit("");
         self.hold = None;
+        self.open_hold = None;
         self.i = self.base + end;
         self.state = next_state;
         true

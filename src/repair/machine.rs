@@ -15,9 +15,11 @@
 //! remove, a string body that a missing end quote may cut).
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+use super::hints::Hints;
 use super::string::Str;
 use super::{Fix, FixKind, Options, Retain};
 use crate::error::Error;
@@ -30,8 +32,9 @@ pub(super) const LOOKAHEAD: usize = 4096;
 
 /// How long (in input bytes) a decision may stay open that would rewrite
 /// earlier output: text before the top-level value that may turn out to be the
-/// value itself, and a string body that a missing end quote may cut short.
-/// Past it, the decision is taken as "keep what was written".
+/// value itself, a value found inside prose that a fenced block further on
+/// may replace, a key that is not complete yet. Past it, the decision is
+/// taken as "keep what was written".
 pub(super) const WINDOW: usize = 64 * 1024;
 
 /// Why a step did not act.
@@ -143,6 +146,31 @@ pub(super) struct PendingComma {
     pub(super) mark_before: usize,
 }
 
+/// A key being written, kept out of the committed output and of snapshots
+/// until its colon arrives: a half-typed key is not a field yet.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct KeyHold {
+    /// Where the key's part of the output starts (its comma, if any).
+    pub(super) out: usize,
+    /// Where the key starts in the input.
+    pub(super) input: usize,
+    /// Fixes recorded before it.
+    pub(super) n_fixes: usize,
+}
+
+/// A top-level value that began inside prose (`Replace {name} with…`): a
+/// fenced block later in the text is the real value, so this one stays
+/// provisional (for [`WINDOW`] input bytes at most).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Tentative {
+    /// Where the value starts in the output.
+    pub(super) out: usize,
+    /// Where it starts in the input.
+    pub(super) input: usize,
+    /// Fixes recorded before it.
+    pub(super) n_fixes: usize,
+}
+
 #[derive(Debug, Clone)]
 pub(super) struct Machine<'a> {
     pub(super) opts: Options,
@@ -197,6 +225,18 @@ pub(super) struct Machine<'a> {
     pub(super) fixes_taken: usize,
     /// Whether one of them was more than a truncation.
     pub(super) taken_repairs: bool,
+    /// The key being written (see [`KeyHold`]).
+    pub(super) key_hold: Option<KeyHold>,
+    /// The output position of an opening bracket at the top level that a
+    /// fence right after it (`{```json`) would remove.
+    pub(super) open_hold: Option<usize>,
+    /// A value found inside prose (see [`Tentative`]).
+    pub(super) tentative: Option<Tentative>,
+    /// Whether the document has written a key without quotes: then `, key:`
+    /// after a quote may be the next member.
+    pub(super) bare_keys: bool,
+    /// What the caller knows of the object keys.
+    pub(super) hints: Option<Arc<Hints>>,
 }
 
 impl<'a> Machine<'a> {
@@ -229,6 +269,11 @@ impl<'a> Machine<'a> {
             whole_text: None,
             fixes_taken: 0,
             taken_repairs: false,
+            key_hold: None,
+            open_hold: None,
+            tentative: None,
+            bare_keys: false,
+            hints: None,
         }
     }
 
@@ -258,8 +303,13 @@ impl<'a> Machine<'a> {
     /// Repair all of `input` at once, reading it in place.
     ///
     /// The input's UTF-8 is checked once, up front (see `whole_text`).
-    pub(super) fn whole(opts: Options, input: &'a [u8]) -> Result<Self, Error> {
+    pub(super) fn whole(
+        opts: Options,
+        hints: Option<Arc<Hints>>,
+        input: &'a [u8],
+    ) -> Result<Self, Error> {
         let mut machine = Machine::new(opts);
+        machine.hints = hints;
         if input.len() > opts.input_limit() {
             return Err(Error::too_large(opts.input_limit(), opts.input_limit()));
         }
@@ -392,10 +442,15 @@ impl<'a> Machine<'a> {
     /// the fixes in input order, so the fixes of a stream come in input order
     /// however often this is called.
     pub(super) fn take_fixes(&mut self) -> Vec<Fix> {
-        let limit = self
-            .string
-            .and_then(|s| s.retract_point())
-            .unwrap_or(usize::MAX);
+        let limit = [
+            self.string.and_then(|s| s.retract_point()),
+            self.key_hold.map(|k| k.n_fixes),
+            self.tentative.map(|t| t.n_fixes),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(usize::MAX);
         let mut n = limit.saturating_sub(self.fixes_taken).min(self.fixes.len());
         if let Some(comma) = self.pending_comma {
             n = n.min(
@@ -427,6 +482,16 @@ impl<'a> Machine<'a> {
             && let Some(keep) = s.keep_from()
         {
             c = c.min(keep);
+        }
+        for held in [
+            self.key_hold.map(|k| k.out),
+            self.open_hold,
+            self.tentative.map(|t| t.out),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            c = c.min(held);
         }
         if c > self.committed {
             self.committed = c;
@@ -491,6 +556,12 @@ impl<'a> Machine<'a> {
     }
 
     pub(super) fn step(&mut self) -> Step {
+        if let Some(t) = self.tentative
+            && self.i > t.input + WINDOW
+        {
+            // Too far from its prose for a fence to take its place.
+            self.tentative = None;
+        }
         if self.comment.is_none() {
             self.fast_forward();
         }
@@ -669,6 +740,9 @@ impl<'a> Machine<'a> {
             State::After => self.on_after(token, len),
             State::Concat => self.on_concat(token, len),
             State::Done => self.on_done(token, len),
+            State::Ignore if token == Token::Fence && self.tentative.is_some() => {
+                self.fence_after_tentative(len)
+            }
             State::Ignore => {
                 self.i += len;
                 Ok(())

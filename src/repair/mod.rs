@@ -7,6 +7,8 @@
 mod end;
 mod fast;
 mod fix;
+mod hints;
+mod judge;
 mod lenient;
 mod machine;
 mod quote;
@@ -17,8 +19,10 @@ mod valid;
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 pub use self::fix::{Fix, FixKind};
+pub use self::hints::Hints;
 use self::machine::{Frame, Machine};
 pub(crate) use self::scalar::push_json_escaped;
 use crate::error::Error;
@@ -241,7 +245,7 @@ impl<'a> Outcome<'a> {
 pub struct Snapshot<'a> {
     head: &'a str,
     rest: &'a str,
-    value_tail: &'static str,
+    value_tail: &'a str,
     frames: &'a [Frame],
 }
 
@@ -307,6 +311,29 @@ impl Repairer {
     pub fn new(options: Options) -> Self {
         Repairer {
             machine: Machine::new(options),
+            failed: None,
+        }
+    }
+
+    /// A repairer that knows which keys the objects may have (see [`Hints`]):
+    /// where a string's quotes were not escaped, a `, "name":` that names no
+    /// declared key does not end it.
+    ///
+    /// ```
+    /// use argmend::{Hints, Options, Repairer};
+    /// let hints = Hints::from_fields(["path", "content"]);
+    /// let mut repairer = Repairer::with_hints(Options::default(), hints);
+    /// repairer.feed(br#"{"content": "f("a", "b": 1)", "path": "x.py"}"#).unwrap();
+    /// let outcome = repairer.finish().unwrap();
+    /// assert_eq!(outcome.text(), r#"{"content": "f(\"a\", \"b\": 1)", "path": "x.py"}"#);
+    /// ```
+    pub fn with_hints(options: Options, hints: Hints) -> Self {
+        let mut machine = Machine::new(options);
+        if !hints.is_empty() {
+            machine.hints = Some(Arc::new(hints));
+        }
+        Repairer {
+            machine,
             failed: None,
         }
     }
@@ -452,6 +479,31 @@ pub fn repair(input: &[u8]) -> Outcome<'_> {
 /// assert_eq!(error.kind(), ErrorKind::TooDeep);
 /// ```
 pub fn repair_with(input: &[u8], options: Options) -> Result<Outcome<'_>, Error> {
+    repair_whole(input, options, None)
+}
+
+/// [`repair_with`] for input whose object keys are known (see [`Hints`]).
+///
+/// ```
+/// use argmend::{repair_with_hints, Hints, Options};
+/// let hints = Hints::from_fields(["command"]);
+/// let outcome = repair_with_hints(br#"{"command": "echo "a", "b": c"}"#, Options::default(), &hints).unwrap();
+/// assert_eq!(outcome.text(), r#"{"command": "echo \"a\", \"b\": c"}"#);
+/// ```
+pub fn repair_with_hints<'a>(
+    input: &'a [u8],
+    options: Options,
+    hints: &Hints,
+) -> Result<Outcome<'a>, Error> {
+    let hints = (!hints.is_empty()).then(|| Arc::new(hints.clone()));
+    repair_whole(input, options, hints)
+}
+
+fn repair_whole(
+    input: &[u8],
+    options: Options,
+    hints: Option<Arc<Hints>>,
+) -> Result<Outcome<'_>, Error> {
     let options = options.retain(Retain::All);
     if options.values == Values::First
         && input.len() <= options.input_limit()
@@ -465,7 +517,7 @@ pub fn repair_with(input: &[u8], options: Options) -> Result<Outcome<'_>, Error>
             error: None,
         });
     }
-    let machine = Machine::whole(options, input)?;
+    let machine = Machine::whole(options, hints, input)?;
     let verdict = machine.verdict();
     // With `Values::Lines` or `Values::Array` the output adds separators to
     // valid input, so only `Values::First` can hand the input back.

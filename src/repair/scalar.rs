@@ -3,12 +3,19 @@
 use std::borrow::Cow;
 
 use super::FixKind;
-use super::machine::{Halt, LOOKAHEAD, Machine, State, Step, WINDOW, push_ascii};
+use super::judge::Role;
+use super::machine::{Frame, Halt, LOOKAHEAD, Machine, State, Step, WINDOW, push_ascii};
 use crate::lex::{self, Literal};
 
-/// URL schemes whose `//` must not be read as a comment or a delimiter.
-const SCHEMES: [&[u8]; 7] = [
-    b"http:", b"https:", b"ftp:", b"mailto:", b"file:", b"data:", b"irc:",
+/// The literals a cut-off word completes to, with the spellings it may be a
+/// prefix of.
+const LITERAL_PREFIXES: [(&[u8], &str); 6] = [
+    (b"true", "true"),
+    (b"false", "false"),
+    (b"null", "null"),
+    (b"True", "true"),
+    (b"False", "false"),
+    (b"None", "null"),
 ];
 
 impl Machine<'_> {
@@ -33,13 +40,19 @@ impl Machine<'_> {
     /// A number token (or a lone `-`) of `len` bytes at `i`.
     pub(super) fn number(&mut self, len: usize) -> Step {
         let next = self.peek(len)?;
-        let at_end = next.is_none_or(|c| lex::is_delimiter(c) || lex::is_ws(c) || c == b';');
+        let at = self.i - self.base;
+        let digits = self.src[at..at + len].iter().any(u8::is_ascii_digit);
+        let at_end = next.is_none_or(|c| {
+            lex::is_ws(c)
+                || c == b';'
+                // `./a/b`: a path, not a number without digits.
+                || (lex::is_delimiter(c) && (digits || matches!(c, b',' | b'}' | b']' | b')')))
+        });
         if !at_end {
             // `123abc`, `1.2.3`, `-x`: not a number after all.
-            return self.bare_string(false);
+            return self.bare_string(Role::Value);
         }
-        let at = self.i - self.base;
-        let text = &self.src[at..at + len];
+        let mut text = &self.src[at..at + len];
         if is_json_number(text) {
             push_ascii(&mut self.out, text);
             self.emit("");
@@ -47,14 +60,25 @@ impl Machine<'_> {
             self.value_done();
             return Ok(());
         }
-        let truncated =
-            next.is_none() && matches!(text.last(), Some(b'.' | b'e' | b'E' | b'-' | b'+'));
+        let mut cut = false;
+        if next.is_none() {
+            // Cut off by the end of input: keep the digits, invent none. (A
+            // number kept as a string, `00.`, keeps its text whole.)
+            let kept = trim_cut(text);
+            if kept.is_empty() {
+                return self.drop_cut_number(len);
+            }
+            if !normalize_number(kept).0.starts_with(b"\"") {
+                cut = kept.len() < text.len();
+                text = kept;
+            }
+        }
         let (normal, changed) = normalize_number(text);
         let normal = ascii_owned(normal);
-        if changed {
+        if changed || cut {
             let kind = if normal.starts_with('"') {
                 FixKind::QuotedNumber
-            } else if truncated {
+            } else if cut && !changed {
                 FixKind::CompletedNumber
             } else {
                 FixKind::NormalizedNumber
@@ -67,25 +91,61 @@ impl Machine<'_> {
         Ok(())
     }
 
+    /// A number with no digit at all (`-`) cut off by the end of input: a
+    /// member's value becomes `null`, an element is dropped.
+    fn drop_cut_number(&mut self, len: usize) -> Step {
+        match self.stack.last() {
+            Some(Frame::Object | Frame::Call) => {
+                self.fix(FixKind::CompletedValue, self.i);
+                self.emit("null");
+                self.i += len;
+                self.value_done();
+            }
+            _ => {
+                self.fix(FixKind::CompletedNumber, self.i);
+                self.i += len;
+            }
+        }
+        Ok(())
+    }
+
+    /// A word cut off by the end of input that a literal starts with
+    /// (`tr`, `nu`, `Fals`): the literal.
+    pub(super) fn cut_literal(&mut self, len: usize) -> Option<Step> {
+        if !self.eof || len != self.rest().len() {
+            return None;
+        }
+        let literal = literal_prefix(self.rest())?;
+        self.fix(FixKind::CompletedLiteral, self.i);
+        self.emit(literal);
+        self.i += len;
+        self.value_done();
+        Some(Ok(()))
+    }
+
     /// A word in value position: a function-call wrapper or a bare string.
     pub(super) fn word_value(&mut self, len: usize) -> Step {
+        if let Some(step) = self.cut_literal(len) {
+            return step;
+        }
         if !self.call_follows(len)? {
-            return self.bare_string(false);
+            return self.bare_string(Role::Value);
         }
         let rest = self.rest();
         let open = rest.iter().position(|&b| b == b'(').unwrap_or(len);
         self.begin_call(open + 1)
     }
 
-    /// A bare string (`hello world`, `my-key`) at `i`, quoted.
-    pub(super) fn bare_string(&mut self, key: bool) -> Step {
+    /// A bare string (`hello world`, `my-key`, `src/main.go`) at `i`, quoted.
+    pub(super) fn bare_string(&mut self, role: Role) -> Step {
+        let key = role == Role::Key;
         let from = if self.scan_hint.0 == self.i {
             self.scan_hint.1
         } else {
             0
         };
         let rest = &self.src[self.i - self.base..];
-        let k = match scan_bare(rest, from, key, self.eof) {
+        let k = match scan_bare(rest, from, role, self.eof) {
             Ok(k) => k,
             Err(k) => {
                 self.scan_hint = (self.i, k);
@@ -111,6 +171,8 @@ impl Machine<'_> {
         }
         let stray_quote = end == k && rest.get(k) == Some(&b'"');
         let kind = if key {
+            self.hold_key();
+            self.bare_keys = true;
             FixKind::QuotedKey
         } else {
             FixKind::QuotedWord
@@ -152,7 +214,7 @@ impl Machine<'_> {
             }
         };
         let Some(close) = close else {
-            return self.bare_string(false);
+            return self.bare_string(Role::Value);
         };
         let mut end = close + 1;
         loop {
@@ -161,6 +223,13 @@ impl Machine<'_> {
                 None if !self.eof => return Err(Halt::Need),
                 _ => break,
             }
+        }
+        // A regex ends its value; `/var/log/app.log` goes on: a path.
+        if rest
+            .get(end)
+            .is_some_and(|&b| !(lex::is_ws(b) || matches!(b, b',' | b'}' | b']' | b')')))
+        {
+            return self.bare_string(Role::Value);
         }
         let mut quoted = String::with_capacity(end + 2);
         quoted.push('"');
@@ -176,7 +245,11 @@ impl Machine<'_> {
 
 /// The length of the bare string at the start of `rest`, scanning from
 /// `from`; `Err(k)` when more input is needed (scanned up to `k`).
-fn scan_bare(rest: &[u8], from: usize, key: bool, eof: bool) -> Result<usize, usize> {
+///
+/// A bare word runs to the next structural delimiter (`,`, a bracket, a
+/// newline; a key also stops at `:`), so paths and URLs stay whole:
+/// `src/main.go`, `https://x.com/a?b=1`, `C:\dir\f.txt`.
+fn scan_bare(rest: &[u8], from: usize, role: Role, eof: bool) -> Result<usize, usize> {
     let mut k = from;
     loop {
         let Some(&b) = rest.get(k) else {
@@ -186,8 +259,8 @@ fn scan_bare(rest: &[u8], from: usize, key: bool, eof: bool) -> Result<usize, us
             return Err(k);
         };
         if k >= WINDOW
-            || lex::is_bare_delimiter(b)
-            || (key && b == b':')
+            || lex::ends_bare_word(b)
+            || (role == Role::Key && b == b':')
             || matches!(b, b'"' | b'\'' | b'`')
         {
             break;
@@ -205,29 +278,43 @@ fn scan_bare(rest: &[u8], from: usize, key: bool, eof: bool) -> Result<usize, us
         }
         k += 1;
     }
-    // `https://example.com`: the `//` belongs to the URL.
-    if rest.get(k) == Some(&b'/') && SCHEMES.iter().any(|s| rest[..k].ends_with(s)) {
-        match rest.get(k + 1) {
-            None if !eof => return Err(k),
-            Some(b'/') => {
-                let mut j = k;
-                loop {
-                    match rest.get(j) {
-                        Some(&b) if is_url_char(b) && j < WINDOW => j += 1,
-                        None if !eof => return Err(k),
-                        _ => break,
-                    }
-                }
-                k = j;
-            }
-            _ => {}
-        }
-    }
     Ok(k)
 }
 
-fn is_url_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"-._~:/?#@!$&'()*+;=%".contains(&b)
+/// The JSON literal that `word` (a whole pending token) is a prefix of.
+pub(super) fn literal_prefix(word: &[u8]) -> Option<&'static str> {
+    if word.is_empty() {
+        return None;
+    }
+    LITERAL_PREFIXES
+        .iter()
+        .find(|(spelling, _)| spelling.starts_with(word))
+        .map(|&(_, json)| json)
+}
+
+/// A pending number token as far as it can be kept without inventing
+/// digits (`-1.` → `-1`, `2e+` → `2`); `None` unless that is a JSON number.
+pub(super) fn cut_number(token: &[u8]) -> Option<&[u8]> {
+    if !token
+        .iter()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
+    {
+        return None;
+    }
+    let kept = trim_cut(token);
+    is_json_number(kept).then_some(kept)
+}
+
+/// `text` without what a cut left dangling at its end: `.`, an exponent
+/// marker, a sign.
+fn trim_cut(mut text: &[u8]) -> &[u8] {
+    while let Some((&last, rest)) = text.split_last() {
+        if !matches!(last, b'.' | b'e' | b'E' | b'+' | b'-') {
+            break;
+        }
+        text = rest;
+    }
+    text
 }
 
 /// Append `text` as the body of a JSON string; `true` if invalid UTF-8 was replaced.
@@ -310,6 +397,7 @@ fn is_json_number(text: &[u8]) -> bool {
 /// Normalise a lenient number; `true` if the text changed.
 ///
 /// `.5` → `0.5`, `+1` → `1`, `2.` → `2.0`, `2e` → `2e0`, `-` → `-0`,
+/// (a number cut off by the end of input is trimmed first, see `trim_cut`),
 /// `1_000` → `1000`; a leading zero (`0789`) keeps the text as a string.
 fn normalize_number(text: &[u8]) -> (Cow<'_, [u8]>, bool) {
     let (sign, body) = match text.first() {

@@ -1,8 +1,10 @@
 //! The states of the machine: what each token does at the top level, in
 //! containers, and after `+`.
 
+use super::judge::Role;
 use super::machine::{
-    Comment, Frame, Halt, LOOKAHEAD, Machine, PendingComma, State, Step, WINDOW, starts_value,
+    Comment, Frame, Halt, KeyHold, LOOKAHEAD, Machine, PendingComma, State, Step, Tentative,
+    WINDOW, starts_value,
 };
 use super::{FixKind, Values};
 use crate::error::Error;
@@ -14,16 +16,14 @@ impl Machine<'_> {
     pub(super) fn on_start(&mut self, token: Token, len: usize) -> Step {
         match token {
             Token::BraceOpen | Token::BracketOpen => {
-                // A fence glued to a bracket: "[```json" or "{```".
-                if self.peek(1)? == Some(b'`')
-                    && self.peek(2)? == Some(b'`')
-                    && self.peek(3)? == Some(b'`')
-                {
-                    self.fix(FixKind::RemovedFence, self.i);
-                    self.i += 4;
-                    return self.skip_fence_language();
+                // A fence right after it (`{```json`) would remove the
+                // bracket, so it stays provisional until the next token.
+                let at = self.out_len();
+                self.begin_value(token, len)?;
+                if self.stack.len() == 1 {
+                    self.open_hold = Some(at);
                 }
-                self.begin_value(token, len)
+                Ok(())
             }
             Token::Fence => {
                 self.fix(FixKind::RemovedFence, self.i);
@@ -69,6 +69,15 @@ impl Machine<'_> {
                 self.prose = None;
                 self.truncate_out(self.committed);
                 self.state = State::Start;
+                if token != Token::Fence && self.opts.values != Values::Lines {
+                    // `Replace {name} with…`: a fenced block further on
+                    // would be the value, so this one stays provisional.
+                    self.tentative = Some(Tentative {
+                        out: self.out_len(),
+                        input: self.i,
+                        n_fixes: self.fix_count(),
+                    });
+                }
                 self.on_start(token, len)
             }
             _ => {
@@ -86,6 +95,9 @@ impl Machine<'_> {
     pub(super) fn on_done(&mut self, token: Token, len: usize) -> Step {
         if token == Token::Plus && self.hold.is_some() {
             return self.begin_concat(len);
+        }
+        if token == Token::Fence && self.tentative.is_some() {
+            return self.fence_after_tentative(len);
         }
         self.hold = None;
         match token {
@@ -126,6 +138,82 @@ impl Machine<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// A fence after a value that was found inside prose: if a JSON value
+    /// follows it, that is the value and the first was part of the prose.
+    pub(super) fn fence_after_tentative(&mut self, len: usize) -> Step {
+        let mut k = len;
+        loop {
+            match self.peek(k)? {
+                Some(b) if (b.is_ascii_alphanumeric() || lex::is_ws(b)) && k < len + 64 => k += 1,
+                Some(b'{' | b'[') => break,
+                _ => {
+                    // Not a fenced value: trailing text after the value.
+                    self.tentative = None;
+                    self.fix(FixKind::RemovedFence, self.i);
+                    self.i += len;
+                    return Ok(());
+                }
+            }
+        }
+        let Some(t) = self.tentative.take() else {
+            return Ok(());
+        };
+        self.retract_fixes(t.n_fixes);
+        self.truncate_out(t.out);
+        self.stack.clear();
+        self.hold = None;
+        self.pending_comma = None;
+        self.started = false;
+        self.state = State::Start;
+        self.on_start(Token::Fence, len)
+    }
+
+    /// Keep the key about to be written out of the committed output (see [`KeyHold`]).
+    pub(super) fn hold_key(&mut self) {
+        let out = match self.pending_comma {
+            Some(p) => p.out,
+            None => self.mark,
+        };
+        // A comma inserted before this key goes with it.
+        let mut n_fixes = self.fix_count();
+        if self
+            .fixes
+            .last()
+            .is_some_and(|f| f.kind == FixKind::InsertedComma && f.offset == self.i)
+        {
+            n_fixes -= 1;
+        }
+        self.key_hold = Some(KeyHold {
+            out,
+            input: self.i,
+            n_fixes,
+        });
+    }
+
+    /// The input ended in a key (or before its colon): drop it.
+    pub(super) fn drop_key(&mut self) {
+        let Some(k) = self.key_hold.take() else {
+            return;
+        };
+        self.string = None;
+        self.retract_fixes(k.n_fixes);
+        self.truncate_out(k.out);
+        self.pending_comma = None;
+        self.fix(FixKind::DroppedKey, k.input);
+        self.state = State::After;
+    }
+
+    /// A fence right after the top-level opening bracket (`{```json`):
+    /// the bracket and the fence go, and the value starts after the tag.
+    fn fence_after_bracket(&mut self, at: usize, len: usize) -> Step {
+        self.truncate_out(at);
+        self.stack.clear();
+        self.started = false;
+        self.fix(FixKind::RemovedFence, self.i);
+        self.i += len;
+        self.skip_fence_language()
     }
 
     // ----- containers -----
@@ -181,7 +269,7 @@ impl Machine<'_> {
                 Ok(())
             }
             Token::Quote(quote) => {
-                self.begin_string(quote, len, false);
+                self.begin_string(quote, len, Role::Value);
                 Ok(())
             }
             Token::Literal(literal) => self.literal(literal, len),
@@ -190,12 +278,12 @@ impl Machine<'_> {
             Token::Slash => self.regex(),
             Token::Backslash => match self.escaped_quote()? {
                 Some((quote, len)) => {
-                    self.begin_escaped_string(quote, len, false);
+                    self.begin_escaped_string(quote, len, Role::Value);
                     Ok(())
                 }
-                None => self.bare_string(false),
+                None => self.bare_string(Role::Value),
             },
-            _ => self.bare_string(false),
+            _ => self.bare_string(Role::Value),
         }
     }
 
@@ -262,6 +350,11 @@ impl Machine<'_> {
     }
 
     pub(super) fn on_value(&mut self, token: Token, len: usize) -> Step {
+        if let Some(at) = self.open_hold.take()
+            && token == Token::Fence
+        {
+            return self.fence_after_bracket(at, len);
+        }
         let top = self.stack.last().copied();
         let in_object = top == Some(Frame::Object);
         match token {
@@ -305,6 +398,11 @@ impl Machine<'_> {
     }
 
     pub(super) fn on_key(&mut self, token: Token, len: usize) -> Step {
+        if let Some(at) = self.open_hold.take()
+            && token == Token::Fence
+        {
+            return self.fence_after_bracket(at, len);
+        }
         match token {
             Token::Comma => {
                 self.fix(FixKind::RemovedComma, self.i);
@@ -332,21 +430,35 @@ impl Machine<'_> {
                 Ok(())
             }
             Token::Quote(quote) => {
-                self.begin_string(quote, len, true);
+                self.begin_string(quote, len, Role::Key);
                 Ok(())
             }
             Token::Backslash => match self.escaped_quote()? {
                 Some((quote, len)) => {
-                    self.begin_escaped_string(quote, len, true);
+                    self.begin_escaped_string(quote, len, Role::Key);
                     Ok(())
                 }
-                None => self.bare_string(true),
+                None => self.bare_string(Role::Key),
             },
-            _ => self.bare_string(true),
+            _ => self.bare_string(Role::Key),
         }
     }
 
     pub(super) fn on_colon(&mut self, token: Token, len: usize) -> Step {
+        // Anything but a dropped character completes the key: a colon, or
+        // a repair that supplies one.
+        let completes = starts_value(token)
+            || matches!(
+                token,
+                Token::Colon
+                    | Token::Comma
+                    | Token::BraceClose
+                    | Token::BracketClose
+                    | Token::ParenClose
+            );
+        if completes {
+            self.key_hold = None;
+        }
         match token {
             Token::Colon => {
                 self.emit(":");

@@ -1,165 +1,188 @@
-//! String bodies: the hot path, and the hardest decisions.
+//! String bodies: the hot path.
 //!
-//! A body is copied in runs found with memchr; only quotes, backslashes,
+//! A body is copied in runs found with a SWAR scan; only quotes, backslashes,
 //! control characters and (for lenient quotes) non-ASCII lead bytes stop a
-//! run. The hard question is whether a quote ends its string. It is answered
-//! as jsonrepair answers it, from what follows the quote (a delimiter, a
-//! digit, another quote or the end of input mean "yes") and from what
-//! precedes it (after a delimiter, the end quote was missing earlier).
+//! run. Body text is committed as soon as it is read: a stream of tool calls
+//! is mostly string bodies (code, prose, paths), and a UI shows them live.
+//! The one thing a body holds back is a comma at its very end, with the
+//! whitespace after it (`"b, ` in `{"a": "b, "c": 1}`), until the next byte
+//! shows whether the end quote was missing before it.
 //!
-//! "Missing earlier" would rewrite output already written, so the body after
-//! the first place where the string could be cut (its first delimiter, or a
-//! quote taken to be inside it) stays provisional: a [`Cut`] remembers where
-//! to cut and where to resume reading. The cut stays possible for
-//! [`WINDOW`] input bytes; past that the body is committed and kept whole.
+//! A quote that may close the string is decided in `quote.rs`.
 
 use super::FixKind;
-use super::machine::{Halt, Machine, State, Step, WINDOW, ascii, text_at};
+use super::judge::Role;
+use super::machine::{Halt, LOOKAHEAD, Machine, State, Step, ascii, text_at};
 use crate::lex::{self, Quote};
 
-/// Where a string missing its end quote would be cut.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Cut {
-    /// Input position to resume reading from after the cut.
-    pub(super) resume: usize,
-    /// Output position where the inserted end quote goes.
-    pub(super) body_end: usize,
-    /// Output length to truncate to before inserting it.
-    pub(super) out_len: usize,
-    /// Fixes recorded up to the cut point.
-    pub(super) n_fixes: usize,
-    /// Whether the cut is at a quote (taken as the end quote) rather than
-    /// at a delimiter (before which the end quote is inserted).
-    pub(super) at_quote: bool,
-}
-
-/// The comma that was the last non-whitespace character of the body.
+/// A comma that ends the body so far (whitespace after it allowed): if the
+/// next quote opens a key, the string ended before it.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Comma {
+    /// Where it was read.
     pub(super) input: usize,
+    /// Where it is in the output.
     pub(super) out: usize,
-    pub(super) mark_before: usize,
+    /// Fixes recorded before it.
     pub(super) n_fixes: usize,
+}
+
+/// How a string was opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Escaping {
+    /// By a quote.
+    Plain,
+    /// By `\"`, as in a document escaped twice (`{\"a\": 1}`): `\"` closes it.
+    Twice,
 }
 
 /// An open string.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Str {
     pub(super) open: Quote,
-    pub(super) key: bool,
-    /// Opened by `\"` (a string escaped twice, as in `{\"a\": 1}`): `\"` closes it.
-    pub(super) escaped: bool,
-    /// Output position of the first body byte.
-    pub(super) body_start: usize,
-    pub(super) cut: Option<Cut>,
-    /// The cut window has passed: the string is kept whole.
-    pub(super) whole: bool,
-    /// The last non-whitespace input byte of the body (the opening quote at first).
-    pub(super) prev: u8,
+    pub(super) role: Role,
+    pub(super) escaping: Escaping,
+    /// How many quotes were judged to be inside the string.
+    pub(super) inner_quotes: u32,
     pub(super) comma: Option<Comma>,
-    /// How many of each bracket the body holds, `(`, `)`, `[`, `]`, `{`, `}`,
-    /// counted up to output position `counted` (counting resumes there, so
-    /// a body is counted once however often the question is asked, and
-    /// output forgotten under [`Retain::Unreturned`](super::Retain) keeps its count).
-    pub(super) brackets: [u32; 6],
-    pub(super) counted: usize,
+    /// Open brackets of the body per kind (`()`, `[]`, `{}`), counted up to
+    /// output position `counted` (a closer with nothing open is ignored).
+    balance: [u32; 3],
+    /// `balance` when the last inner quote was found.
+    balance_at_inner: [u32; 3],
+    counted: usize,
+    /// The quote at input position `.0` is not judged again before input
+    /// position `.1` has arrived (the window it needs doubles each time, so
+    /// a quote fed one byte at a time costs linear time, not quadratic).
+    pub(super) retry: (usize, usize),
 }
 
 impl Str {
-    fn new(open: Quote, key: bool, escaped: bool, body_start: usize) -> Self {
+    pub(super) fn new(open: Quote, role: Role, escaping: Escaping, body_start: usize) -> Self {
         Str {
             open,
-            key,
-            escaped,
-            body_start,
-            cut: None,
-            whole: false,
-            prev: b'"',
+            role,
+            escaping,
+            inner_quotes: 0,
             comma: None,
-            brackets: [0; 6],
+            balance: [0; 3],
+            balance_at_inner: [0; 3],
             counted: body_start,
+            retry: (usize::MAX, 0),
         }
     }
 
     pub(super) fn is_key(&self) -> bool {
-        self.key
+        self.role == Role::Key
     }
 
-    /// Whether the fast lane may finish this string: opened by `"`, not escaped twice.
+    /// Whether the fast lane may finish this string: opened by `"`, not
+    /// escaped twice, no inner quote found in it.
     pub(super) fn is_plain(&self) -> bool {
-        self.open == Quote::Double && !self.escaped
+        self.open == Quote::Double && self.escaping == Escaping::Plain && self.inner_quotes == 0
     }
 
     /// The output position below which this string's body may be committed.
     pub(super) fn keep_from(&self) -> Option<usize> {
-        self.cut.map(|cut| cut.body_end)
+        self.comma.map(|comma| comma.out)
     }
 
-    /// The number of fixes below which none can be retracted by a cut.
+    /// The number of fixes below which none can be retracted.
     pub(super) fn retract_point(&self) -> Option<usize> {
-        match (self.cut, self.comma) {
-            (Some(cut), Some(comma)) => Some(cut.n_fixes.min(comma.n_fixes)),
-            (Some(cut), None) => Some(cut.n_fixes),
-            (None, Some(comma)) => Some(comma.n_fixes),
-            (None, None) => None,
-        }
+        self.comma.map(|comma| comma.n_fixes)
     }
 
-    /// The input position a cut may return to.
+    /// The input position the string may return to.
     pub(super) fn rewind_point(&self) -> Option<usize> {
-        self.cut.map(|cut| cut.resume)
+        self.comma.map(|comma| comma.input)
     }
 
     /// Count the brackets of body output not counted yet (`out` starts at
     /// output position `out_base`).
     pub(super) fn count_brackets(&mut self, out: &str, out_base: usize) {
         let from = self.counted.max(out_base) - out_base;
-        let new = &out.as_bytes()[from..];
-        for (count, bracket) in self.brackets.iter_mut().zip(b"()[]{}") {
-            *count += memchr::memchr_iter(*bracket, new).count() as u32;
+        let Some(new) = out.as_bytes().get(from..) else {
+            return;
+        };
+        // Only bracket bytes matter; most bodies have few, so skip to them.
+        let mut rest = new;
+        while let Some(k) = rest
+            .iter()
+            .position(|&b| matches!(b, b'(' | b')' | b'[' | b']' | b'{' | b'}'))
+        {
+            let (kind, opens) = match rest[k] {
+                b'(' => (0, true),
+                b')' => (0, false),
+                b'[' => (1, true),
+                b']' => (1, false),
+                b'{' => (2, true),
+                _ => (2, false),
+            };
+            if opens {
+                self.balance[kind] += 1;
+            } else {
+                self.balance[kind] = self.balance[kind].saturating_sub(1);
+                self.balance_at_inner[kind] = self.balance_at_inner[kind].min(self.balance[kind]);
+            }
+            rest = &rest[k + 1..];
         }
         self.counted = out_base + out.len();
     }
 
-    /// Output before `to` is about to be forgotten: count what the
-    /// string-end decision needs first. Returns how much may be forgotten: a
-    /// body short enough to be a URL scheme is kept whole.
-    pub(super) fn forget(&mut self, out: &str, out_base: usize, to: usize) -> usize {
-        let body = self.body_start.saturating_sub(out_base);
-        if body >= to {
-            return to;
-        }
-        if out.len() - body <= 8 {
-            return body;
-        }
-        self.count_brackets(out, out_base);
-        to
+    /// Record an inner quote (after counting the brackets before it).
+    pub(super) fn note_inner(&mut self) {
+        self.inner_quotes += 1;
+        self.balance_at_inner = self.balance;
     }
 
-    pub(super) fn tracking(&self) -> bool {
-        self.cut.is_none() && !self.whole
+    /// Per kind: whether a bracket the body opened before its last inner
+    /// quote is still open.
+    pub(super) fn enclosed(&self) -> [bool; 3] {
+        self.balance_at_inner
+            .map(|n| self.inner_quotes > 0 && n > 0)
+    }
+
+    /// Which closers (`)`, `]`, `}`) would close a bracket the body opened.
+    pub(super) fn open_brackets(&self) -> [bool; 3] {
+        self.balance.map(|n| n > 0)
+    }
+
+    /// How many brackets of each kind the body has open.
+    pub(super) fn balance(&self) -> [u32; 3] {
+        self.balance
+    }
+
+    /// Output before `to` is about to be forgotten: count its brackets
+    /// first. (Nothing the string may still take back is ever forgotten:
+    /// only committed output is.)
+    pub(super) fn forget(&mut self, out: &str, out_base: usize, to: usize) -> usize {
+        self.count_brackets(out, out_base);
+        to
     }
 }
 
 impl Machine<'_> {
     /// Open a string at the quote at `i` (of `len` bytes).
-    pub(super) fn begin_string(&mut self, quote: Quote, len: usize, key: bool) {
+    pub(super) fn begin_string(&mut self, quote: Quote, len: usize, role: Role) {
+        if role == Role::Key {
+            self.hold_key();
+        }
         if quote != Quote::Double {
             self.fix(FixKind::ReplacedQuotes, self.i);
         }
         self.emit("\"");
         self.i += len;
-        self.string = Some(Str::new(quote, key, false, self.out_len()));
+        self.string = Some(Str::new(quote, role, Escaping::Plain, self.out_len()));
         self.state = State::Str;
     }
 
     /// Open a string escaped twice (`\"hello\"`) at the backslash at `i`.
-    pub(super) fn begin_escaped_string(&mut self, quote: Quote, len: usize, key: bool) {
+    pub(super) fn begin_escaped_string(&mut self, quote: Quote, len: usize, role: Role) {
         self.fix(FixKind::RemovedEscape, self.i);
         self.i += 1;
-        self.begin_string(quote, len - 1, key);
+        self.begin_string(quote, len - 1, role);
         if let Some(s) = self.string.as_mut() {
-            s.escaped = true;
+            s.escaping = Escaping::Twice;
         }
     }
 
@@ -179,7 +202,12 @@ impl Machine<'_> {
             self.fix(FixKind::ReplacedQuotes, self.i);
         }
         self.i += len;
-        self.string = Some(Str::new(quote, false, false, self.out_len()));
+        self.string = Some(Str::new(
+            quote,
+            Role::Value,
+            Escaping::Plain,
+            self.out_len(),
+        ));
         self.state = State::Str;
     }
 
@@ -199,42 +227,29 @@ impl Machine<'_> {
             self.state = State::After;
             return Ok(());
         };
-        if let Some(cut) = s.cut
-            && self.i > cut.resume + WINDOW
+        if let Some(comma) = s.comma
+            && self.i > comma.input + LOOKAHEAD
         {
-            s.cut = None;
+            // Whitespace this long after a comma is text.
             s.comma = None;
-            s.whole = true;
             self.string = Some(s);
         }
         let rest = self.rest();
         if rest.is_empty() {
             return Err(Halt::Need);
         }
-        let n = special_pos(rest, s.open, s.tracking());
+        let n = special_pos(rest, s.open);
         if n > 0 {
             return self.string_run(n);
         }
         let b = rest[0];
         let n_rest = rest.len();
-        let quote = lex::quote_at(rest);
-        if s.tracking() && lex::is_bare_delimiter(b) {
-            if b == b'/' && self.url_scheme_before(&s)? {
-                // `"https://…`: the `//` does not end a string missing its end quote.
-                return self.string_url(&s);
-            }
-            self.set_cut(false, 0);
-            if b != b'\n' {
-                return self.string_run(1);
-            }
-        }
         match b {
-            b'\\' if s.escaped => match self.escaped_quote()? {
+            b'\\' if s.escaping == Escaping::Twice => match self.escaped_quote()? {
                 Some((quote, len)) if lex::closes(s.open, quote) => self.string_quote(quote, len),
                 // `\\"` in a string escaped twice is an escaped quote inside it.
                 _ if self.rest().starts_with(b"\\\\\"") => {
-                    self.emit("\\\"");
-                    self.note_prev(b'"');
+                    self.emit_body("\\\"");
                     self.i += 3;
                     Ok(())
                 }
@@ -251,14 +266,18 @@ impl Machine<'_> {
                     _ => "",
                 };
                 self.fix(FixKind::EscapedControl, self.i);
+                let comma = s.comma;
                 if escaped.is_empty() {
                     let hex = format!("\\u{b:04x}");
-                    self.emit(&hex);
+                    self.emit_body(&hex);
                 } else {
-                    self.emit(escaped);
+                    self.emit_body(escaped);
                 }
-                if !lex::is_ws(b) {
-                    self.note_prev(b);
+                if lex::is_ws(b)
+                    && let Some(s) = self.string.as_mut()
+                {
+                    // Whitespace after a trailing comma keeps it trailing.
+                    s.comma = comma;
                 }
                 self.i += 1;
                 Ok(())
@@ -267,14 +286,13 @@ impl Machine<'_> {
                 if n_rest < lex::utf8_len(b) && !self.eof {
                     return Err(Halt::Need);
                 }
-                match quote {
+                match lex::quote_at(rest) {
                     Some((quote, len)) if lex::closes(s.open, quote) => {
                         self.string_quote(quote, len)
                     }
                     Some((Quote::Double, _)) => {
                         // A `"` inside a string opened by another quote.
-                        self.emit("\\\"");
-                        self.note_prev(b'"');
+                        self.emit_body("\\\"");
                         self.i += 1;
                         Ok(())
                     }
@@ -285,24 +303,12 @@ impl Machine<'_> {
         }
     }
 
-    pub(super) fn note_prev(&mut self, b: u8) {
+    /// Write body text that is not a plain run (an escape, a replaced
+    /// character): it ends any trailing comma.
+    pub(super) fn emit_body(&mut self, text: &str) {
+        self.emit(text);
         if let Some(s) = self.string.as_mut() {
-            s.prev = b;
             s.comma = None;
-        }
-    }
-
-    pub(super) fn set_cut(&mut self, at_quote: bool, resume_skip: usize) {
-        let out_len = self.out_len();
-        let cut = Cut {
-            resume: self.i + resume_skip,
-            body_end: if at_quote { out_len } else { self.mark },
-            out_len,
-            n_fixes: self.fix_count(),
-            at_quote,
-        };
-        if let Some(s) = self.string.as_mut() {
-            s.cut = Some(cut);
         }
     }
 
@@ -328,8 +334,7 @@ impl Machine<'_> {
                     None => n,
                 };
                 self.fix(FixKind::ReplacedInvalidUtf8, self.i);
-                self.emit("\u{FFFD}");
-                self.note_prev(b'?');
+                self.emit_body("\u{FFFD}");
                 self.i += bad;
                 return Ok(());
             }
@@ -338,20 +343,17 @@ impl Machine<'_> {
         let valid = run.len();
         let out_start = self.out_len();
         self.out.push_str(text);
+        // Body text is data: it is written whole and the mark follows it.
+        self.mark = self.out_len();
+        self.pending_comma = None;
+        self.started = true;
         if let Some(p) = run.iter().rposition(|&b| !lex::is_ws(b)) {
-            let last = run[p];
-            let comma = (last == b',').then(|| Comma {
+            let comma = (run[p] == b',').then(|| Comma {
                 input: self.i + p,
                 out: out_start + p,
-                mark_before: run[..p]
-                    .iter()
-                    .rposition(|&b| !lex::is_ws(b))
-                    .map_or(self.mark, |q| out_start + q + 1),
                 n_fixes: self.fix_count(),
             });
-            self.mark = out_start + p + 1;
             if let Some(s) = self.string.as_mut() {
-                s.prev = last;
                 s.comma = comma;
             }
         }
@@ -369,27 +371,23 @@ impl Machine<'_> {
             b'\n' => {
                 // A backslash before a raw newline: a newline was meant.
                 self.fix(FixKind::EscapedControl, self.i);
-                self.emit("\\n");
-                self.note_prev(b'n');
+                self.emit_body("\\n");
                 self.i += 2;
             }
             b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
                 let pair = [b'\\', next];
-                self.emit(ascii(&pair));
-                self.note_prev(next);
+                self.emit_body(ascii(&pair));
                 self.i += 2;
             }
             b'\'' => {
                 self.fix(FixKind::RemovedEscape, self.i);
-                self.emit("'");
-                self.note_prev(next);
+                self.emit_body("'");
                 self.i += 2;
             }
             b'u' => return self.string_unicode(),
             _ => {
                 self.fix(FixKind::EscapedBackslash, self.i);
-                self.emit("\\\\");
-                self.note_prev(b'\\');
+                self.emit_body("\\\\");
                 self.i += 1;
             }
         }
@@ -423,13 +421,12 @@ impl Machine<'_> {
         };
         if replace {
             self.fix(FixKind::ReplacedSurrogate, self.i);
-            self.emit("\\ufffd");
+            self.emit_body("\\ufffd");
         } else {
             let at = self.i - self.base;
             let text = ascii(&self.src[at..at + len]).to_owned();
-            self.emit(&text);
+            self.emit_body(&text);
         }
-        self.note_prev(b'u');
         self.i += len;
         Ok(())
     }
@@ -443,8 +440,7 @@ impl Machine<'_> {
                 Some(h) if h.is_ascii_hexdigit() => code = code * 16 + hex_value(h),
                 Some(_) => {
                     self.fix(FixKind::EscapedBackslash, self.i);
-                    self.emit("\\\\");
-                    self.note_prev(b'\\');
+                    self.emit_body("\\\\");
                     self.i += 1;
                     return Ok(None);
                 }
@@ -480,27 +476,19 @@ fn hex_value(h: u8) -> u32 {
 }
 
 /// The offset of the first byte of `bytes` that a plain copy cannot take,
-/// for a string opened by `open`; with `tracking`, delimiters stop it too.
-fn special_pos(bytes: &[u8], open: Quote, tracking: bool) -> usize {
+/// for a string opened by `open`.
+fn special_pos(bytes: &[u8], open: Quote) -> usize {
     // Every scan stops at the first byte that needs attention, control
     // characters included, so a run of them costs one step each, not a scan
     // to the far end of the body each.
-    let limit = match open {
+    match open {
         Quote::Double => find_quote_escape_or_control(bytes),
         Quote::Single => find_special(bytes, [b'\'', b'"', b'\\']),
         Quote::DoubleLike | Quote::SingleLike => bytes.iter().position(|&b| {
             matches!(b, b'"' | b'\'' | b'`' | b'\\' | 0xC2 | 0xE2 | 0xEF) || b < 0x20
         }),
     }
-    .unwrap_or(bytes.len());
-    if tracking {
-        bytes[..limit]
-            .iter()
-            .position(|&b| BARE_DELIMITER[usize::from(b)])
-            .unwrap_or(limit)
-    } else {
-        limit
-    }
+    .unwrap_or(bytes.len())
 }
 
 /// The offset of the first `"`, `\\` or control character (below U+0020):
@@ -546,17 +534,6 @@ fn find_special(bytes: &[u8], stops: [u8; 3]) -> Option<usize> {
         .position(|&b| stops.contains(&b) || b < 0x20)
         .map(|k| offset + k)
 }
-
-/// [`lex::is_bare_delimiter`] as a table, for the scan of string bodies.
-static BARE_DELIMITER: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        table[b] = lex::is_bare_delimiter(b as u8);
-        b += 1;
-    }
-    table
-};
 
 #[cfg(test)]
 mod tests {

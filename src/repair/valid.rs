@@ -212,7 +212,7 @@ mod tests {
                     continue;
                 }
                 yes += 1;
-                let machine = Machine::whole(Options::default(), &variant).unwrap();
+                let machine = Machine::whole(Options::default(), None, &variant).unwrap();
                 assert_eq!(
                     machine.verdict(),
                     Verdict::Valid,

@@ -69,20 +69,16 @@ fn schema_options() -> ToolOptions {
 fn schema_coercions() {
     let options = schema_options();
     let cases = [
-        (
-            r#"{"n": "5"}"#,
-            r#"{"n": 5, "limit": 10}"#,
-            vec!["coerced_number", "filled_default"],
-        ),
+        (r#"{"n": "5"}"#, r#"{"n": 5}"#, vec!["coerced_number"]),
         (
             r#"{"n": 1, "flag": "true", "ratio": " 2.5 "}"#,
-            r#"{"n": 1, "flag": true, "ratio": 2.5, "limit": 10}"#,
-            vec!["coerced_boolean", "coerced_number", "filled_default"],
+            r#"{"n": 1, "flag": true, "ratio": 2.5}"#,
+            vec!["coerced_boolean", "coerced_number"],
         ),
         (
             r#"{"n": 1, "flag": 0, "name": 12.50}"#,
-            r#"{"n": 1, "flag": false, "name": "12.50", "limit": 10}"#,
-            vec!["coerced_boolean", "coerced_string", "filled_default"],
+            r#"{"n": 1, "flag": false, "name": "12.50"}"#,
+            vec!["coerced_boolean", "coerced_string"],
         ),
         (
             r#"{"n": 1, "tags": "solo", "limit": 3}"#,
@@ -91,10 +87,10 @@ fn schema_coercions() {
         ),
         (
             r#"{"result": {"n": "2"}}"#,
-            r#"{"n": 2, "limit": 10}"#,
-            vec!["unwrapped_object", "coerced_number", "filled_default"],
+            r#"{"n": 2}"#,
+            vec!["unwrapped_object", "coerced_number"],
         ),
-        // Unknown keys are kept; nothing is invented for `mode` (no default).
+        // Unknown keys are kept; nothing is invented, not even `limit`'s default.
         (
             r#"{"n": 1, "extra": "x", "limit": 1}"#,
             r#"{"n": 1, "extra": "x", "limit": 1}"#,
@@ -113,7 +109,8 @@ fn schema_coercions() {
         assert_eq!(kinds(&normalized), expected, "{raw}");
     }
     let missing = run("t", "{}", &options);
-    assert_eq!(missing.text(), r#"{"limit":10}"#);
+    // A default is the tool's to apply: nothing the model did not write is added.
+    assert_eq!(missing.text(), "{}");
     let problems: Vec<String> = missing
         .violations()
         .iter()
@@ -167,7 +164,7 @@ fn schema_fix_offsets_point_into_the_input() {
         .find(|f| f.kind == ToolFixKind::CoercedBoolean);
     assert_eq!(coerced.map(|f| f.offset), raw.find("'yes'"));
     let line = run("t", "--n 7 --flag yes", &options);
-    assert_eq!(line.text(), r#"{"n":7,"flag":true,"limit":10}"#);
+    assert_eq!(line.text(), r#"{"n":7,"flag":true}"#);
     assert_eq!(
         line.fixes()
             .iter()
