@@ -153,7 +153,9 @@ pub(super) fn key_at(c: Cursor<'_>, stray: Stray) -> Scan<Fit> {
             match c.at(k).peek()? {
                 // The input ends in the key: after a comma, a member cut off
                 // (unless the "key" holds structure: `,"}` ends a document).
-                None if stray == Stray::Allowed && !has_structure(&c.bytes[start..k]) => {
+                None if stray == Stray::Allowed
+                    && !has_structure(&c.bytes[start..k.min(c.bytes.len())]) =>
+                {
                     return Ok(Fit::Eof);
                 }
                 None | Some(b'\n') => return Ok(Fit::Misfit),
