@@ -136,6 +136,15 @@ fn chunked_check_holds_on_every_seed() {
                 ));
             }
         }
+        // With the engine told which keys the objects may have (issue 11).
+        let hints = argmend::Hints::from_fields(checks::HINTED_KEYS);
+        let pieces = checks::chunks(&input, &[1]);
+        if let Err(failure) = checks::check_chunked_with(&input, &pieces, Some(&hints)) {
+            failures.push(format!(
+                "{} (hinted, 1-byte chunks): {failure}",
+                name(&path)
+            ));
+        }
         // The file read as the chunked fuzz target reads its input.
         if let Err(failure) = checks::check_chunked_fuzz(&input) {
             let (lengths, _) = checks::split_fuzz_input(&input);

@@ -8,7 +8,7 @@
 
 #![allow(dead_code)] // the replay test does not use every helper
 
-use argmend::{Fix, Options, Repairer, Verdict};
+use argmend::{Fix, Hints, Options, Repairer, Verdict};
 
 /// What a run produced, for comparing one-shot and chunked runs.
 #[derive(Debug, PartialEq, Eq)]
@@ -113,25 +113,47 @@ pub fn chunks<'a>(input: &'a [u8], lengths: &[usize]) -> Vec<&'a [u8]> {
     out
 }
 
-/// The chunked target on a raw fuzz input (header, then JSON).
+/// The keys the chunked target's hinted runs declare: tool fields and the
+/// short names fuzz inputs are likely to hold.
+pub const HINTED_KEYS: [&str; 8] = [
+    "a", "b", "k", "path", "content", "command", "old_str", "new_str",
+];
+
+/// The chunked target on a raw fuzz input (header, then JSON). Bit 3 of the
+/// header byte runs it with [`HINTED_KEYS`] as the engine's hints.
 pub fn check_chunked_fuzz(data: &[u8]) -> Result<(), String> {
     let (lengths, input) = split_fuzz_input(data);
-    check_chunked(input, &chunks(input, &lengths))
+    let hints = data
+        .first()
+        .is_some_and(|&b| b & 0x08 != 0)
+        .then(|| Hints::from_fields(HINTED_KEYS));
+    check_chunked_with(input, &chunks(input, &lengths), hints.as_ref())
+}
+
+/// [`check_chunked_with`] without hints.
+pub fn check_chunked(input: &[u8], pieces: &[&[u8]]) -> Result<(), String> {
+    check_chunked_with(input, pieces, None)
 }
 
 /// Feeding `pieces` (whose concatenation is `input`) gives the same text,
 /// verdict and fixes as one-shot (or the same limit error); the outputs of
 /// `feed` concatenate to a prefix of the final text; and after every chunk a
 /// non-empty snapshot parses and starts with everything committed so far.
-pub fn check_chunked(input: &[u8], pieces: &[&[u8]]) -> Result<(), String> {
+pub fn check_chunked_with(
+    input: &[u8],
+    pieces: &[&[u8]],
+    hints: Option<&Hints>,
+) -> Result<(), String> {
     debug_assert_eq!(pieces.concat(), input);
-    let oneshot = argmend::repair_with(input, Options::default()).map(|o| Run {
+    let none = Hints::default();
+    let hints = hints.unwrap_or(&none);
+    let oneshot = argmend::repair_with_hints(input, Options::default(), hints).map(|o| Run {
         text: o.text().to_owned(),
         verdict: o.verdict(),
         fixes: o.fixes().to_vec(),
     });
 
-    let mut repairer = Repairer::new(Options::default());
+    let mut repairer = Repairer::with_hints(Options::default(), hints.clone());
     let mut committed = String::new();
     let mut fed = 0;
     for (i, piece) in pieces.iter().enumerate() {
