@@ -219,6 +219,21 @@ fn benches(c: &mut Criterion) {
     family(c, "escaped_quotes_in_string", Mode::Oneshot, big, |n| {
         in_string(&repeated(b"\\\"", n))
     });
+    // Issue 11: code whose quotes were not escaped, so every quote is judged
+    // (and looks further ahead): calls, a dict inside an opened bracket (the
+    // later-quote searches), and `", "k": ` patterns that look like members.
+    family(c, "unescaped_code", Mode::Oneshot, big, |n| {
+        in_string(&repeated(b"print(\"a\", \"b\"); ", n))
+    });
+    family(c, "unescaped_code", Mode::Feed1, feed, |n| {
+        in_string(&repeated(b"print(\"a\", \"b\"); ", n))
+    });
+    family(c, "unescaped_dict", Mode::Oneshot, big, |n| {
+        in_string(&repeated(b"d = {\"k\": \"v\", \"n\": 1, ", n))
+    });
+    family(c, "unescaped_dict", Mode::Feed1, feed, |n| {
+        in_string(&repeated(b"d = {\"k\": \"v\", \"n\": 1, ", n))
+    });
     family(c, "invalid_utf8", Mode::Oneshot, big, invalid_utf8);
     family(c, "invalid_utf8", Mode::Feed4k, big, invalid_utf8);
     family(c, "nul", Mode::Oneshot, big, |n| vec![0; n]);
