@@ -33,6 +33,24 @@
 //!
 //! Bad syntax is never an error; only the limits in [`Options`] are ([`Error`]).
 //!
+//! ## Strings as a stream sees them
+//!
+//! String text is committed as it arrives; only a quote waits, and it ends
+//! its string only if what follows continues the open containers (a comma
+//! and a key with its colon, a closer, the end). Code whose quotes the model
+//! forgot to escape stays whole, its quotes escaped and reported. [`Hints`]
+//! (the keys the objects may have, from a JSON Schema) sharpen the decision:
+//!
+//! ```
+//! let hints = argmend::Hints::from_fields(["path", "content"]);
+//! let raw = br#"{"path": "a.py", "content": "print("hi, there")"}"#;
+//! let outcome = argmend::repair_with_hints(raw, argmend::Options::default(), &hints).unwrap();
+//! assert_eq!(outcome.text(), r#"{"path": "a.py", "content": "print(\"hi, there\")"}"#);
+//! ```
+//!
+//! A stream cut off shows what was read: a cut string keeps its text, a key
+//! without its colon is left out, `tr` is `true`, `2e` is `2`.
+//!
 //! ## Tools
 //!
 //! [`tools`] holds what an agent calls with a verb and arguments:
