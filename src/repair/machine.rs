@@ -227,9 +227,11 @@ pub(super) struct Machine<'a> {
     pub(super) taken_repairs: bool,
     /// The key being written (see [`KeyHold`]).
     pub(super) key_hold: Option<KeyHold>,
-    /// The output position of an opening bracket at the top level that a
-    /// fence right after it (`{```json`) would remove.
-    pub(super) open_hold: Option<usize>,
+    /// An opening bracket at the top level that a fence right after it
+    /// (`{```json`) would remove: where the output may be committed up to
+    /// (before the whitespace that precedes the bracket), and where the
+    /// bracket is.
+    pub(super) open_hold: Option<(usize, usize)>,
     /// A value found inside prose (see [`Tentative`]).
     pub(super) tentative: Option<Tentative>,
     /// Whether the document has written a key without quotes: then `, key:`
@@ -485,7 +487,7 @@ impl<'a> Machine<'a> {
         }
         for held in [
             self.key_hold.map(|k| k.out),
-            self.open_hold,
+            self.open_hold.map(|(commit_to, _)| commit_to),
             self.tentative.map(|t| t.out),
         ]
         .into_iter()

@@ -18,10 +18,12 @@ impl Machine<'_> {
             Token::BraceOpen | Token::BracketOpen => {
                 // A fence right after it (`{```json`) would remove the
                 // bracket, so it stays provisional until the next token.
-                let at = self.out_len();
+                // (The whitespace before it is held too, so that what is
+                // committed does not depend on where a chunk ended.)
+                let hold = (self.mark, self.out_len());
                 self.begin_value(token, len)?;
                 if self.stack.len() == 1 {
-                    self.open_hold = Some(at);
+                    self.open_hold = Some(hold);
                 }
                 Ok(())
             }
@@ -207,8 +209,10 @@ impl Machine<'_> {
 
     /// A fence right after the top-level opening bracket (`{```json`):
     /// the bracket and the fence go, and the value starts after the tag.
-    fn fence_after_bracket(&mut self, at: usize, len: usize) -> Step {
+    fn fence_after_bracket(&mut self, (mark, at): (usize, usize), len: usize) -> Step {
         self.truncate_out(at);
+        // The whitespace before the bracket is trailing again.
+        self.mark = mark;
         self.stack.clear();
         self.started = false;
         self.fix(FixKind::RemovedFence, self.i);
@@ -350,10 +354,10 @@ impl Machine<'_> {
     }
 
     pub(super) fn on_value(&mut self, token: Token, len: usize) -> Step {
-        if let Some(at) = self.open_hold.take()
+        if let Some(hold) = self.open_hold.take()
             && token == Token::Fence
         {
-            return self.fence_after_bracket(at, len);
+            return self.fence_after_bracket(hold, len);
         }
         let top = self.stack.last().copied();
         let in_object = top == Some(Frame::Object);
@@ -398,10 +402,10 @@ impl Machine<'_> {
     }
 
     pub(super) fn on_key(&mut self, token: Token, len: usize) -> Step {
-        if let Some(at) = self.open_hold.take()
+        if let Some(hold) = self.open_hold.take()
             && token == Token::Fence
         {
-            return self.fence_after_bracket(at, len);
+            return self.fence_after_bracket(hold, len);
         }
         match token {
             Token::Comma => {
