@@ -560,3 +560,31 @@ fn inputs_built_to_defeat_the_lookahead() {
     input.extend_from_slice(b"\"}");
     check(&input, &[4093, 1], "a quote every 4097 bytes");
 }
+
+// ---------------------------------------------------------------------------
+// Issue 11: what stays provisional is bounded.
+// ---------------------------------------------------------------------------
+
+/// A key is held back until its colon, but not forever: past 64 KiB it is
+/// committed (so an endless key cannot hold the whole stream), and the end of
+/// input then keeps it with a `null` value instead of dropping it.
+#[test]
+fn a_long_key_is_committed_past_the_window() {
+    let mut input = b"{\"a\": 1, \"".to_vec();
+    input.extend(std::iter::repeat_n(b'k', 200 * KIB));
+    let mut repairer =
+        argmend::Repairer::new(argmend::Options::default().retain(argmend::Retain::Unreturned));
+    let mut committed = String::new();
+    for chunk in input.chunks(4093) {
+        committed.push_str(repairer.feed(chunk).expect("no limit is crossed"));
+    }
+    assert!(
+        committed.len() > 100 * KIB && committed.ends_with("kkk"),
+        "only {} bytes committed of a 200 KiB key",
+        committed.len()
+    );
+    let rest = repairer.finish().expect("no limit is crossed");
+    assert_eq!(rest.text(), "\":null}");
+    // A short key cut off is dropped (issue 11).
+    assert_eq!(argmend::repair(b"{\"a\": 1, \"kkk").text(), "{\"a\": 1}");
+}

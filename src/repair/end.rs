@@ -3,6 +3,9 @@
 use super::machine::{Frame, Machine, State};
 use super::{Fix, FixKind, Retain, Verdict};
 
+/// The longest scalar still being typed that a snapshot shows.
+const PENDING_SCALAR: usize = 64;
+
 impl Machine<'_> {
     // ----- end of input -----
 
@@ -143,7 +146,10 @@ impl Machine<'_> {
     /// else, or when the number needs more than trimming.
     fn pending_scalar(&self) -> Option<&str> {
         let rest = self.rest();
-        if rest.is_empty() {
+        // A token this long is not a literal, and checking a number this long
+        // after every chunk would cost the square of its length: it shows
+        // once it is complete.
+        if rest.is_empty() || rest.len() > PENDING_SCALAR {
             return None;
         }
         if let Some(literal) = super::scalar::literal_prefix(rest) {

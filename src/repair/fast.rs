@@ -101,6 +101,12 @@ impl Machine<'_> {
             let Some(e) = scan_body(src, start) else {
                 return Ok(());
             };
+            // The machine judged this quote already and waits for more
+            // bytes: do not ask again before it would (see `string_quote`).
+            let retry = self.string.map_or((usize::MAX, 0), |s| s.retry);
+            if !self.eof && retry.0 == self.base + e - 1 && self.bytes_fed() < retry.1 {
+                return Ok(());
+            }
             let ends = if key {
                 string_ends(src, e, true, top).is_some()
             } else {

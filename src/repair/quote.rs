@@ -118,7 +118,7 @@ impl Machine<'_> {
             self.state = State::After;
             return;
         };
-        if s.role == Role::Key {
+        if s.role == Role::Key && self.key_hold.is_some() {
             self.drop_key();
             return;
         }

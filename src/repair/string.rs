@@ -12,7 +12,7 @@
 
 use super::FixKind;
 use super::judge::Role;
-use super::machine::{Halt, LOOKAHEAD, Machine, State, Step, ascii, text_at};
+use super::machine::{Halt, LOOKAHEAD, Machine, State, Step, WINDOW, ascii, text_at};
 use crate::lex::{self, Quote};
 
 /// A comma that ends the body so far (whitespace after it allowed): if the
@@ -233,6 +233,12 @@ impl Machine<'_> {
             // Whitespace this long after a comma is text.
             s.comma = None;
             self.string = Some(s);
+        }
+        if let Some(key) = self.key_hold
+            && self.i > key.input + WINDOW
+        {
+            // A key this long is shown, and kept at the end of input.
+            self.key_hold = None;
         }
         let rest = self.rest();
         if rest.is_empty() {
