@@ -740,6 +740,17 @@ fn properties_regressions() {
         (LONG_FRACTION_EXPONENT.as_bytes(), &[1, 5]),
         (LONG_WORDS.as_bytes(), &[1, 3]),
     ];
+    // Issue 11: a valid value string followed by a key longer than the
+    // judge's key limit, and by one longer than the lookahead window (with
+    // structure in it), must still end there when fed in chunks.
+    let long_key = format!("{{\"a\":\"x\",\"{}\":1}}", "k".repeat(300));
+    let window_key = format!("{{\"a\":\"x\",\"{}\":1}}", "k,:}".repeat(1300));
+    let owned: [(&[u8], &[usize]); 3] = [
+        (long_key.as_bytes(), &[1]),
+        (long_key.as_bytes(), &[5]),
+        (window_key.as_bytes(), &[7]),
+    ];
+    let cases: Vec<(&[u8], &[usize])> = cases.iter().copied().chain(owned).collect();
     let failures: Vec<String> = cases
         .iter()
         .filter_map(|(input, sizes)| {

@@ -4,6 +4,7 @@ use super::MAX_KEY;
 use super::cursor::{Cursor, Scan};
 use crate::lex::{self, Quote};
 use crate::repair::machine::Frame;
+use crate::repair::machine::LOOKAHEAD;
 
 /// What follows a value, read as a continuation of its containers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,9 +153,11 @@ pub(super) fn key_at(c: Cursor<'_>, stray: Stray) -> Scan<Fit> {
         loop {
             match c.at(k).peek()? {
                 // The input ends in the key: after a comma, a member cut off
-                // (unless the "key" holds structure: `,"}` ends a document).
+                // (unless the "key" holds structure: `,"}` ends a document);
+                // the window ends in it: a long key, as valid JSON may have.
                 None if stray == Stray::Allowed
-                    && !has_structure(&c.bytes[start..k.min(c.bytes.len())]) =>
+                    && (c.bytes.len() >= LOOKAHEAD
+                        || !has_structure(&c.bytes[start..k.min(c.bytes.len())])) =>
                 {
                     return Ok(Fit::Eof);
                 }
@@ -162,9 +165,6 @@ pub(super) fn key_at(c: Cursor<'_>, stray: Stray) -> Scan<Fit> {
                 Some(b'\\') => k += 2,
                 Some(q) if q == b => break,
                 Some(_) => k += 1,
-            }
-            if k - start > MAX_KEY {
-                return Ok(Fit::Misfit);
             }
         }
         ((start, k), true, c.at(k + 1))
