@@ -76,3 +76,18 @@ fn valid_input_is_handed_back_only_for_first() {
     let first = repair_with(br#"{"a":1}"#, Options::default()).unwrap();
     assert!(matches!(first.into_text(), std::borrow::Cow::Borrowed(_)));
 }
+
+/// Issue 11: a top-level string followed by another value ends there, so
+/// NDJSON of strings keeps every line (a quote followed by plain text at the
+/// top level is still inside its string: `"24" screen"`).
+#[test]
+fn top_level_strings_end_before_the_next_value() {
+    check("\"a\"\n\"b\"\n", Values::Lines, "\"a\"\n\"b\"\n");
+    check("\"a\" \"b\"", Values::Array, "[\"a\", \"b\"]");
+    check("\"a\" \"b\"", Values::First, "\"a\" ");
+    check(
+        "\"The TV has a 24\" screen\"",
+        Values::First,
+        "\"The TV has a 24\\\" screen\"",
+    );
+}

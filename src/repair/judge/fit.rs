@@ -47,6 +47,14 @@ pub(super) fn fit_after_value(c: &mut Cursor<'_>, frames: &[Frame], open: Quote)
         return Ok(Fit::Eof);
     }
     let Some(&top) = frames.last() else {
+        // After a top-level value: another value (`Values::Lines` and
+        // `Values::Array` keep it; `Values::First` drops it), or text.
+        if starts_value(b) && (!b.is_ascii_alphabetic() || c.literal()?) {
+            return Ok(Fit::Element {
+                at: c.pos,
+                comma: false,
+            });
+        }
         return Ok(Fit::Trailing);
     };
     if matches!(b, b'}' | b']' | b')') {
