@@ -297,6 +297,32 @@ fn render_malformed(value: &Value, mask: u16, seed: u64) -> Vec<u8> {
     bytes
 }
 
+/// Valid JSON whose keys and strings may be long (up to a few hundred bytes,
+/// past the engine's key limit) and hold every kind of delimiter.
+fn long_valid_json() -> impl Strategy<Value = String> {
+    let text = || {
+        prop_oneof![
+            3 => tricky_string(),
+            1 => prop::collection::vec(tricky_string(), 20..60).prop_map(|parts| parts.concat()),
+        ]
+    };
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        number(),
+        text().prop_map(Value::String),
+    ];
+    let value = leaf.prop_recursive(3, 24, 5, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            prop::collection::vec((text(), inner), 0..5)
+                .prop_map(|members| Value::Object(members.into_iter().collect())),
+        ]
+    });
+    (value, any::<u8>(), any::<u64>())
+        .prop_map(|(value, layout, seed)| render_valid(&value, layout, seed))
+}
+
 fn valid_json() -> impl Strategy<Value = String> {
     (json_value(), any::<u8>(), any::<u64>())
         .prop_map(|(value, layout, seed)| render_valid(&value, layout, seed))
@@ -499,6 +525,30 @@ proptest! {
         let outcome = argmend::repair(text.as_bytes());
         prop_assert_eq!(outcome.verdict(), Verdict::Valid, "input: {:?}", text);
         prop_assert!(outcome.fixes().is_empty(), "input: {:?}\nfixes: {:?}", text, outcome.fixes());
+        prop_assert_eq!(outcome.text(), text.as_str());
+    }
+
+    /// (a) again, streamed: valid JSON fed in any chunks (so the machine and
+    /// the fast lane decide each quote, not the one-shot validator) comes
+    /// back byte for byte, `Valid`, whatever hints the engine was given, with
+    /// long keys and strings as well as short ones.
+    #[test]
+    fn properties_valid_json_streams_untouched(
+        text in long_valid_json(),
+        sizes in chunk_sizes(),
+        hinted in any::<bool>(),
+    ) {
+        let hints = if hinted {
+            argmend::Hints::from_fields(["a", "b", "path", "content"])
+        } else {
+            argmend::Hints::default()
+        };
+        let mut repairer = Repairer::with_hints(Options::default(), hints);
+        for chunk in chunks(text.as_bytes(), &sizes) {
+            repairer.feed(chunk).expect("default limits are not crossed");
+        }
+        let outcome = repairer.finish().expect("default limits are not crossed");
+        prop_assert_eq!(outcome.verdict(), Verdict::Valid, "input: {:?}", text);
         prop_assert_eq!(outcome.text(), text.as_str());
     }
 
