@@ -662,8 +662,13 @@ impl<'a> Machine<'a> {
         }
         self.long_token = None;
         if t.token == Token::Number && matches!(rest.get(end), Some(b'e' | b'E')) {
-            // An exponent follows: logos reads the number whole, once.
-            return lex::next(rest);
+            // An exponent follows: logos reads the number whole, once it has
+            // all arrived (the lexer's usual wait for a token that may grow).
+            let found = lex::next(rest)?;
+            if found.1 == rest.len() && !self.eof {
+                return None;
+            }
+            return Some(found);
         }
         Some((t.token, end))
     }
