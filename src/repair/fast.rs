@@ -15,8 +15,9 @@
 //! only taken once what follows it shows that `+` cannot join it to another).
 
 use super::judge;
+use super::judge::Role;
 use super::machine::{Frame, LOOKAHEAD, Machine, State, text_at};
-use super::string::find_quote_escape_or_control;
+use super::string::{Comma, Escaping, Str, find_quote_escape_or_control};
 use crate::lex::{self, Quote};
 
 /// Where the loop may stop.
@@ -28,6 +29,11 @@ struct Safe {
     /// A comma just taken: its index into `src`, and the output position
     /// where the value before it ended.
     comma: Option<(usize, usize)>,
+    /// With `state` `Str`: the lane stopped inside a value string, at its
+    /// closing quote (whose fate the machine decides) or where the strictly
+    /// valid body stops; the index into `src` of its body when the lane
+    /// opened it, `None` when the machine did.
+    body: Option<usize>,
 }
 
 impl Machine<'_> {
@@ -86,6 +92,7 @@ impl Machine<'_> {
             p: start,
             state: self.state,
             comma: None,
+            body: None,
         };
         // A comma the machine read before: a closer after it is a repair.
         let mut machine_comma = self.has_pending_comma();
@@ -98,22 +105,32 @@ impl Machine<'_> {
         if state == State::Str {
             // The rest of a string the machine opened (a chunk ended inside it).
             let key = self.string.is_some_and(|s| s.is_key());
-            let Some(e) = scan_body(src, start) else {
-                return Ok(());
+            let (body_end, quote) = scan_body_prefix(src, start);
+            let Some(e) = quote else {
+                // (A key stays with the machine: it is held until its colon.)
+                if key || body_end == start {
+                    return Ok(());
+                }
+                safe.p = body_end;
+                return self.apply(start, out_start, safe, low);
             };
             // The machine judged this quote already and waits for more
             // bytes: do not ask again before it would (see `string_quote`).
             let retry = self.string.map_or((usize::MAX, 0), |s| s.retry);
-            if !self.eof && retry.0 == self.base + e - 1 && self.bytes_fed() < retry.1 {
-                return Ok(());
-            }
-            let ends = if key {
-                string_ends(src, e, true, top).is_some()
-            } else {
-                self.value_ends(start, e)
-            };
+            let waiting = !self.eof && retry.0 == self.base + e - 1 && self.bytes_fed() < retry.1;
+            let ends = !waiting
+                && if key {
+                    string_ends(src, e, true, top).is_some()
+                } else {
+                    self.value_ends(start, e)
+                };
             if !ends {
-                return Ok(());
+                // Copy the body up to the quote; the machine decides the quote.
+                if key || e - 1 == start {
+                    return Ok(());
+                }
+                safe.p = e - 1;
+                return self.apply(start, out_start, safe, low);
             }
             p = e;
             state = if key { State::Colon } else { State::After };
@@ -125,6 +142,7 @@ impl Machine<'_> {
                 p,
                 state,
                 comma: None,
+                body: None,
             };
         }
         loop {
@@ -155,10 +173,27 @@ impl Machine<'_> {
                         state = after_value(top);
                     }
                     b'"' => {
-                        let Some(e) = scan_string(src, q) else {
+                        let (body_end, quote) = scan_body_prefix(src, q + 1);
+                        let Some(e) = quote else {
+                            // The body goes on past what arrived (or meets
+                            // what the machine must mend): copy it so far.
+                            safe = Safe {
+                                p: body_end,
+                                state: State::Str,
+                                comma: None,
+                                body: Some(q + 1),
+                            };
                             break;
                         };
                         if !self.value_ends(q + 1, e) {
+                            // Stop inside the string, at its quote: the body is
+                            // copied, the machine decides the quote.
+                            safe = Safe {
+                                p: e - 1,
+                                state: State::Str,
+                                comma: None,
+                                body: Some(q + 1),
+                            };
                             break;
                         }
                         let next = e + src[e..].iter().take_while(|b| lex::is_ws(**b)).count();
@@ -237,6 +272,7 @@ impl Machine<'_> {
                 p,
                 state,
                 comma: pending,
+                body: None,
             };
             if !matches!(top, Some(Frame::Object | Frame::Array)) {
                 break;
@@ -245,6 +281,18 @@ impl Machine<'_> {
         if safe.p == start {
             return Ok(());
         }
+        self.apply(start, out_start, safe, low)
+    }
+
+    /// Copy `src[start..safe.p]` to the output (or leave it unwritten, see
+    /// `unwritten`) and put the machine in the state `safe` describes.
+    fn apply(
+        &mut self,
+        start: usize,
+        out_start: usize,
+        safe: Safe,
+        low: usize,
+    ) -> Result<(), usize> {
         // The output so far ends where the input read so far does: this
         // stretch is the input at the same positions, so it need not be copied.
         let unwritten = self.lazy && self.base == 0 && self.out_base == 0 && out_start == self.i;
@@ -277,7 +325,9 @@ impl Machine<'_> {
         if safe.state != State::Colon {
             self.key_hold = None;
         }
-        if self.state == State::Str {
+        if safe.state == State::Str {
+            self.string_at_quote(start, out_start, safe);
+        } else if self.state == State::Str {
             self.string = None;
         }
         if let Some((comma, value_end)) = safe.comma {
@@ -290,6 +340,34 @@ impl Machine<'_> {
 }
 
 impl Machine<'_> {
+    /// The lane stopped inside a value string (at its closing quote, or
+    /// where what arrived ends): leave the string as the machine would have
+    /// after copying the same body (see `string::Str`), its trailing comma
+    /// included.
+    fn string_at_quote(&mut self, start: usize, out_start: usize, safe: Safe) {
+        let (from, mut string) = match (safe.body, self.string) {
+            (Some(body), _) => {
+                let at = out_start + (body - start);
+                (
+                    body,
+                    Str::new(Quote::Double, Role::Value, Escaping::Plain, at),
+                )
+            }
+            (None, Some(string)) => (start, string),
+            (None, None) => return,
+        };
+        let copied = &self.src[from..safe.p];
+        if let Some(k) = copied.iter().rposition(|&b| !lex::is_ws(b)) {
+            let at = from + k;
+            string.comma = (copied[k] == b',').then(|| Comma {
+                input: self.base + at,
+                out: out_start + (at - start),
+                n_fixes: self.fix_count(),
+            });
+        }
+        self.string = Some(string);
+    }
+
     /// Whether the clean string whose closing quote is just before `e` (an
     /// index into `src`) ends there, by the machine's own rule.
     /// `body` is the index where the part of the body scanned here starts.
@@ -397,35 +475,54 @@ fn scan_string(src: &[u8], q: usize) -> Option<usize> {
 
 /// [`scan_string`] from inside the body, at `k`.
 #[inline(always)]
-pub(super) fn scan_body(src: &[u8], mut k: usize) -> Option<usize> {
+pub(super) fn scan_body(src: &[u8], k: usize) -> Option<usize> {
+    scan_body_prefix(src, k).1
+}
+
+/// How far the strictly valid body from `k` goes: the index of the first
+/// byte the lane cannot take (its closing quote, an escape that is cut off
+/// or invalid, a control character, or the end of `src`), and, when that
+/// byte is the closing quote, the index just past it.
+#[inline(always)]
+pub(super) fn scan_body_prefix(src: &[u8], mut k: usize) -> (usize, Option<usize>) {
     loop {
-        k += find_quote_escape_or_control(&src[k..])?;
+        let Some(n) = find_quote_escape_or_control(&src[k..]) else {
+            return (src.len(), None);
+        };
+        k += n;
         match src[k] {
-            b'"' => return Some(k + 1),
+            b'"' => return (k, Some(k + 1)),
             b'\\' => {}
-            _ => return None,
+            _ => return (k, None),
         }
-        match *src.get(k + 1)? {
-            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => k += 2,
-            b'u' => {
-                let code = hex4(src.get(k + 2..k + 6)?)?;
-                match code {
-                    0xD800..=0xDBFF => {
-                        if src.get(k + 6..k + 8)? != b"\\u" {
-                            return None;
-                        }
-                        let low = hex4(src.get(k + 8..k + 12)?)?;
-                        if !(0xDC00..=0xDFFF).contains(&low) {
-                            return None;
-                        }
-                        k += 12;
+        match escape_len(src, k) {
+            Some(len) => k += len,
+            None => return (k, None),
+        }
+    }
+}
+
+/// The length of the strictly valid escape at `k` (a `\\`), `None` when it
+/// is invalid or not complete yet.
+#[inline(always)]
+fn escape_len(src: &[u8], k: usize) -> Option<usize> {
+    match *src.get(k + 1)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
+        b'u' => {
+            let code = hex4(src.get(k + 2..k + 6)?)?;
+            match code {
+                0xD800..=0xDBFF => {
+                    if src.get(k + 6..k + 8)? != b"\\u" {
+                        return None;
                     }
-                    0xDC00..=0xDFFF => return None,
-                    _ => k += 6,
+                    let low = hex4(src.get(k + 8..k + 12)?)?;
+                    (0xDC00..=0xDFFF).contains(&low).then_some(12)
                 }
+                0xDC00..=0xDFFF => None,
+                _ => Some(6),
             }
-            _ => return None,
         }
+        _ => None,
     }
 }
 

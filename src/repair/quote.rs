@@ -1,4 +1,4 @@
-//! The end of a string: does this quote close it? (The rule is in `judge.rs`;
+//! The end of a string: does this quote close it? (The rule is in `judge/`;
 //! this is where the machine acts on it.)
 
 use super::FixKind;
@@ -20,8 +20,12 @@ impl Machine<'_> {
         if !self.eof && s.retry.0 == self.i && fed < s.retry.1 {
             return Err(Halt::Need);
         }
-        s.count_brackets(&self.out, self.out_base);
-        self.string = Some(s);
+        // The brackets of the body matter once it holds an inner quote, or
+        // for a comma it ends with; a clean string's text is not rescanned.
+        if s.inner_quotes > 0 || s.comma.is_some() {
+            s.count_brackets(&self.out, self.out_base);
+            self.string = Some(s);
+        }
         let after = &self.rest()[len.min(self.rest().len())..];
         let window = &after[..after.len().min(LOOKAHEAD)];
         let subject = Subject {
@@ -77,6 +81,7 @@ impl Machine<'_> {
                     self.emit_body(&text);
                 }
                 if let Some(s) = self.string.as_mut() {
+                    s.count_brackets(&self.out, self.out_base);
                     s.note_inner();
                 }
                 self.i += len;

@@ -33,7 +33,7 @@ mod cursor;
 mod fit;
 
 use self::ahead::{later_balanced_end, later_end, opens_next, value_fits};
-use self::cursor::{Cursor, Scan};
+use self::cursor::{Cursor, Scan, Short};
 use self::fit::{Fit, fit_after_value};
 use super::hints::{Hints, KeyHint};
 use super::machine::Frame;
@@ -140,6 +140,11 @@ pub(super) fn clean_value_ends(
         bare_keys: false,
         hints: None,
     };
+    match quick_clean_end(frames, after, eof) {
+        Quick::End => return Some(true),
+        Quick::Need => return None,
+        Quick::Unknown => {}
+    }
     // `"a" + "b"` is joined by the machine, which needs the quote it holds.
     let mut c = Cursor {
         bytes: after,
@@ -192,6 +197,13 @@ fn judge_key(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judgement> {
 
 fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judgement> {
     let frames = subject.frames;
+    if subject.clean() {
+        match quick_clean_end(frames, c.bytes, c.eof) {
+            Quick::End => return Ok(Judgement::End),
+            Quick::Need => return Err(Short),
+            Quick::Unknown => {}
+        }
+    }
     // `"72""`: another quote right after this one, which itself ends the
     // string, makes this one inner.
     let mut probe = c.at(c.pos);
@@ -267,6 +279,84 @@ fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judgement> {
     } else {
         Judgement::Inner
     })
+}
+
+/// What the quick look at a clean string's continuation found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quick {
+    /// It ends the string.
+    End,
+    /// So far it looks like the common case, and the bytes ran out: the
+    /// general scan would wait as well.
+    Need,
+    /// Anything else: the general scan decides.
+    Unknown,
+}
+
+/// The commonest answer, found without the general scan: a clean string
+/// followed (after spaces) by the closer of its container, or by a comma and
+/// then a key with its colon (in an object) or a value (in an array), ends.
+fn quick_clean_end(frames: &[Frame], after: &[u8], eof: bool) -> Quick {
+    let Some(&top) = frames.last() else {
+        return Quick::Unknown;
+    };
+    // Running out of bytes on the common path: wait, unless the input ended
+    // (then the general scan reads the end of input).
+    let short = if eof { Quick::Unknown } else { Quick::Need };
+    let skip = |k: usize| k + after[k..].iter().take_while(|&&b| lex::is_ws(b)).count();
+    let k = skip(0);
+    let Some(&b) = after.get(k) else {
+        return short;
+    };
+    match (b, top) {
+        (b'}', Frame::Object) | (b']', Frame::Array) => Quick::End,
+        (b',', Frame::Array) => match after.get(skip(k + 1)) {
+            None => short,
+            Some(b'"' | b'{' | b'[' | b'-' | b'0'..=b'9') => Quick::End,
+            Some(_) => Quick::Unknown,
+        },
+        (b',', Frame::Object) => {
+            let k = skip(k + 1);
+            let close = match after.get(k) {
+                None => return short,
+                Some(&quote @ (b'"' | b'\'')) => {
+                    let mut j = k + 1;
+                    loop {
+                        let Some(n) = after[j..]
+                            .iter()
+                            .position(|&b| b == quote || b == b'\\' || b == b'\n')
+                        else {
+                            return short;
+                        };
+                        j += n;
+                        match after[j] {
+                            b'\\' => j += 2,
+                            b'\n' => return Quick::Unknown,
+                            _ => break j + 1,
+                        }
+                        if j >= after.len() {
+                            return short;
+                        }
+                    }
+                }
+                Some(&b) if b.is_ascii_alphabetic() || b == b'_' || b == b'$' => {
+                    k + after[k..]
+                        .iter()
+                        .take_while(|&&b| {
+                            b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'-')
+                        })
+                        .count()
+                }
+                Some(_) => return Quick::Unknown,
+            };
+            match after.get(skip(close)) {
+                None => short,
+                Some(b':') => Quick::End,
+                Some(_) => Quick::Unknown,
+            }
+        }
+        _ => Quick::Unknown,
+    }
 }
 
 /// `+` and then a quote: `"a" + "b"`, joined by the machine.
