@@ -108,7 +108,7 @@ impl Machine<'_> {
             let (body_end, quote) = scan_body_prefix(src, start);
             let Some(e) = quote else {
                 // (A key stays with the machine: it is held until its colon.)
-                if key || body_end == start {
+                if key || body_end == start || self.lazy {
                     return Ok(());
                 }
                 safe.p = body_end;
@@ -126,7 +126,7 @@ impl Machine<'_> {
                 };
             if !ends {
                 // Copy the body up to the quote; the machine decides the quote.
-                if key || e - 1 == start {
+                if key || e - 1 == start || self.lazy {
                     return Ok(());
                 }
                 safe.p = e - 1;
@@ -175,6 +175,11 @@ impl Machine<'_> {
                     b'"' => {
                         let (body_end, quote) = scan_body_prefix(src, q + 1);
                         let Some(e) = quote else {
+                            if self.lazy {
+                                // One shot, the machine reads such a string
+                                // whole, as fast.
+                                break;
+                            }
                             // The body goes on past what arrived (or meets
                             // what the machine must mend): copy it so far.
                             safe = Safe {
@@ -186,6 +191,9 @@ impl Machine<'_> {
                             break;
                         };
                         if !self.value_ends(q + 1, e) {
+                            if self.lazy {
+                                break;
+                            }
                             // Stop inside the string, at its quote: the body is
                             // copied, the machine decides the quote.
                             safe = Safe {
@@ -286,6 +294,7 @@ impl Machine<'_> {
 
     /// Copy `src[start..safe.p]` to the output (or leave it unwritten, see
     /// `unwritten`) and put the machine in the state `safe` describes.
+    #[inline]
     fn apply(
         &mut self,
         start: usize,
@@ -376,8 +385,10 @@ impl Machine<'_> {
         let after = &self.src[e..];
         let window = &after[..after.len().min(LOOKAHEAD)];
         let eof = self.eof || after.len() >= LOOKAHEAD;
-        let prior = self.string.and_then(|s| s.comma).map(|c| c.input);
-        let comma = trailing_comma(&self.src, body, e - 1, prior, self.base);
+        let comma = || {
+            let prior = self.string.and_then(|s| s.comma).map(|c| c.input);
+            trailing_comma(&self.src, body, e - 1, prior, self.base)
+        };
         judge::clean_value_ends(&self.stack, Quote::Double, comma, window, eof) == Some(true)
     }
 }

@@ -74,7 +74,7 @@ impl Machine<'_> {
                 let after = &src[close + 1..];
                 let window = &after[..after.len().min(LOOKAHEAD)];
                 let eof = self.eof || after.len() >= LOOKAHEAD;
-                let comma = trailing_comma(src, body, close, None, self.base);
+                let comma = || trailing_comma(src, body, close, None, self.base);
                 judge::clean_value_ends(&self.stack, Quote::Single, comma, window, eof)
                     == Some(true)
             };

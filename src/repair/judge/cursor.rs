@@ -94,7 +94,15 @@ impl Cursor<'_> {
         let from = (self.pos + 2).min(self.bytes.len());
         let to = (from + MAX_COMMENT).min(self.bytes.len());
         let capped = to < self.bytes.len();
-        match memchr::memmem::find(&self.bytes[from..to], needle) {
+        // (memchr for the one-byte needle: building a memmem finder per
+        // comment costs more than the search.)
+        let found = match needle {
+            [b] => memchr::memchr(*b, &self.bytes[from..to]),
+            _ => self.bytes[from..to]
+                .windows(needle.len())
+                .position(|w| w == needle),
+        };
+        match found {
             // After an inner quote, a "comment" holding a quote is code.
             Some(k) if !self.open_comments && self.bytes[from..from + k].contains(&b'"') => {
                 Ok(false)

@@ -37,6 +37,7 @@ use self::cursor::{Cursor, Scan, Short};
 use self::fit::{Fit, fit_after_value};
 use super::hints::{Hints, KeyHint};
 use super::machine::Frame;
+use super::string::find_quote_escape_or_control;
 use crate::lex::{self, Quote};
 
 /// The longest key the continuation check reads; a longer "key" is text.
@@ -120,26 +121,15 @@ pub(super) fn judge(subject: &Subject<'_>, after: &[u8], eof: bool) -> Judgement
 /// Whether a clean value string opened by `open` in `frames` ends at the
 /// quote after which `after` follows (at most the lookahead window; `eof`
 /// as for [`judge`]): the fast lane's question, answered by the same rule.
-/// `None` when the bytes do not say yet.
+/// `None` when the bytes do not say yet. `trailing_comma` says whether the
+/// body ends with a comma; it is asked only off the common path.
 pub(super) fn clean_value_ends(
     frames: &[Frame],
     open: Quote,
-    trailing_comma: bool,
+    trailing_comma: impl FnOnce() -> bool,
     after: &[u8],
     eof: bool,
 ) -> Option<bool> {
-    let subject = Subject {
-        frames,
-        role: Role::Value,
-        open,
-        inner_quotes: 0,
-        enclosed: [false; 3],
-        open_brackets: [false; 3],
-        balance: [0; 3],
-        trailing_comma,
-        bare_keys: false,
-        hints: None,
-    };
     match quick_clean_end(frames, after, eof) {
         Quick::End => return Some(true),
         Quick::Need => return None,
@@ -156,6 +146,18 @@ pub(super) fn clean_value_ends(
     if c.peek().ok()? == Some(b'+') {
         return Some(false);
     }
+    let subject = Subject {
+        frames,
+        role: Role::Value,
+        open,
+        inner_quotes: 0,
+        enclosed: [false; 3],
+        open_brackets: [false; 3],
+        balance: [0; 3],
+        trailing_comma: trailing_comma(),
+        bare_keys: false,
+        hints: None,
+    };
     match judge(&subject, after, eof) {
         Judgement::Need => None,
         judgement => Some(judgement == Judgement::End),
@@ -293,6 +295,18 @@ enum Quick {
     Unknown,
 }
 
+/// The bytes a bare key goes on with (`[A-Za-z0-9_$-]`), as a table.
+static KEY_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c == b'-';
+        b += 1;
+    }
+    table
+};
+
 /// The commonest answer, found without the general scan: a clean string
 /// followed (after spaces) by the closer of its container, or by a comma and
 /// then a key with its colon (in an object) or a value (in an array), ends.
@@ -303,7 +317,12 @@ fn quick_clean_end(frames: &[Frame], after: &[u8], eof: bool) -> Quick {
     // Running out of bytes on the common path: wait, unless the input ended
     // (then the general scan reads the end of input).
     let short = if eof { Quick::Unknown } else { Quick::Need };
-    let skip = |k: usize| k + after[k..].iter().take_while(|&&b| lex::is_ws(b)).count();
+    let skip = |mut k: usize| {
+        while k < after.len() && matches!(after[k], b' ' | b'\n' | b'\t' | b'\r') {
+            k += 1;
+        }
+        k
+    };
     let k = skip(0);
     let Some(&b) = after.get(k) else {
         return short;
@@ -312,26 +331,39 @@ fn quick_clean_end(frames: &[Frame], after: &[u8], eof: bool) -> Quick {
         (b'}', Frame::Object) | (b']', Frame::Array) => Quick::End,
         (b',', Frame::Array) => match after.get(skip(k + 1)) {
             None => short,
-            Some(b'"' | b'{' | b'[' | b'-' | b'0'..=b'9') => Quick::End,
+            // A value, or a trailing comma before the closer.
+            Some(b'"' | b'{' | b'[' | b'-' | b'0'..=b'9' | b']') => Quick::End,
             Some(_) => Quick::Unknown,
         },
         (b',', Frame::Object) => {
             let k = skip(k + 1);
             let close = match after.get(k) {
                 None => return short,
+                Some(b'}') => return Quick::End,
                 Some(&quote @ (b'"' | b'\'')) => {
                     let mut j = k + 1;
                     loop {
-                        let Some(n) = after[j..]
-                            .iter()
-                            .position(|&b| b == quote || b == b'\\' || b == b'\n')
-                        else {
+                        // A `"` key is found with the string scan (SWAR): it
+                        // stops at the quote, a backslash or a control byte.
+                        let next = match quote {
+                            b'"' => find_quote_escape_or_control(&after[j..]),
+                            _ => {
+                                let mut n = j;
+                                while n < after.len()
+                                    && !(after[n] == quote || after[n] == b'\\' || after[n] < 0x20)
+                                {
+                                    n += 1;
+                                }
+                                (n < after.len()).then_some(n - j)
+                            }
+                        };
+                        let Some(n) = next else {
                             return short;
                         };
                         j += n;
                         match after[j] {
                             b'\\' => j += 2,
-                            b'\n' => return Quick::Unknown,
+                            b if b < 0x20 => return Quick::Unknown,
                             _ => break j + 1,
                         }
                         if j >= after.len() {
@@ -340,12 +372,11 @@ fn quick_clean_end(frames: &[Frame], after: &[u8], eof: bool) -> Quick {
                     }
                 }
                 Some(&b) if b.is_ascii_alphabetic() || b == b'_' || b == b'$' => {
-                    k + after[k..]
-                        .iter()
-                        .take_while(|&&b| {
-                            b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'-')
-                        })
-                        .count()
+                    let mut n = k + 1;
+                    while n < after.len() && KEY_BYTE[usize::from(after[n])] {
+                        n += 1;
+                    }
+                    n
                 }
                 Some(_) => return Quick::Unknown,
             };
