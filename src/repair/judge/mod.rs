@@ -449,9 +449,13 @@ fn closed_ends(subject: &Subject<'_>, mut c: Cursor<'_>, depth: usize) -> Scan<b
     let outer = &subject.frames[..depth];
     let fit = fit_after_value(&mut c, outer, subject.open)?;
     Ok(match fit {
+        // After the top-level value, another value (`}"…`) is no better a
+        // sign than text: the quote ends the string only if no later quote
+        // could.
+        Fit::Element { comma: false, .. } | Fit::Trailing if outer.is_empty() => {
+            !later_end(subject, c)?
+        }
         Fit::Eof | Fit::Key { .. } | Fit::Element { .. } | Fit::Closed { .. } => true,
-        // Text after the top-level value: the quote ends the string only if
-        // no later quote could.
         Fit::Trailing => !later_end(subject, c)?,
         Fit::Misfit => false,
     })
