@@ -9,6 +9,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use argmend::tools::Workspace;
+
+use crate::support::TempDir;
 use argmend::{ArgsStream, CallParser, Dispatcher, Event, Tool, ToolOptions};
 use serde_json::{Value, json};
 
@@ -295,20 +297,14 @@ fn unmendable_and_nameless_calls_are_errors() {
     );
 }
 
-fn workspace() -> (PathBuf, Workspace) {
-    let dir = std::env::temp_dir().join(format!(
-        "argmend-call-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("resp.json"), r#"{"data": {"items": [{"id": 1, "name": "web", "status": "failed"}, {"id": 2, "name": "db", "status": "ok"}]}}"#).unwrap();
-    std::fs::write(dir.join("a.txt"), "one\ntwo\n").unwrap();
-    let workspace = Workspace::new(&dir).unwrap();
+/// A temp workspace with two files; the directory goes when the `TempDir` drops.
+fn workspace() -> (TempDir, Workspace) {
+    let dir = TempDir::new();
+    dir.write("resp.json", r#"{"data": {"items": [{"id": 1, "name": "web", "status": "failed"}, {"id": 2, "name": "db", "status": "ok"}]}}"#);
+    dir.write("a.txt", "one\ntwo\n");
+    let workspace = dir.workspace();
     (dir, workspace)
 }
-
-static COUNTER: AtomicUsize = AtomicUsize::new(0);
 
 struct Sleep(Duration, Arc<AtomicUsize>);
 impl Tool for Sleep {
@@ -438,7 +434,7 @@ fn cli_call_runs_every_call_in_order() {
     let (dir, _) = workspace();
     let output = bin()
         .args(["call", "--workspace"])
-        .arg(&dir)
+        .arg(dir.path())
         .arg(streams_dir().join("mixed.txt"))
         .output()
         .unwrap();
@@ -461,7 +457,7 @@ fn serve_answers_concurrently_with_ids() {
     let (dir, _) = workspace();
     let mut child = bin()
         .args(["serve", "--workspace"])
-        .arg(&dir)
+        .arg(dir.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
