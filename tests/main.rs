@@ -12,6 +12,7 @@ mod json; // @json (issue 4)
 mod mcp; // argmend mcp (issue 6): a real MCP client and raw JSON-RPC
 mod normalize; // tool-aware normalization (issue 3)
 mod properties; // proptest: the six guarantees
+mod python; // the Python package: pytest in target/py-venv (issue 12)
 mod quoted_code; // generated tool calls with unescaped quotes in code (issue 11)
 mod support; // helpers shared by the modules above (a temp dir with a workspace)
 mod truncation; // real calls cut at every byte: a prefix of the truth (issue 11)

@@ -1,0 +1,138 @@
+"""A pydantic-ai capability that repairs malformed tool arguments with argmend.
+
+``RepairToolArguments`` keeps the contract of Pydantic AI Harness's capability
+of the same name, which runs json_repair:
+
+- valid JSON and already-parsed arguments pass through unchanged, and emit no span;
+- a repair that fails leaves the original arguments to normal validation and retry;
+- each repair attempt emits one ``repair_tool_arguments`` span that never
+  contains argument content.
+
+and does more with what it knows:
+
+- it gives argmend the tool's name and its ``parameters_json_schema``, so the
+  repair is schema-guided: a lone value where the schema wants a list becomes
+  a list, a quoted number where it wants an integer becomes the integer, and
+  code with unescaped quotes in a declared string field stays whole;
+- the span carries the verdict, the strategy and the fix kinds (no content);
+- ``refuse_truncated=True`` asks the model to send the call again when its
+  arguments were cut off, instead of running the tool with half a file.
+
+>>> from pydantic_ai import Agent
+>>> from argmend.pydantic_ai import RepairToolArguments
+>>> agent = Agent("test", capabilities=[RepairToolArguments(refuse_truncated=True)])
+
+It works the same on streamed responses: pydantic-ai assembles the argument
+deltas and the hook sees the whole string.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_ai import RunContext
+from pydantic_ai.capabilities import AbstractCapability, RawToolArgs
+from pydantic_ai.exceptions import ModelRetry
+from pydantic_ai.messages import ToolCallPart
+from pydantic_ai.tools import AgentDepsT, ToolDefinition
+
+import argmend
+
+__all__ = ["RepairToolArguments"]
+
+SPAN_NAME = "repair_tool_arguments"
+
+
+@dataclass(kw_only=True)
+class RepairToolArguments(AbstractCapability[AgentDepsT]):
+    """Repair malformed JSON tool arguments with argmend, guided by each tool's schema.
+
+    Args:
+        use_schema: give argmend the tool's ``parameters_json_schema`` (default
+            ``True``). Without it only the tool's name guides the repair.
+        refuse_truncated: when the arguments were cut off (a string, object or
+            number closed by argmend because the input ended), raise
+            ``ModelRetry`` so the model sends the whole call again, instead of
+            running the tool with what arrived (default ``False``).
+        drop_unknown_keys: drop keys the schema does not declare, where it does
+            not allow other keys (default ``False``: validation decides).
+        coerce_valid_json: also apply the schema to arguments that are valid
+            JSON (``{"paths": "a.py"}`` where the schema wants a list becomes
+            ``{"paths": ["a.py"]}``). Off by default: valid JSON passes through
+            unchanged, as the harness capability promises.
+    """
+
+    use_schema: bool = True
+    refuse_truncated: bool = False
+    drop_unknown_keys: bool = False
+    coerce_valid_json: bool = False
+    _tools: dict[str, tuple[Any, argmend.Tool]] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def _tool(self, tool_def: ToolDefinition) -> argmend.Tool:
+        """The argmend ``Tool`` for ``tool_def``, built once per name and schema."""
+        schema = tool_def.parameters_json_schema if self.use_schema else None
+        cached = self._tools.get(tool_def.name)
+        if cached is not None and (cached[0] is schema or cached[0] == schema):
+            return cached[1]
+        tool = argmend.Tool(tool_def.name, schema, drop_unknown_keys=self.drop_unknown_keys)
+        self._tools[tool_def.name] = (schema, tool)
+        return tool
+
+    async def before_tool_validate(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: RawToolArgs,
+    ) -> RawToolArgs:
+        """Repair malformed JSON arguments before normal tool schema validation."""
+        if not isinstance(args, str):
+            return args
+        try:
+            valid = argmend.repair(args).verdict == "valid"
+        except argmend.Error:
+            valid = False  # a limit crossed: the attempt below fails and says so in its span
+        if valid:
+            if not self.coerce_valid_json:
+                return args
+            try:
+                normalized = self._tool(tool_def).normalize(args)
+            except (argmend.Error, ValueError, TypeError):
+                return args
+            if normalized.verdict == "valid":
+                return args
+        with ctx.tracer.start_as_current_span(SPAN_NAME) as span:
+            try:
+                normalized = self._tool(tool_def).normalize(args)
+            except (argmend.Error, ValueError, TypeError) as error:
+                # A limit crossed or a schema argmend cannot read: leave the
+                # arguments to normal validation and retry.
+                span.set_attribute("argmend.outcome", "failed")
+                span.set_attribute("argmend.error", type(error).__name__)
+                return args
+            fixes = normalized.fixes
+            span.set_attributes(
+                {
+                    "gen_ai.tool.name": tool_def.name,
+                    "argmend.verdict": normalized.verdict,
+                    "argmend.strategy": normalized.strategy or "",
+                    "argmend.fix_kinds": sorted({fix.kind for fix in fixes}),
+                    "argmend.fix_count": len(fixes),
+                    "argmend.violation_count": len(normalized.violations),
+                }
+            )
+            if normalized.verdict == "not_json":
+                span.set_attribute("argmend.outcome", "failed")
+                return args
+            cut = next((fix for fix in fixes if fix.truncation), None)
+            if self.refuse_truncated and cut is not None:
+                span.set_attribute("argmend.outcome", "refused_truncated")
+                raise ModelRetry(
+                    f"The arguments of this `{tool_def.name}` call were cut off "
+                    f"(they end at byte {len(args.encode())}, inside a value). "
+                    "Send the complete call again."
+                )
+            span.set_attribute("argmend.outcome", "repaired")
+            return normalized.json

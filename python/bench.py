@@ -1,0 +1,245 @@
+"""argmend vs json_repair and json, in one process, on the same inputs.
+
+    python python/bench.py            # the table in the README's Python section
+    python python/bench.py --quick    # fewer repeats, for a smoke run
+
+Rows:
+- `repair_json` on 200-byte malformed tool calls, 50 KB `write_file` calls and
+  1 MB documents, argmend vs json_repair, both called as Pydantic AI
+  Harness calls json_repair (`skip_json_loads=True, ensure_ascii=False`);
+- `loads` on valid JSON, argmend vs `json.loads` (what going through argmend
+  costs when the input was fine);
+- the pydantic-ai capability's hook per tool call, argmend's
+  `RepairToolArguments` vs the harness's (json_repair), on valid and broken
+  arguments.
+
+Each figure is the median of several timed repeats; ratios are what to quote,
+since the machines are shared and noisy.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import sys
+import time
+import types
+
+import json_repair
+
+import argmend
+
+QUICK = "--quick" in sys.argv
+REPEATS = 3 if QUICK else 7
+
+
+def per_call(function, inputs, min_time=0.05 if QUICK else 0.25):
+    """Median seconds per call of `function` over `inputs`, in repeats of at least `min_time`."""
+    loops = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(loops):
+            for item in inputs:
+                function(item)
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_time:
+            break
+        loops *= 2
+    samples = [elapsed]
+    for _ in range(REPEATS - 1):
+        start = time.perf_counter()
+        for _ in range(loops):
+            for item in inputs:
+                function(item)
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples) / (loops * len(inputs))
+
+
+def small_calls(n: int = 40) -> list[str]:
+    """About 200-byte tool calls, broken the ways models break them."""
+    rng = random.Random(11)
+    calls = []
+    breakages = [
+        lambda s: s.replace('"', "'"),  # single quotes
+        lambda s: s[:-1] + ",}",  # trailing comma
+        lambda s: s.replace('"path"', "path").replace('"mode"', "mode"),  # bare keys
+        lambda s: s.replace("true", "True").replace("null", "None"),  # Python literals
+        lambda s: s[: len(s) * 3 // 4],  # cut off
+        lambda s: "```json\n" + s + "\n```",  # fenced
+    ]
+    for i in range(n):
+        call = json.dumps(
+            {
+                "path": f"src/module_{i}/handler_{rng.randint(0, 999)}.py",
+                "content": f"def handler_{i}(event):\n    return event.get('id', {i}) + {rng.randint(1, 99)}\n",
+                "mode": "overwrite",
+                "create_dirs": True,
+                "encoding": None,
+                "reason": f"fix the off-by-one in handler {i}",
+            }
+        )
+        calls.append(breakages[i % len(breakages)](call))
+    return calls
+
+
+def write_file_call(size: int, seed: int) -> str:
+    """A `write_file` call whose content is `size` bytes of Python, with
+    trailing commas and a bare key (the content itself is escaped correctly)."""
+    rng = random.Random(seed)
+    lines = []
+    total = 0
+    while total < size:
+        n = rng.randint(0, 999)
+        line = rng.choice(
+            [
+                f"def f_{n}(x, y={n}):",
+                f'    return {{"key_{n}": x + y, "name": "item {n}"}}',
+                f"    print(f\"value: {{x}} and {n}\")",
+                f"class C{n}(Base):",
+                f"    items = [{n}, {n + 1}, {n + 2}]",
+                "",
+            ]
+        )
+        lines.append(line)
+        total += len(line) + 1
+    content = json.dumps("\n".join(lines) + "\n")
+    return '{path: "src/generated.py", "content": ' + content + ', "overwrite": true,}'
+
+
+def document(size: int, seed: int) -> str:
+    """A malformed document of about `size` bytes: single quotes, bare keys,
+    trailing commas, Python literals."""
+    rng = random.Random(seed)
+    parts = []
+    total = 0
+    i = 0
+    while total < size:
+        item = (
+            "{id: %d, 'name': 'user %d', \"tags\": ['a', 'b',], active: %s, score: %d.%d, note: None,}"
+            % (i, rng.randint(0, 99999), rng.choice(["True", "False"]), rng.randint(0, 99), rng.randint(0, 9))
+        )
+        parts.append(item)
+        total += len(item) + 2
+        i += 1
+    return "[" + ",\n".join(parts) + ",]"
+
+
+def valid(size: int, seed: int) -> str:
+    rng = random.Random(seed)
+    items = []
+    total = 0
+    i = 0
+    while total < size:
+        item = {
+            "id": i,
+            "name": f"user {rng.randint(0, 99999)}",
+            "tags": ["a", "b"],
+            "active": rng.random() < 0.5,
+            "score": rng.randint(0, 9999) / 100,
+            "note": None,
+        }
+        text = json.dumps(item)
+        items.append(item)
+        total += len(text) + 2
+        i += 1
+    return json.dumps(items)
+
+
+def row(label: str, size: str, ours: float, theirs: float, peer: str, target: str):
+    ratio = theirs / ours
+    print(f"| {label} | {size} | {ours * 1e6:,.1f} µs | {theirs * 1e6:,.1f} µs ({peer}) | {ratio:,.1f}× | {target} |")
+
+
+def hook_latency():
+    """Per-call time of the capability hook, argmend's vs the harness's."""
+    try:
+        from pydantic_ai.messages import ToolCallPart
+        from pydantic_ai.tools import ToolDefinition
+        from opentelemetry.trace import NoOpTracer
+    except ImportError:
+        print("(pydantic-ai not installed: the capability rows are skipped)")
+        return
+    from argmend.pydantic_ai import RepairToolArguments
+
+    try:
+        from pydantic_ai_harness.repair_tool_arguments import RepairToolArguments as Harness
+    except ImportError:
+        Harness = None
+    schema = {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "content": {"type": "string"}, "overwrite": {"type": "boolean"}},
+        "required": ["path", "content"],
+    }
+    tool_def = ToolDefinition(name="write_file", parameters_json_schema=schema)
+    ctx = types.SimpleNamespace(tracer=NoOpTracer())
+    valid_args = json.dumps({"path": "a.py", "content": "print('hello')\n" * 10, "overwrite": True})
+    broken_args = "{'path': 'a.py', 'content': 'print(\"hello\")\\n', overwrite: True,}"
+
+    def timed(capability, args):
+        call = ToolCallPart("write_file", args, tool_call_id="c")
+
+        def once(_):
+            coroutine = capability.before_tool_validate(ctx, call=call, tool_def=tool_def, args=args)
+            try:
+                coroutine.send(None)
+            except StopIteration:
+                pass
+
+        return per_call(once, [None])
+
+    ours = RepairToolArguments()
+    for label, args in [("valid arguments (pass-through)", valid_args), ("broken arguments (repair)", broken_args)]:
+        mine = timed(ours, args)
+        if Harness is not None:
+            theirs = timed(Harness(), args)
+            row(f"capability hook, {label}", f"{len(args)} B", mine, theirs, "harness + json_repair", "")
+        else:
+            print(f"| capability hook, {label} | {len(args)} B | {mine * 1e6:,.1f} µs | | | |")
+
+
+def main():
+    print("| what | input | argmend | peer | peer ÷ argmend | target |")
+    print("|---|---|---|---|---|---|")
+    harness = {"skip_json_loads": True, "ensure_ascii": False}
+    calls = small_calls()
+    average = sum(len(c) for c in calls) // len(calls)
+    row(
+        "`repair_json`, malformed tool calls",
+        f"{average} B",
+        per_call(lambda s: argmend.repair_json(s, **harness), calls),
+        per_call(lambda s: json_repair.repair_json(s, **harness), calls[:10], min_time=0.2),
+        "json_repair",
+        "≥ 100×",
+    )
+    big_calls = [write_file_call(50_000, seed) for seed in range(4)]
+    row(
+        "`repair_json`, `write_file` calls",
+        "50 KB",
+        per_call(lambda s: argmend.repair_json(s, **harness), big_calls),
+        per_call(lambda s: json_repair.repair_json(s, **harness), big_calls[:1], min_time=0.2),
+        "json_repair",
+        "≥ 300×",
+    )
+    docs = [document(1_000_000, 5)]
+    row(
+        "`repair_json`, malformed documents",
+        "1 MB",
+        per_call(lambda s: argmend.repair_json(s, **harness), docs),
+        per_call(lambda s: json_repair.repair_json(s, **harness), docs, min_time=0.5),
+        "json_repair",
+        "",
+    )
+    for size, label in [(200, "200 B"), (50_000, "50 KB"), (1_000_000, "1 MB")]:
+        texts = [valid(size, seed) for seed in range(4 if size < 1_000_000 else 1)]
+        ours = per_call(argmend.loads, texts)
+        theirs = per_call(json.loads, texts)
+        print(
+            f"| `loads`, valid JSON | {label} | {ours * 1e6:,.1f} µs | {theirs * 1e6:,.1f} µs (`json.loads`) "
+            f"| argmend takes {ours / theirs:.2f}× | ≤ 1.5× |"
+        )
+    hook_latency()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,309 @@
+"""argmend.pydantic_ai.RepairToolArguments, driven by pydantic-ai itself.
+
+An `Agent` runs on a `FunctionModel` that emits the broken arguments models
+really send; each test checks how often the tool ran, with which arguments,
+and whether pydantic-ai had to send a `RetryPromptPart`.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from pydantic import BaseModel
+from pydantic_ai import Agent
+from pydantic_ai.capabilities import Instrumentation
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from pydantic_ai.models.instrumented import InstrumentationSettings
+
+from argmend.pydantic_ai import RepairToolArguments
+
+
+def is_retry(part) -> bool:
+    """A retry prompt: `RetryPromptPart`, or in pydantic-ai 2 the tool return
+    with `outcome='retried'` that validation errors produce."""
+    return isinstance(part, RetryPromptPart) or (
+        isinstance(part, ToolReturnPart) and getattr(part, "outcome", None) == "retried"
+    )
+
+
+class Scripted:
+    """A model that sends one tool call with `args` (as given, a str or a
+    dict), then answers in text, and remembers whether it saw a retry."""
+
+    def __init__(self, tool: str, args: str | dict, stream_chunk: int | None = None):
+        self.tool = tool
+        self.args = args
+        self.stream_chunk = stream_chunk
+        self.retries: list = []
+
+    def _seen(self, messages: list[ModelMessage]) -> bool:
+        for message in messages:
+            if isinstance(message, ModelRequest):
+                for part in message.parts:
+                    if is_retry(part):
+                        self.retries.append(part)
+                    if isinstance(part, (RetryPromptPart, ToolReturnPart)):
+                        return True
+        return False
+
+    def function(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if self._seen(messages):
+            return ModelResponse(parts=[TextPart("done")])
+        return ModelResponse(parts=[ToolCallPart(self.tool, self.args, tool_call_id="call-1")])
+
+    async def stream(self, messages: list[ModelMessage], info: AgentInfo):
+        if self._seen(messages):
+            yield "done"
+            return
+        assert isinstance(self.args, str)
+        step = self.stream_chunk or 7
+        for start in range(0, len(self.args), step):
+            piece = self.args[start : start + step]
+            yield {0: DeltaToolCall(name=self.tool if start == 0 else None, json_args=piece, tool_call_id="call-1")}
+
+    def model(self) -> FunctionModel:
+        return FunctionModel(self.function, stream_function=self.stream)
+
+
+class WriteFile(BaseModel):
+    path: str
+    content: str
+
+
+def agent_with_tools(model: FunctionModel, capability: RepairToolArguments | None = None, extra=()):
+    """An agent with `write_file(path, content)`, `read_many(paths: list[str])` and
+    `resize(width: int, height: int)`; returns the agent and the list of calls made."""
+    calls: list[tuple[str, dict]] = []
+    agent = Agent(model, capabilities=[*extra, capability or RepairToolArguments()])
+
+    @agent.tool_plain
+    def write_file(path: str, content: str) -> str:
+        """Write a file."""
+        calls.append(("write_file", {"path": path, "content": content}))
+        return "ok"
+
+    @agent.tool_plain
+    def read_many(paths: list[str]) -> str:
+        """Read files."""
+        calls.append(("read_many", {"paths": paths}))
+        return "ok"
+
+    @agent.tool_plain
+    def resize(width: int, height: int) -> str:
+        """Resize."""
+        calls.append(("resize", {"width": width, "height": height}))
+        return "ok"
+
+    return agent, calls
+
+
+PYTHON_CODE = 'def greet(name):\n    print("Hello, " + name + "!")\n    return {"greeted": name}\n'
+CASES = [
+    # (id, tool, raw arguments, the arguments the tool must get)
+    ("single_quotes", "write_file", "{'path': 'a.txt', 'content': 'hi'}", {"path": "a.txt", "content": "hi"}),
+    ("trailing_commas", "read_many", '{"paths": ["a.py", "b.py",],}', {"paths": ["a.py", "b.py"]}),
+    ("bare_keys_python_literals", "resize", "{width: 640, height: 480,}", {"width": 640, "height": 480}),
+    (
+        "code_with_unescaped_quotes",
+        "write_file",
+        '{"path": "greet.py", "content": "' + PYTHON_CODE.replace("\n", "\\n") + '"}',
+        {"path": "greet.py", "content": PYTHON_CODE},
+    ),
+    (
+        "code_with_raw_newlines_and_quotes",
+        "write_file",
+        '{"path": "greet.py", "content": "' + PYTHON_CODE + '"}',
+        {"path": "greet.py", "content": PYTHON_CODE},
+    ),
+    ("lone_value_for_a_list", "read_many", "{paths: 'src/main.rs'}", {"paths": ["src/main.rs"]}),
+    ("bare_path_for_a_list", "read_many", '{"paths": src/main.rs}', {"paths": ["src/main.rs"]}),
+    ("quoted_numbers", "resize", "{'width': '640', 'height': '480',}", {"width": 640, "height": 480}),
+    ("fenced", "resize", '```json\n{"width": 1, "height": 2}\n```', {"width": 1, "height": 2}),
+    ("cut_off", "write_file", '{"path": "notes.md", "content": "# Notes\\n- one', {"path": "notes.md", "content": "# Notes\n- one"}),
+]
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])
+def test_broken_arguments_run_the_tool_once_without_a_retry(case, streamed):
+    _, tool, raw, expected = case
+    script = Scripted(tool, raw)
+    agent, calls = agent_with_tools(script.model())
+    if streamed:
+
+        async def run():
+            async with agent.run_stream("go") as result:
+                await result.get_output()
+
+        import asyncio
+
+        asyncio.run(run())
+    else:
+        agent.run_sync("go")
+    assert calls == [(tool, expected)]
+    assert script.retries == []
+
+
+def test_without_the_capability_the_same_calls_are_retried():
+    # The baseline the capability is measured against: pydantic-ai alone.
+    script = Scripted("resize", "{width: 640, height: 480,}")
+    calls: list = []
+    agent = Agent(script.model())
+
+    @agent.tool_plain
+    def resize(width: int, height: int) -> str:
+        calls.append((width, height))
+        return "ok"
+
+    agent.run_sync("go")
+    assert calls == []
+    assert len(script.retries) == 1
+
+
+def test_arguments_still_wrong_for_the_schema_are_retried_and_the_tool_is_not_run():
+    # Missing `content`, and an object where a string belongs: no repair makes it right.
+    for raw in ["{'path': 'a.txt'}", '{"path": {"nested": 1}, "content": "x"}', "not arguments at all ("]:
+        script = Scripted("write_file", raw)
+        agent, calls = agent_with_tools(script.model())
+        agent.run_sync("go")
+        assert calls == [], raw
+        assert len(script.retries) == 1, raw
+
+
+def test_valid_json_and_parsed_arguments_pass_through_unchanged():
+    capability = RepairToolArguments()
+    seen: list = []
+
+    class Spy(RepairToolArguments):
+        async def before_tool_validate(self, ctx, *, call, tool_def, args):
+            result = await super().before_tool_validate(ctx, call=call, tool_def=tool_def, args=args)
+            seen.append((args, result))
+            return result
+
+    valid = '{"width": "640", "height": 480}'  # valid JSON, wrong for the schema: left to validation
+    parsed = {"width": 1, "height": 2}
+    for args in [valid, parsed]:
+        script = Scripted("resize", args)
+        agent, calls = agent_with_tools(script.model(), Spy())
+        agent.run_sync("go")
+        assert seen[-1][1] is args
+    assert capability.use_schema
+
+
+def test_coerce_valid_json_applies_the_schema_to_valid_json_too():
+    raw = '{"paths": "src/main.rs"}'  # valid JSON, but the schema wants a list
+    script = Scripted("read_many", raw)
+    agent, calls = agent_with_tools(script.model())
+    agent.run_sync("go")
+    assert calls == [] and len(script.retries) == 1  # the harness contract: passed through, retried
+    script = Scripted("read_many", raw)
+    agent, calls = agent_with_tools(script.model(), RepairToolArguments(coerce_valid_json=True))
+    agent.run_sync("go")
+    assert calls == [("read_many", {"paths": ["src/main.rs"]})]
+    assert script.retries == []
+
+
+def spans_for(script: Scripted, capability: RepairToolArguments | None = None):
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    agent, calls = agent_with_tools(
+        script.model(),
+        capability,
+        extra=[Instrumentation(settings=InstrumentationSettings(tracer_provider=provider, include_content=True))],
+    )
+    agent.run_sync("go")
+    return [span for span in exporter.get_finished_spans() if span.name == "repair_tool_arguments"], calls
+
+
+def test_one_span_per_repair_attempt_with_verdict_strategy_and_fix_kinds_and_no_content():
+    secret = "hunter2-secret-value"
+    raw = "{'path': 'secret.txt', 'content': '" + secret + "',}"
+    spans, calls = spans_for(Scripted("write_file", raw))
+    assert calls == [("write_file", {"path": "secret.txt", "content": secret})]
+    assert len(spans) == 1
+    attributes = dict(spans[0].attributes)
+    assert attributes["argmend.verdict"] == "repaired"
+    assert attributes["argmend.strategy"] == "single_quotes"
+    assert set(attributes["argmend.fix_kinds"]) == {"replaced_quotes", "removed_comma"}
+    assert attributes["argmend.outcome"] == "repaired"
+    assert attributes["gen_ai.tool.name"] == "write_file"
+    for value in attributes.values():
+        rendered = json.dumps(value) if not isinstance(value, str) else value
+        assert secret not in rendered and "secret.txt" not in rendered
+
+
+def test_valid_json_emits_no_span():
+    spans, calls = spans_for(Scripted("resize", '{"width": 1, "height": 2}'))
+    assert spans == []
+    assert calls == [("resize", {"width": 1, "height": 2})]
+
+
+def test_a_repair_that_fails_leaves_the_original_arguments():
+    # Nesting past argmend's depth limit: the capability gives up, validation decides.
+    raw = "[" * 600
+    spans, calls = spans_for(Scripted("resize", raw))
+    assert calls == []
+    assert len(spans) == 1
+    assert dict(spans[0].attributes)["argmend.outcome"] == "failed"
+
+
+def test_refuse_truncated_asks_for_the_call_again():
+    raw = '{"path": "main.py", "content": "import os\\nprint(os.getc'
+    script = Scripted("write_file", raw)
+    agent, calls = agent_with_tools(script.model(), RepairToolArguments(refuse_truncated=True))
+    agent.run_sync("go")
+    assert calls == []
+    assert len(script.retries) == 1
+    assert "cut off" in str(script.retries[0].content)
+    # Without the option the cut-off call runs with what arrived.
+    script = Scripted("write_file", raw)
+    agent, calls = agent_with_tools(script.model(), RepairToolArguments())
+    agent.run_sync("go")
+    assert calls == [("write_file", {"path": "main.py", "content": "import os\nprint(os.getc"})]
+
+
+def test_without_the_schema_code_is_still_mended_by_the_tool_name():
+    raw = '{"path": "a.js", "content": "console.log("hi", "there");"}'
+    script = Scripted("write_file", raw)
+    agent, calls = agent_with_tools(script.model(), RepairToolArguments(use_schema=False))
+    agent.run_sync("go")
+    assert calls == [("write_file", {"path": "a.js", "content": 'console.log("hi", "there");'})]
+
+
+def test_the_schema_is_read_once_per_tool():
+    capability = RepairToolArguments()
+    for _ in range(3):
+        script = Scripted("resize", "{width: 1, height: 2}")
+        agent, calls = agent_with_tools(script.model(), capability)
+        agent.run_sync("go")
+        assert calls == [("resize", {"width": 1, "height": 2})]
+    assert list(capability._tools) == ["resize"]
+
+
+def test_works_beside_a_pydantic_model_tool():
+    script = Scripted("save", "{'file': {path: 'a.txt', content: 'x',}}")
+    saved: list = []
+    agent = Agent(script.model(), capabilities=[RepairToolArguments()])
+
+    @agent.tool_plain
+    def save(file: WriteFile) -> str:
+        saved.append(file)
+        return "ok"
+
+    agent.run_sync("go")
+    assert saved == [WriteFile(path="a.txt", content="x")]
+    assert script.retries == []
