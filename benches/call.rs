@@ -11,11 +11,22 @@
 //!   (`Values::Lines`, `Retain::Unreturned`), the baseline asked for.
 //! - `args_only/bare_engine_4k`: only the argument bytes of the same stream,
 //!   through the engine: what mending alone costs.
+//! - `write_file_50k/…` (issue 15): one 50 KB `write_file` call (malformed:
+//!   a bare key, single quotes, a trailing comma) through `ToolCallStream` in
+//!   16-byte fragments, taking every event and reading the snapshot as a
+//!   `serde_json::Value` after every fragment (`stream_16b_value`), against
+//!   one-shot `repair` of the same bytes (`repair_oneshot`, the baseline) and
+//!   against parsing the text snapshot with serde_json after every fragment
+//!   (`stream_16b_reparse`, what a client without the value would do).
+//!   What bounds the stream, measured beside it: the bare engine in the same
+//!   fragments (`engine_16b`), `normalize_tool_args` one-shot
+//!   (`normalize_oneshot`, which `ToolCallStream::finish` runs), and
+//!   `ToolRepairer` in the same fragments (`tool_repairer_16b`: both).
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use argmend::{CallParser, Event, Options, Repairer, Retain, Values};
+use argmend::{CallParser, Event, Options, Repairer, Retain, ToolCallStream, ToolOptions, Values};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 /// A model output of about `size` bytes, and the argument bytes in it.
@@ -80,6 +91,37 @@ fn engine(input: &[u8], chunk: usize) -> usize {
     n + repairer.finish().map_or(0, |outcome| outcome.text().len())
 }
 
+/// A `write_file` call of about `size` bytes whose content is Go code.
+fn write_file_call(size: usize) -> Vec<u8> {
+    let mut content = String::new();
+    let mut line = 0;
+    while content.len() < size {
+        line += 1;
+        content.push_str(&format!(
+            "\\tfmt.Println(\\\"line {line}: héllo, {{}} ✓\\\", x[{line}]) // it's fine\\n"
+        ));
+    }
+    format!("{{path: 'gen/main.go', \"content\": \"package main\\n{content}\", 'append': false,}}")
+        .into_bytes()
+}
+
+/// Everything a UI would take from a `ToolCallStream` fed in `chunk`-byte fragments.
+fn stream_events(input: &[u8], chunk: usize, reparse: bool) -> usize {
+    let mut call = ToolCallStream::new("write_file", ToolOptions::default());
+    let mut n = 0;
+    for piece in input.chunks(chunk) {
+        n += call.feed(piece).events.len();
+        if reparse {
+            let snapshot = call.snapshot();
+            let value: serde_json::Value = serde_json::from_str(&snapshot).unwrap_or_default();
+            n += usize::from(value.is_object());
+        } else {
+            n += usize::from(black_box(call.value()).is_some());
+        }
+    }
+    n + call.finish().events.len()
+}
+
 fn bench(c: &mut Criterion) {
     let (stream, args) = agent_stream(1 << 20);
     assert!(parse(&stream, 4096) > 100);
@@ -101,6 +143,52 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("bare_engine_4k", |b| {
         b.iter(|| engine(black_box(&args), 4096));
+    });
+    group.finish();
+
+    let call = write_file_call(50_000);
+    assert_eq!(argmend::repair(&call).verdict(), argmend::Verdict::Repaired);
+    let mut group = c.benchmark_group("write_file_50k");
+    group.throughput(Throughput::Bytes(call.len() as u64));
+    group.bench_function("repair_oneshot", |b| {
+        b.iter(|| argmend::repair(black_box(&call)).text().len());
+    });
+    group.bench_function("tool_repairer_16b", |b| {
+        b.iter(|| {
+            let mut repairer = argmend::ToolRepairer::new("write_file", ToolOptions::default());
+            let mut n = 0;
+            for piece in black_box(&call).chunks(16) {
+                n += repairer.feed(piece).len();
+            }
+            n + repairer.finish().text().len()
+        });
+    });
+    group.bench_function("engine_16b", |b| {
+        b.iter(|| {
+            let mut repairer = argmend::Repairer::new(Options::default());
+            let mut n = 0;
+            for piece in black_box(&call).chunks(16) {
+                n += repairer.feed(piece).map_or(0, str::len);
+            }
+            n + repairer.finish().map_or(0, |o| o.text().len())
+        });
+    });
+    group.bench_function("normalize_oneshot", |b| {
+        b.iter(|| {
+            argmend::normalize_tool_args(
+                "write_file",
+                std::str::from_utf8(black_box(&call)).unwrap(),
+            )
+            .text()
+            .len()
+        });
+    });
+    group.bench_function("stream_16b_value", |b| {
+        b.iter(|| stream_events(black_box(&call), 16, false));
+    });
+    group.sample_size(10);
+    group.bench_function("stream_16b_reparse", |b| {
+        b.iter(|| stream_events(black_box(&call), 16, true));
     });
     group.finish();
 }

@@ -104,8 +104,9 @@ pub mod tools;
 mod utf8;
 
 pub use crate::call::{
-    Access, ArgsStream, CallParser, DEFAULT_OUTPUT_CAP, DEFAULT_TIME_LIMIT, DiffTool, Dispatcher,
-    Event, JsonTool, Tool, ToolResult,
+    Access, AnthropicStream, ArgsStream, ArgsUpdate, CallEnd, CallParser, ClientEvent,
+    DEFAULT_OUTPUT_CAP, DEFAULT_TIME_LIMIT, DiffTool, Dispatcher, Event, FieldEvent, JsonTool,
+    OpenAiChatStream, OpenAiResponsesStream, Tool, ToolCallStream, ToolResult, ValueKind,
 };
 pub use crate::error::{Error, ErrorKind};
 pub use crate::normalize::{

@@ -4,6 +4,7 @@ mod adversarial; // issue 7: inputs built to break the engine
 mod api; // facts about the public API (Send + Sync, limits)
 mod call; // the tool-call runtime (issue 6)
 mod cli; // the built binary: golden tests of `argmend repair`
+mod clients; // the model API adapters on recorded streams (issue 15)
 mod conformance; // the peers' public suites, read from ../shared/conformance
 mod corpus; // corpus/<family>/<name>.in beside .out and .fixes
 mod diff; // @diff (issue 5)
@@ -14,6 +15,7 @@ mod normalize; // tool-aware normalization (issue 3)
 mod properties; // proptest: the six guarantees
 mod python; // the Python package: pytest in target/py-venv (issue 12)
 mod quoted_code; // generated tool calls with unescaped quotes in code (issue 11)
+mod stream; // ToolCallStream: field events, the snapshot as a value (issue 15)
 mod support; // helpers shared by the modules above (a temp dir with a workspace)
 mod truncation; // real calls cut at every byte: a prefix of the truth (issue 11)
 mod values; // several top-level values: First, Lines, Array

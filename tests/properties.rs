@@ -22,7 +22,7 @@ use serde_json::Value;
 
 /// 512 cases per property (the file runs in about two seconds in debug);
 /// `PROPTEST_CASES=n` asks for more when hunting.
-fn config() -> ProptestConfig {
+pub(crate) fn config() -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
@@ -323,12 +323,12 @@ fn long_valid_json() -> impl Strategy<Value = String> {
         .prop_map(|(value, layout, seed)| render_valid(&value, layout, seed))
 }
 
-fn valid_json() -> impl Strategy<Value = String> {
+pub(crate) fn valid_json() -> impl Strategy<Value = String> {
     (json_value(), any::<u8>(), any::<u64>())
         .prop_map(|(value, layout, seed)| render_valid(&value, layout, seed))
 }
 
-fn malformed_json() -> impl Strategy<Value = Vec<u8>> {
+pub(crate) fn malformed_json() -> impl Strategy<Value = Vec<u8>> {
     (json_value(), 1..=corrupt::ALL, any::<u64>())
         .prop_map(|(value, mask, seed)| render_malformed(&value, mask, seed))
 }
@@ -402,14 +402,14 @@ fn any_input() -> impl Strategy<Value = Vec<u8>> {
 }
 
 /// Chunk sizes, used in turn until the input is used up (empty: one chunk).
-fn chunk_sizes() -> impl Strategy<Value = Vec<usize>> {
+pub(crate) fn chunk_sizes() -> impl Strategy<Value = Vec<usize>> {
     prop::collection::vec(
         prop_oneof![4 => 1usize..4, 2 => 1usize..17, 1 => 1usize..200],
         0..24,
     )
 }
 
-fn chunks<'a>(input: &'a [u8], sizes: &[usize]) -> Vec<&'a [u8]> {
+pub(crate) fn chunks<'a>(input: &'a [u8], sizes: &[usize]) -> Vec<&'a [u8]> {
     if sizes.is_empty() {
         return vec![input];
     }

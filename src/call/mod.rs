@@ -13,16 +13,22 @@
 //! implement [`Tool`].
 
 mod args;
+mod clients;
 mod dispatch;
+mod live;
 mod parser;
 mod scan;
+mod walk;
 
 pub use self::args::ArgsStream;
+pub use self::clients::{AnthropicStream, ClientEvent, OpenAiChatStream, OpenAiResponsesStream};
 pub use self::dispatch::{
     Access, DEFAULT_OUTPUT_CAP, DEFAULT_TIME_LIMIT, DiffTool, Dispatcher, JsonTool, Tool,
     ToolResult,
 };
+pub use self::live::{ArgsUpdate, CallEnd, ToolCallStream};
 pub use self::parser::CallParser;
+pub use self::walk::{FieldEvent, ValueKind};
 use crate::{Strategy, ToolFix};
 
 /// What the parser found in the stream.

@@ -1,0 +1,251 @@
+//! The client adapters (issue 15) on recorded streams in each real format:
+//! `corpus/model_streams/*.jsonl`, one server-sent event's JSON per line.
+//! Each stream has four parallel calls: one whose arguments are split inside
+//! escapes, one malformed, one with `\u` escapes split in the middle, and one
+//! cut off. The events are compared with `<name>.events` (`UPDATE_EXPECT=1`
+//! rewrites them), and replayed again with every argument fragment split
+//! into single characters.
+
+use std::path::{Path, PathBuf};
+
+use argmend::{
+    AnthropicStream, ClientEvent, OpenAiChatStream, OpenAiResponsesStream, ToolOptions, Verdict,
+};
+use serde_json::{Value, json};
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/model_streams")
+}
+
+fn events_of(name: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(dir().join(format!("{name}.jsonl"))).unwrap();
+    text.lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// Where each format keeps an argument fragment.
+fn fragment_pointer(name: &str) -> &'static [&'static str] {
+    match name {
+        "openai_chat" => &["/choices/0/delta/tool_calls/0/function/arguments"],
+        "openai_responses" => &["/delta"],
+        _ => &["/delta/partial_json"],
+    }
+}
+
+/// The same stream with every argument fragment split into single characters.
+fn one_char_at_a_time(name: &str, events: &[Value]) -> Vec<Value> {
+    let mut out = Vec::new();
+    for event in events {
+        let pointer = fragment_pointer(name)[0];
+        match event.pointer(pointer).and_then(Value::as_str) {
+            Some(fragment) if fragment.chars().count() > 1 => {
+                for c in fragment.chars() {
+                    let mut piece = event.clone();
+                    if let Some(slot) = piece.pointer_mut(pointer) {
+                        *slot = Value::String(c.to_string());
+                    }
+                    // Only the first piece of a chat delta carries the id and name.
+                    out.push(piece);
+                }
+            }
+            _ => out.push(event.clone()),
+        }
+    }
+    out
+}
+
+fn replay(name: &str, events: &[Value]) -> Vec<ClientEvent> {
+    let mut out = Vec::new();
+    match name {
+        "openai_chat" => {
+            let mut stream = OpenAiChatStream::new(ToolOptions::default());
+            for event in events {
+                out.extend(stream.push(event));
+            }
+            out.extend(stream.finish());
+        }
+        "openai_responses" => {
+            let mut stream = OpenAiResponsesStream::new(ToolOptions::default());
+            for event in events {
+                out.extend(stream.push(event));
+            }
+            out.extend(stream.finish());
+        }
+        _ => {
+            let mut stream = AnthropicStream::new(ToolOptions::default());
+            for event in events {
+                out.extend(stream.push(event));
+            }
+            out.extend(stream.finish());
+        }
+    }
+    out
+}
+
+/// Adjacent deltas of one call and path merged: how they split depends on
+/// the fragments, not what they say.
+fn merged(events: &[ClientEvent]) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for event in events {
+        let json = event.to_json();
+        if let Some(last) = out.last_mut()
+            && last["event"] == "delta"
+            && json["event"] == "delta"
+            && last["call"] == json["call"]
+            && last["path"] == json["path"]
+        {
+            let text = format!(
+                "{}{}",
+                last["text"].as_str().unwrap_or(""),
+                json["text"].as_str().unwrap_or("")
+            );
+            last["text"] = Value::String(text);
+            continue;
+        }
+        out.push(json);
+    }
+    out
+}
+
+fn check(name: &str) {
+    let events = events_of(name);
+    let out = replay(name, &events);
+    let rendered: String = out
+        .iter()
+        .map(|event| format!("{}\n", event.to_json()))
+        .collect();
+    let golden = dir().join(format!("{name}.events"));
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(&golden, &rendered).unwrap();
+    } else {
+        let expected = std::fs::read_to_string(&golden).unwrap_or_default();
+        assert_eq!(
+            rendered, expected,
+            "{name}: run with UPDATE_EXPECT=1 and read the diff"
+        );
+    }
+
+    // Four calls, with the model's ids and names, in order.
+    let started: Vec<(usize, Option<String>, String)> = out
+        .iter()
+        .filter_map(|event| match event {
+            ClientEvent::CallStarted { call, id, name } => Some((*call, id.clone(), name.clone())),
+            _ => None,
+        })
+        .collect();
+    let names: Vec<&str> = started.iter().map(|(_, _, name)| name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["write_file", "read_file", "search", "write_file"],
+        "{name}"
+    );
+    assert!(started.iter().all(|(_, id, _)| id.is_some()), "{name}");
+
+    let done: Vec<&argmend::CallEnd> = out
+        .iter()
+        .filter_map(|event| match event {
+            ClientEvent::CallDone { end, .. } => Some(end),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(done.len(), 4, "{name}");
+    assert_eq!(
+        done[0].args,
+        json!({"path": "src/greet.py", "content": "def greet(name):\n    print(f\"Hello, {name}!\")\n    return {\"greeted\": name}\n"})
+    );
+    assert_eq!(
+        (done[0].verdict, done[0].complete),
+        (Verdict::Valid, true),
+        "{name}"
+    );
+    assert_eq!(
+        done[1].args,
+        json!({"path": "README.md", "lines": [1, 20], "follow_links": true})
+    );
+    assert_eq!(
+        (done[1].verdict, done[1].complete),
+        (Verdict::Repaired, true),
+        "{name}"
+    );
+    assert_eq!(
+        done[2].args,
+        json!({"query": "café \"quoted\" ✓", "limit": 5, "filters": {"lang": ["py", "rs"]}})
+    );
+    assert!(done[2].complete, "{name}");
+    assert_eq!(
+        done[3].args,
+        json!({"path": "notes/todo.md", "content": "# TODO\n- fix the pars"})
+    );
+    assert!(!done[3].complete, "{name}: the last call was cut off");
+
+    // Every field event's value is the final value at its pointer (for the
+    // calls that arrived whole).
+    for event in &out {
+        if let ClientEvent::Field { call, event } = event
+            && *call < 3
+            && let argmend::FieldEvent::Done { path, value } = event
+        {
+            assert_eq!(
+                done[*call].args.pointer(path),
+                Some(value),
+                "{name}: call {call} {path}"
+            );
+        }
+    }
+
+    // The same stream one character at a time tells the same story.
+    let fine = replay(name, &one_char_at_a_time(name, &events));
+    assert_eq!(
+        merged(&fine),
+        merged(&out),
+        "{name}: one character at a time"
+    );
+}
+
+#[test]
+fn openai_chat_completions_stream() {
+    check("openai_chat");
+}
+
+#[test]
+fn openai_responses_stream() {
+    check("openai_responses");
+}
+
+#[test]
+fn anthropic_messages_stream() {
+    check("anthropic");
+}
+
+#[test]
+fn a_stream_that_stops_without_a_finish_leaves_its_open_calls_incomplete() {
+    let mut stream = OpenAiChatStream::new(ToolOptions::default());
+    let chunk = json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "c", "function": {"name": "read_file", "arguments": "{\"path\": \"a.txt\"}"}}]}}]});
+    assert!(!stream.push(&chunk).is_empty());
+    let end = stream.finish();
+    let Some(ClientEvent::CallDone { end, .. }) = end.last() else {
+        panic!("{end:?}")
+    };
+    // The JSON is whole, but the stream never said the call was over.
+    assert_eq!(end.args, json!({"path": "a.txt"}));
+    assert!(!end.complete);
+}
+
+#[test]
+fn anthropic_tool_use_with_no_input_is_an_empty_object() {
+    let mut stream = AnthropicStream::new(ToolOptions::default());
+    let mut out = Vec::new();
+    for event in [
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_x", "name": "list_files", "input": {}}}),
+        json!({"type": "content_block_stop", "index": 0}),
+    ] {
+        out.extend(stream.push(&event));
+    }
+    let Some(ClientEvent::CallDone { end, id, .. }) = out.last() else {
+        panic!("{out:?}")
+    };
+    assert_eq!(id.as_deref(), Some("toolu_x"));
+    assert_eq!(end.args, json!({}));
+    assert!(end.complete);
+}
