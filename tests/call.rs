@@ -36,11 +36,16 @@ fn parse_cut(input: &[u8], cuts: &[usize]) -> Vec<Event> {
     events
 }
 
-/// The calls: every event but text and deltas.
+/// The calls: every event but text and previews.
 fn calls(events: &[Event]) -> Vec<Event> {
     events
         .iter()
-        .filter(|event| !matches!(event, Event::Text(_) | Event::ArgsDelta { .. }))
+        .filter(|event| {
+            !matches!(
+                event,
+                Event::Text(_) | Event::ArgsDelta { .. } | Event::FieldDone { .. }
+            )
+        })
         .cloned()
         .collect()
 }
@@ -172,7 +177,7 @@ fn write_file_content_reassembles_from_one_byte_chunks() {
     let events = parse_cut(&input, &every);
     let ready = ready_args(&events);
     assert_eq!(ready.len(), 2, "{events:#?}");
-    let previews = deltas(&events, "content");
+    let previews = deltas(&events, "/content");
     for ((_, args), preview) in ready.iter().zip(&previews) {
         let value: Value = serde_json::from_str(args).unwrap();
         assert_eq!(value["content"].as_str().unwrap(), preview);
@@ -215,7 +220,7 @@ fn native_args_stream_matches_the_whole() {
     let patch: String = events
         .iter()
         .filter_map(|e| match e {
-            Event::ArgsDelta { path, text, .. } if path == "args.patch" => Some(text.as_str()),
+            Event::ArgsDelta { path, text, .. } if path == "/args/patch" => Some(text.as_str()),
             _ => None,
         })
         .collect();
@@ -525,4 +530,98 @@ fn runtime_types_are_send_and_sync() {
     send_sync::<Dispatcher>();
     send_sync::<Event>();
     send_sync::<argmend::ToolResult>();
+}
+
+/// The runtime's events (issue 15): calls are numbered, paths are JSON
+/// Pointers, every value gets a `FieldDone`, and a cut-off call is marked.
+#[test]
+fn events_number_calls_report_final_values_and_completeness() {
+    let input = br#"Two calls.
+<tool_call name="write_file">{"path": "a/b.txt", "content": "x\ny", "mode": 'w'}</tool_call>
+<tool_call name="@json">get --file resp.json --path data</tool_call>
+<tool_call name="write_file">{"path": "c.txt", "content": "cut off"#;
+    let whole = parse_cut(input, &[]);
+    for cuts in [
+        vec![1, 7, 40, 41, 90, 133],
+        (1..input.len()).collect::<Vec<_>>(),
+    ] {
+        // Text and deltas split with the chunks; the rest does not.
+        let cut = parse_cut(input, &cuts);
+        assert_eq!(calls(&cut), calls(&whole), "cut at {cuts:?}");
+        assert_eq!(text(&cut), text(&whole), "cut at {cuts:?}");
+        let done = |events: &[Event]| -> Vec<Event> {
+            events
+                .iter()
+                .filter(|e| matches!(e, Event::FieldDone { .. }))
+                .cloned()
+                .collect()
+        };
+        assert_eq!(done(&cut), done(&whole), "cut at {cuts:?}");
+    }
+    let started: Vec<(usize, &str)> = whole
+        .iter()
+        .filter_map(|event| match event {
+            Event::CallStarted { call, name } => Some((*call, name.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        started,
+        [(0, "write_file"), (1, "@json"), (2, "write_file")]
+    );
+    let done: Vec<(usize, &str, &Value)> = whole
+        .iter()
+        .filter_map(|event| match event {
+            Event::FieldDone {
+                call, path, value, ..
+            } => Some((*call, path.as_str(), value)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(done[0], (0, "/path", &json!("a/b.txt")));
+    assert_eq!(done[1], (0, "/content", &json!("x\ny")));
+    assert_eq!(done[2], (0, "/mode", &json!("w")));
+    assert_eq!(done[3].1, "");
+    // The command line is mended at the end; its values come then.
+    assert!(done.contains(&(1, "/args/file", &json!("resp.json"))));
+    assert!(done.contains(&(2, "/path", &json!("c.txt"))));
+    let ready: Vec<(usize, bool)> = whole
+        .iter()
+        .filter_map(|event| match event {
+            Event::CallReady { call, complete, .. } => Some((*call, *complete)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ready, [(0, true), (1, true), (2, false)]);
+}
+
+#[test]
+fn cli_events_carry_call_numbers_pointers_and_completeness() {
+    let dir = TempDir::new();
+    let path = dir.write(
+        "out.txt",
+        "<tool_call name=\"write_file\">{\"path\": \"a.txt\", \"content\": \"hi\"}</tool_call>\n<tool_call name=\"write_file\">{\"path\": \"b.txt\", \"content\": \"cut",
+    );
+    let output = bin()
+        .args(["call", "--events"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let lines: Vec<Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert!(lines.contains(&json!({"event": "field_done", "call": 0, "name": "write_file", "path": "/content", "value": "hi"})));
+    let ready: Vec<(u64, bool)> = lines
+        .iter()
+        .filter(|line| line["event"] == "call_ready")
+        .map(|line| {
+            (
+                line["call"].as_u64().unwrap(),
+                line["complete"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(ready, [(0, true), (1, false)]);
 }

@@ -1,17 +1,21 @@
-//! One call's arguments as they stream: the engine mends them, a path
-//! tracker turns the mended text into previews, and the tool-aware
-//! normalizer gives the final arguments.
+//! One call's arguments as they stream: the engine mends them, the walker
+//! turns the mended text into previews (string deltas and final values with
+//! their JSON Pointers), and the tool-aware normalizer gives the final
+//! arguments.
 
 use super::Event;
-use crate::{Options, Repairer, Retain, ToolOptions, ToolRepairer, Values, Verdict};
+use super::walk::{FieldEvent, Walker};
+use crate::{Options, Repairer, Retain, ToolFixKind, ToolOptions, ToolRepairer, Values, Verdict};
 
 /// The arguments of one call, fed as string deltas (the native tool-use
 /// form: OpenAI `tool_calls[].function.arguments`, Anthropic
 /// `input_json_delta`).
 ///
 /// Each [`feed`](Self::feed) returns the [`Event::ArgsDelta`]s for the
-/// string values it advanced; [`finish`](Self::finish) returns the last
-/// deltas and [`Event::CallReady`] (or [`Event::Error`]).
+/// string values it advanced and the [`Event::FieldDone`]s for the values it
+/// completed; [`finish`](Self::finish) returns the last of those and
+/// [`Event::CallReady`] (or [`Event::Error`]). For the snapshot as a value
+/// and the other field events, see [`ToolCallStream`](crate::ToolCallStream).
 ///
 /// ```
 /// use argmend::{ArgsStream, Event, ToolOptions};
@@ -22,7 +26,7 @@ use crate::{Options, Repairer, Retain, ToolOptions, ToolRepairer, Values, Verdic
 /// }
 /// events.extend(stream.finish());
 /// let content: String = events.iter().filter_map(|event| match event {
-///     Event::ArgsDelta { path, text, .. } if path == "content" => Some(text.as_str()),
+///     Event::ArgsDelta { path, text, .. } if path == "/content" => Some(text.as_str()),
 ///     _ => None,
 /// }).collect();
 /// assert_eq!(content, "hello\nworld");
@@ -40,18 +44,29 @@ pub struct ArgsStream {
     fenced: Option<Box<Repairer>>,
     /// Whether a non-whitespace byte has been seen.
     decided: bool,
-    tracker: PathTracker,
+    walker: Walker,
+    /// The call's number in its stream.
+    call: usize,
+    /// Whether any mended text reached the walker while the call streamed.
+    walked: bool,
 }
 
 impl ArgsStream {
     /// The arguments of a call to `name`.
     pub fn new(name: &str, options: ToolOptions) -> Self {
+        ArgsStream::numbered(name, options, 0)
+    }
+
+    /// The arguments of the call numbered `call` in its stream.
+    pub(super) fn numbered(name: &str, options: ToolOptions, call: usize) -> Self {
         ArgsStream {
             name: name.to_owned(),
             normalizer: ToolRepairer::new(name, options),
             fenced: None,
             decided: false,
-            tracker: PathTracker::default(),
+            walker: Walker::default(),
+            call,
+            walked: false,
         }
     }
 
@@ -79,14 +94,18 @@ impl ArgsStream {
         }
         if let Some(engine) = &mut self.fenced {
             match engine.feed(chunk) {
-                Ok(text) => self.tracker.push(text),
+                Ok(text) => {
+                    self.walked |= !text.is_empty();
+                    self.walker.commit(text);
+                }
                 // A crossed limit: the normalizer reports it at the end.
                 Err(_) => self.fenced = None,
             }
         } else {
-            self.tracker.push(committed);
+            self.walked |= !committed.is_empty();
+            self.walker.commit(committed);
         }
-        self.tracker.drain(&self.name, events);
+        drain(&mut self.walker, self.call, &self.name, events);
     }
 
     /// End the arguments: the last previews, then the call's verdict.
@@ -102,14 +121,19 @@ impl ArgsStream {
             if let Ok(outcome) = engine.finish() {
                 // With `Retain::Unreturned` the outcome is only what `feed`
                 // has not returned yet.
-                self.tracker.push(outcome.text());
+                self.walker.commit(outcome.text());
             }
+        } else if !self.walked && tail.is_empty() && normalized.verdict() != Verdict::NotJson {
+            // Arguments held for the end (a plain value, a command line):
+            // their events come now, from the mended text.
+            self.walker.commit(normalized.text());
         } else {
-            self.tracker.push(&tail);
+            self.walker.commit(&tail);
         }
-        self.tracker.drain(&self.name, events);
+        drain(&mut self.walker, self.call, &self.name, events);
         if normalized.verdict() == Verdict::NotJson {
             events.push(Event::Error {
+                call: self.call,
                 name: Some(self.name),
                 reason: normalized
                     .reason()
@@ -119,12 +143,39 @@ impl ArgsStream {
             });
             return;
         }
+        let complete = !normalized
+            .fixes()
+            .iter()
+            .any(|fix| matches!(fix.kind, ToolFixKind::Repair(kind) if kind.is_truncation()));
         events.push(Event::CallReady {
+            call: self.call,
             strategy: normalized.strategy(),
             fixes: normalized.fixes().to_vec(),
+            complete,
             args: normalized.into_text(),
             name: self.name,
         });
+    }
+}
+
+/// The walker's events as the runtime's: deltas and final values.
+fn drain(walker: &mut Walker, call: usize, name: &str, events: &mut Vec<Event>) {
+    for event in walker.take_events() {
+        match event {
+            FieldEvent::StringDelta { path, text } => events.push(Event::ArgsDelta {
+                call,
+                name: name.to_owned(),
+                path,
+                text,
+            }),
+            FieldEvent::Done { path, value } => events.push(Event::FieldDone {
+                call,
+                name: name.to_owned(),
+                path,
+                value,
+            }),
+            FieldEvent::Started { .. } => {}
+        }
     }
 }
 
@@ -132,212 +183,4 @@ fn options_for_previews() -> Options {
     Options::default()
         .values(Values::First)
         .retain(Retain::Unreturned)
-}
-
-/// One open container of the mended text.
-#[derive(Debug, Clone)]
-enum Frame {
-    Object { key: String, in_value: bool },
-    Array { index: usize },
-}
-
-/// Where the tracker is inside a string.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-enum Escape {
-    #[default]
-    None,
-    Backslash,
-    /// Inside `\uXXXX`: the digits so far and their count.
-    Unicode(u32, u8),
-}
-
-/// Follows valid JSON text (the engine's committed output) and collects
-/// the characters added to string values, with their paths.
-#[derive(Debug, Clone, Default)]
-struct PathTracker {
-    stack: Vec<Frame>,
-    in_string: bool,
-    is_key: bool,
-    escape: Escape,
-    high_surrogate: Option<u32>,
-    key: String,
-    /// The string value being written and the characters added since the
-    /// last drain.
-    delta: String,
-    /// Finished pieces: (path, text).
-    done: Vec<(String, String)>,
-}
-
-impl PathTracker {
-    fn push(&mut self, text: &str) {
-        let mut rest = text;
-        while !rest.is_empty() {
-            if self.in_string && self.escape == Escape::None && self.high_surrogate.is_none() {
-                // Copy the plain run of a string body at once.
-                let n = memchr::memchr2(b'"', b'\\', rest.as_bytes()).unwrap_or(rest.len());
-                if self.is_key {
-                    self.key.push_str(&rest[..n]);
-                } else {
-                    self.delta.push_str(&rest[..n]);
-                }
-                rest = &rest[n..];
-                if rest.is_empty() {
-                    break;
-                }
-            }
-            let mut chars = rest.chars();
-            let Some(c) = chars.next() else { break };
-            rest = chars.as_str();
-            if self.in_string {
-                self.string_char(c);
-            } else {
-                self.structure(c);
-            }
-        }
-    }
-
-    fn structure(&mut self, c: char) {
-        match c {
-            '{' => self.stack.push(Frame::Object {
-                key: String::new(),
-                in_value: false,
-            }),
-            '[' => self.stack.push(Frame::Array { index: 0 }),
-            '}' | ']' => {
-                self.stack.pop();
-            }
-            ',' => match self.stack.last_mut() {
-                Some(Frame::Object { in_value, .. }) => *in_value = false,
-                Some(Frame::Array { index }) => *index += 1,
-                None => {}
-            },
-            ':' => {
-                if let Some(Frame::Object { in_value, .. }) = self.stack.last_mut() {
-                    *in_value = true;
-                }
-            }
-            '"' => {
-                self.in_string = true;
-                self.is_key = matches!(
-                    self.stack.last(),
-                    Some(Frame::Object {
-                        in_value: false,
-                        ..
-                    })
-                );
-                self.key.clear();
-            }
-            _ => {}
-        }
-    }
-
-    fn string_char(&mut self, c: char) {
-        match self.escape {
-            Escape::None => match c {
-                '\\' => self.escape = Escape::Backslash,
-                '"' => {
-                    self.in_string = false;
-                    if self.is_key {
-                        if let Some(Frame::Object { key, .. }) = self.stack.last_mut() {
-                            *key = std::mem::take(&mut self.key);
-                        }
-                    } else {
-                        self.close_piece();
-                    }
-                }
-                c => self.add(c),
-            },
-            Escape::Backslash => {
-                self.escape = Escape::None;
-                let decoded = match c {
-                    'n' => '\n',
-                    't' => '\t',
-                    'r' => '\r',
-                    'b' => '\u{8}',
-                    'f' => '\u{c}',
-                    'u' => {
-                        self.escape = Escape::Unicode(0, 0);
-                        return;
-                    }
-                    other => other,
-                };
-                self.add(decoded);
-            }
-            Escape::Unicode(value, n) => {
-                let value = value * 16 + c.to_digit(16).unwrap_or(0);
-                if n < 3 {
-                    self.escape = Escape::Unicode(value, n + 1);
-                    return;
-                }
-                self.escape = Escape::None;
-                match (self.high_surrogate.take(), value) {
-                    (None, 0xD800..=0xDBFF) => self.high_surrogate = Some(value),
-                    (Some(high), 0xDC00..=0xDFFF) => {
-                        let code = 0x10000 + ((high - 0xD800) << 10) + (value - 0xDC00);
-                        self.add(char::from_u32(code).unwrap_or('\u{FFFD}'));
-                    }
-                    (_, value) => self.add(char::from_u32(value).unwrap_or('\u{FFFD}')),
-                }
-            }
-        }
-    }
-
-    fn add(&mut self, c: char) {
-        if let Some(high) = self.high_surrogate.take() {
-            // A high surrogate not followed by a low one.
-            let _ = high;
-            self.push_char('\u{FFFD}');
-        }
-        self.push_char(c);
-    }
-
-    fn push_char(&mut self, c: char) {
-        if self.is_key {
-            self.key.push(c);
-        } else {
-            self.delta.push(c);
-        }
-    }
-
-    fn close_piece(&mut self) {
-        if !self.delta.is_empty() {
-            let text = std::mem::take(&mut self.delta);
-            self.done.push((self.path(), text));
-        }
-    }
-
-    /// The path of the value being written: `args.content`, `items[2]`.
-    fn path(&self) -> String {
-        let mut path = String::new();
-        for frame in &self.stack {
-            match frame {
-                Frame::Object { key, .. } => {
-                    if !path.is_empty() {
-                        path.push('.');
-                    }
-                    path.push_str(key);
-                }
-                Frame::Array { index } => {
-                    path.push('[');
-                    path.push_str(&index.to_string());
-                    path.push(']');
-                }
-            }
-        }
-        path
-    }
-
-    /// Hand out what was collected, the open string's characters included.
-    fn drain(&mut self, name: &str, events: &mut Vec<Event>) {
-        if self.in_string && !self.is_key {
-            self.close_piece();
-        }
-        for (path, text) in self.done.drain(..) {
-            events.push(Event::ArgsDelta {
-                name: name.to_owned(),
-                path,
-                text,
-            });
-        }
-    }
 }

@@ -31,30 +31,50 @@ pub use self::parser::CallParser;
 pub use self::walk::{FieldEvent, ValueKind};
 use crate::{Strategy, ToolFix};
 
-/// What the parser found in the stream.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What the parser found in the stream. `call` numbers the calls in the
+/// order they began (0, 1, …), so a client can keep parallel previews apart.
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Event {
     /// Text outside calls, to show as it comes (`Let me check.`).
     Text(String),
     /// A call to the tool `name` began (`<tool_call name="@json"`).
     CallStarted {
+        /// The call's number.
+        call: usize,
         /// The tool's name.
         name: String,
     },
     /// Characters added to a string value of the arguments, after repair:
-    /// `path` is the JSON path of the field (`content`, `args.file`,
-    /// `items[2]`, empty at the top level), `text` the decoded characters.
+    /// `path` is the JSON Pointer of the field (`/content`, `/args/file`,
+    /// `/items/2`, empty at the top level), `text` the decoded characters.
     ArgsDelta {
+        /// The call's number.
+        call: usize,
         /// The tool's name.
         name: String,
-        /// The JSON path of the string being written.
+        /// The JSON Pointer of the string being written.
         path: String,
         /// The characters added to it.
         text: String,
     },
+    /// A value of the arguments is final (a string, number, literal, object
+    /// or array), with its JSON Pointer: it comes with the chunk that let the
+    /// engine decide the value ended.
+    FieldDone {
+        /// The call's number.
+        call: usize,
+        /// The tool's name.
+        name: String,
+        /// The JSON Pointer of the value.
+        path: String,
+        /// The value, as the engine mended it (before tool-level rules).
+        value: serde_json::Value,
+    },
     /// A call is complete, with its arguments mended for the tool.
     CallReady {
+        /// The call's number.
+        call: usize,
         /// The tool's name.
         name: String,
         /// The arguments: JSON text.
@@ -63,9 +83,14 @@ pub enum Event {
         strategy: Option<Strategy>,
         /// What was changed, with offsets into the raw arguments.
         fixes: Vec<ToolFix>,
+        /// Whether the arguments arrived whole: `false` when a string, a
+        /// container or a number had to be closed because they stopped.
+        complete: bool,
     },
     /// A call that cannot be mended (`<tool_call name="x" args='read --file "a' />`).
     Error {
+        /// The call's number.
+        call: usize,
         /// The tool's name, when the call gave one.
         name: Option<String>,
         /// The raw arguments, untouched.

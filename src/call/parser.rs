@@ -23,6 +23,8 @@ const CLOSE_TOOL: &[u8] = b"</tool>";
 /// The call being read.
 #[derive(Debug)]
 struct Call {
+    /// The call's number in the stream (0, 1, …).
+    number: usize,
     stream: Option<ArgsStream>,
     /// Argument bytes not yet given to the stream (batched per chunk, or
     /// held while the name is unknown).
@@ -30,8 +32,9 @@ struct Call {
 }
 
 impl Call {
-    fn new() -> Self {
+    fn new(number: usize) -> Self {
         Call {
+            number,
             stream: None,
             pending: Vec::new(),
         }
@@ -42,9 +45,10 @@ impl Call {
             return;
         }
         events.push(Event::CallStarted {
+            call: self.number,
             name: name.to_owned(),
         });
-        self.stream = Some(ArgsStream::new(name, options.clone()));
+        self.stream = Some(ArgsStream::numbered(name, options.clone(), self.number));
         self.flush(events);
     }
 
@@ -62,6 +66,7 @@ impl Call {
         match self.stream {
             Some(stream) => stream.finish_into(events),
             None => events.push(Event::Error {
+                call: self.number,
                 name: None,
                 reason: "the call names no tool: add name=\"TOOL\"".to_owned(),
                 raw: String::from_utf8_lossy(&self.pending).into_owned(),
@@ -138,6 +143,8 @@ pub struct CallParser {
     /// Text not yet handed out.
     text: Vec<u8>,
     call: Option<Call>,
+    /// How many calls have begun.
+    calls: usize,
     events: Vec<Event>,
 }
 
@@ -161,6 +168,7 @@ impl CallParser {
             held: Vec::new(),
             text: Vec::new(),
             call: None,
+            calls: 0,
             events: Vec::new(),
         }
     }
@@ -246,7 +254,8 @@ impl CallParser {
 
     fn start_call(&mut self) {
         self.flush_text(true);
-        self.call = Some(Call::new());
+        self.call = Some(Call::new(self.calls));
+        self.calls += 1;
     }
 
     fn end_call(&mut self) {

@@ -140,7 +140,9 @@ fn handle(
             let result = dispatcher.run(&name, &args);
             (name, result)
         }
-        Event::Error { name, raw, reason } => {
+        Event::Error {
+            name, raw, reason, ..
+        } => {
             let result = ToolResult {
                 ok: false,
                 output: format!("the arguments could not be read ({reason}): {raw}"),
@@ -171,24 +173,44 @@ pub(crate) fn event_json(event: &Event) -> serde_json::Value {
     use serde_json::json;
     match event {
         Event::Text(text) => json!({"event": "text", "text": text}),
-        Event::CallStarted { name } => json!({"event": "call_started", "name": name}),
-        Event::ArgsDelta { name, path, text } => {
-            json!({"event": "args_delta", "name": name, "path": path, "text": text})
+        Event::CallStarted { call, name } => {
+            json!({"event": "call_started", "call": call, "name": name})
+        }
+        Event::ArgsDelta {
+            call,
+            name,
+            path,
+            text,
+        } => json!({"event": "args_delta", "call": call, "name": name, "path": path, "text": text}),
+        Event::FieldDone {
+            call,
+            name,
+            path,
+            value,
+        } => {
+            json!({"event": "field_done", "call": call, "name": name, "path": path, "value": value})
         }
         Event::CallReady {
+            call,
             name,
             args,
             strategy,
             fixes,
+            complete,
         } => json!({
             "event": "call_ready",
+            "call": call,
             "name": name,
             "args": args,
+            "complete": complete,
             "repairs": repairs_json(strategy.map(|s| s.number()), fixes),
         }),
-        Event::Error { name, raw, reason } => {
-            json!({"event": "error", "name": name, "raw": raw, "reason": reason})
-        }
+        Event::Error {
+            call,
+            name,
+            raw,
+            reason,
+        } => json!({"event": "error", "call": call, "name": name, "raw": raw, "reason": reason}),
         _ => json!({"event": "unknown"}),
     }
 }
