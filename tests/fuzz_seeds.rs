@@ -217,7 +217,8 @@ fn replay_tool_target(target: &str, check: fn(&[u8]) -> Result<(), String>) {
 fn normalize_check_holds_on_its_seeds() {
     replay_tool_target("normalize", checks::check_normalize_fuzz);
     // Every repair seed and corpus input as raw arguments, for every tool of
-    // the target's list, fed whole and in 3-byte chunks.
+    // the target's list, fed whole and in 3-byte chunks, through
+    // `normalize_tool_args`, `ToolRepairer` and `ToolCallStream`.
     let mut failures = Vec::new();
     for path in all_inputs() {
         let raw = String::from_utf8_lossy(&fs::read(&path).unwrap()).into_owned();
@@ -225,6 +226,12 @@ fn normalize_check_holds_on_its_seeds() {
             for chunk in [3, usize::MAX] {
                 if let Err(failure) = checks::check_normalize(tool, &raw, chunk) {
                     failures.push(format!("{} (tool {tool:?}): {failure}", name(&path)));
+                }
+                if let Err(failure) = checks::check_tool_stream(tool, &raw, chunk) {
+                    failures.push(format!(
+                        "{} (tool {tool:?}, ToolCallStream): {failure}",
+                        name(&path)
+                    ));
                 }
             }
         }

@@ -10,6 +10,9 @@
 
 use argmend::{Fix, Hints, Options, Repairer, Verdict};
 
+mod stream;
+pub use self::stream::check_tool_stream;
+
 /// What a run produced, for comparing one-shot and chunked runs.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Run {
@@ -459,10 +462,13 @@ pub fn check_normalize(tool: &str, raw: &str, chunk: usize) -> Result<(), String
     Ok(())
 }
 
-/// The `normalize` target on a raw fuzz input.
+/// The `normalize` target on a raw fuzz input: `normalize_tool_args` and
+/// `ToolRepairer` ([`check_normalize`]), then `ToolCallStream`
+/// ([`check_tool_stream`]).
 pub fn check_normalize_fuzz(data: &[u8]) -> Result<(), String> {
     let (tool, chunk, raw) = split_normalize_input(data);
-    check_normalize(tool, &raw, chunk)
+    check_normalize(tool, &raw, chunk)?;
+    check_tool_stream(tool, &raw, chunk)
 }
 
 /// The document the `json_path` and `json_query` targets ask when the input

@@ -44,6 +44,9 @@ pub struct ArgsStream {
     fenced: Option<Box<Repairer>>,
     /// Whether a non-whitespace byte has been seen.
     decided: bool,
+    /// The whitespace before it, which a preview engine started later must
+    /// see too (or its output would depend on where the chunks were cut).
+    leading: Vec<u8>,
     walker: Walker,
     /// The call's number in its stream.
     call: usize,
@@ -64,6 +67,7 @@ impl ArgsStream {
             normalizer: ToolRepairer::new(name, options),
             fenced: None,
             decided: false,
+            leading: Vec::new(),
             walker: Walker::default(),
             call,
             walked: false,
@@ -84,16 +88,24 @@ impl ArgsStream {
 
     pub(super) fn feed_into(&mut self, chunk: &[u8], events: &mut Vec<Event>) {
         let committed = self.normalizer.feed(chunk);
-        if !self.decided
-            && let Some(&first) = chunk.iter().find(|b| !b.is_ascii_whitespace())
-        {
-            self.decided = true;
-            if first == b'`' {
-                self.fenced = Some(Box::new(Repairer::new(options_for_previews())));
+        let mut chunk = std::borrow::Cow::Borrowed(chunk);
+        if !self.decided {
+            match chunk.iter().find(|b| !b.is_ascii_whitespace()) {
+                None => self.leading.extend_from_slice(&chunk),
+                Some(&first) => {
+                    self.decided = true;
+                    if first == b'`' {
+                        self.fenced = Some(Box::new(Repairer::new(options_for_previews())));
+                        let mut whole = std::mem::take(&mut self.leading);
+                        whole.extend_from_slice(&chunk);
+                        chunk = std::borrow::Cow::Owned(whole);
+                    }
+                    self.leading = Vec::new();
+                }
             }
         }
         if let Some(engine) = &mut self.fenced {
-            match engine.feed(chunk) {
+            match engine.feed(&chunk) {
                 Ok(text) => {
                     self.walked |= !text.is_empty();
                     self.walker.commit(text);

@@ -144,6 +144,8 @@ impl ToolCallStream {
     /// the same value as parsing [`snapshot`](Self::snapshot), kept up to
     /// date in place.
     pub fn value(&self) -> Option<&Value> {
+        // No snapshot (arguments held for the end, or a limit crossed): no value.
+        self.normalizer.snapshot()?;
         self.walker.value()
     }
 
