@@ -625,3 +625,69 @@ fn cli_events_carry_call_numbers_pointers_and_completeness() {
         .collect();
     assert_eq!(ready, [(0, true), (1, false)]);
 }
+
+/// The formats models emit (issue 15): Hermes/Qwen, Llama 3 (bare and after
+/// `<|python_tag|>`), Mistral `[TOOL_CALLS]`, a fenced call object, several
+/// calls in one message, and ordinary JSON in prose, which stays text. Each
+/// is also cut at every byte.
+#[test]
+fn model_formats() {
+    let read = ("read_file", json!({"path": "a.py"}));
+    let search = ("search", json!({"query": "x y"}));
+    // (model text, the calls it holds, the text around them)
+    type Case<'a> = (&'a str, Vec<(&'a str, Value)>, &'a str);
+    let cases: Vec<Case> = vec![
+        (
+            "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.py\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"search\", \"arguments\": {\"query\": \"x y\"}}\n</tool_call>",
+            vec![read.clone(), search.clone()],
+            "\n",
+        ),
+        (
+            "{\"name\": \"read_file\", \"parameters\": {\"path\": \"a.py\"}}\n{\"name\": \"search\", \"parameters\": {'query': 'x y',}}",
+            vec![read.clone(), search.clone()],
+            "\n",
+        ),
+        (
+            "<|python_tag|>{\"name\": \"read_file\", \"parameters\": {\"path\": \"a.py\"}}; {\"name\": \"search\", \"parameters\": {\"query\": \"x y\"}}<|eom_id|>",
+            vec![read.clone(), search.clone()],
+            "<|eom_id|>",
+        ),
+        (
+            "[TOOL_CALLS][{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.py\"}}, {\"name\": \"search\", \"arguments\": {\"query\": \"x y\"}}]",
+            vec![read.clone(), search.clone()],
+            "",
+        ),
+        (
+            "Reading it.\n```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.py\"}}\n```\nDone.",
+            vec![read.clone()],
+            "Reading it.\n```json\n\n```\nDone.",
+        ),
+        (
+            "The user is {\"name\": \"Ada\", \"age\": 3}. Also {\"name\": \"read_file\", \"age\": 3} and {\"name\": \"no_such_tool\", \"arguments\": {}} and [1, 2] and [TOOL] and <|other|>.",
+            vec![],
+            "The user is {\"name\": \"Ada\", \"age\": 3}. Also {\"name\": \"read_file\", \"age\": 3} and {\"name\": \"no_such_tool\", \"arguments\": {}} and [1, 2] and [TOOL] and <|other|>.",
+        ),
+    ];
+    for (input, expected_calls, expected_text) in cases {
+        let whole = parse_cut(input.as_bytes(), &[]);
+        let got: Vec<(String, Value)> = ready_args(&whole)
+            .into_iter()
+            .map(|(name, args)| (name, serde_json::from_str(&args).unwrap()))
+            .collect();
+        let want: Vec<(String, Value)> = expected_calls
+            .iter()
+            .map(|(name, args)| ((*name).to_owned(), args.clone()))
+            .collect();
+        assert_eq!(got, want, "{input}");
+        assert_eq!(text(&whole), expected_text, "{input}");
+        for cut in 1..input.len() {
+            let events = parse_cut(input.as_bytes(), &[cut]);
+            assert_eq!(calls(&events), calls(&whole), "{input} cut at {cut}");
+            assert_eq!(text(&events), text(&whole), "{input} cut at {cut}");
+        }
+        let every: Vec<usize> = (1..input.len()).collect();
+        let events = parse_cut(input.as_bytes(), &every);
+        assert_eq!(calls(&events), calls(&whole), "{input} one byte at a time");
+        assert_eq!(text(&events), text(&whole), "{input} one byte at a time");
+    }
+}

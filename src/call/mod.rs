@@ -4,10 +4,16 @@
 //! [`CallParser`] is a push parser over model output: feed it chunks, get
 //! [`Event`]s. It reads `<tool_call name="…" args='…' />` (or `args="…"`),
 //! `<tool_call name="…">…</tool_call>` with the arguments as the body (or,
-//! without a name, a body `{"name": …, "arguments": …}`), the `<tool …>`
-//! alias, and a JSON object `{"tool_call": "…", "args": …}`, anywhere in the
-//! text, code fences included. [`ArgsStream`] is the same for the native
-//! tool-use form, where the arguments of one call arrive as string deltas.
+//! without a name, a body `{"name": …, "arguments": …}`: Hermes and Qwen),
+//! the `<tool …>` alias, a JSON object `{"tool_call": "…", "args": …}`, the
+//! Llama 3 and Mistral forms (`{"name": …, "parameters": …}` standing alone,
+//! `<|python_tag|>{…}; {…}`, `[TOOL_CALLS][{…}, {…}]`), and any of these in
+//! code fences, several to a message. A bare `{"name": …}` object is a call
+//! only with exactly a call's shape and a name the tool table knows
+//! ([`ToolMap::knows`](crate::ToolMap::knows)), so ordinary JSON in prose
+//! stays text. [`ArgsStream`] is the same for the native tool-use form,
+//! where the arguments of one call arrive as string deltas; for the model
+//! APIs' streams see [`ToolCallStream`] and the client adapters.
 //!
 //! [`Dispatcher`] runs calls: `@json` and `@diff` are built in, others
 //! implement [`Tool`].

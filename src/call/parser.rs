@@ -1,11 +1,9 @@
 //! The push parser that finds tool calls in streamed model text.
 
-use memchr::memchr2;
-
 use self::tag::Attr;
 use super::Event;
 use super::args::ArgsStream;
-use super::scan::{Action, ObjectScanner, ValueScanner};
+use super::scan::{Action, HEAD_LOOKAHEAD, Head, ObjectScanner, ValueScanner, classify_head};
 use crate::ToolOptions;
 
 mod tag;
@@ -16,6 +14,10 @@ mod tag;
 const LOOKAHEAD: usize = 64;
 
 const TOOL_CALL: &[u8] = b"<tool_call";
+/// Llama 3's marker before a JSON tool call (several may follow, split by `;`).
+const PYTHON_TAG: &[u8] = b"<|python_tag|>";
+/// Mistral's marker before a JSON array of calls.
+const TOOL_CALLS: &[u8] = b"[TOOL_CALLS]";
 const TOOL: &[u8] = b"<tool";
 const CLOSE_TOOL_CALL: &[u8] = b"</tool_call>";
 const CLOSE_TOOL: &[u8] = b"</tool>";
@@ -105,8 +107,22 @@ enum State {
         /// The object ended: the rest of the body is dropped.
         ended: bool,
     },
-    /// The object form `{"tool_call": …, "args": …}`.
+    /// The object form `{"tool_call": …, "args": …}`, or `{"name": …,
+    /// "arguments": …}` standing alone, after a marker, or in a list.
     Object(ObjectScanner),
+    /// Matching `[TOOL_CALLS]`.
+    MarkerOpen,
+    /// After a marker, or between the objects of a sequence of calls.
+    Between(Sequence),
+}
+
+/// A run of call objects after a model's marker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sequence {
+    /// After `[TOOL_CALLS]`: an optional `[`, objects split by `,`, `]`.
+    List,
+    /// After `<|python_tag|>`: objects split by `;`.
+    PythonTag,
 }
 
 /// Finds tool calls in streamed model text and mends their arguments as
@@ -145,6 +161,8 @@ pub struct CallParser {
     call: Option<Call>,
     /// How many calls have begun.
     calls: usize,
+    /// The sequence the current call object belongs to, if any.
+    sequence: Option<Sequence>,
     events: Vec<Event>,
 }
 
@@ -169,6 +187,7 @@ impl CallParser {
             text: Vec::new(),
             call: None,
             calls: 0,
+            sequence: None,
             events: Vec::new(),
         }
     }
@@ -179,7 +198,7 @@ impl CallParser {
         while i < chunk.len() {
             if matches!(self.state, State::Text) {
                 // Run through plain text to the next byte that may open a call.
-                match memchr2(b'<', b'{', &chunk[i..]) {
+                match memchr::memchr3(b'<', b'{', b'[', &chunk[i..]) {
                     Some(n) => {
                         self.text.extend_from_slice(&chunk[i..i + n]);
                         i += n;
@@ -217,7 +236,12 @@ impl CallParser {
     pub fn finish(mut self) -> Vec<Event> {
         let held = std::mem::take(&mut self.held);
         match std::mem::replace(&mut self.state, State::Text) {
-            State::Text | State::TagOpen | State::JsonHead | State::MaybeClose { .. } => {
+            State::Text
+            | State::TagOpen
+            | State::JsonHead
+            | State::MaybeClose { .. }
+            | State::MarkerOpen
+            | State::Between(_) => {
                 self.text.extend_from_slice(&held);
             }
             State::Body { object, .. } => {
@@ -262,7 +286,10 @@ impl CallParser {
         if let Some(call) = self.call.take() {
             call.finish(&mut self.events);
         }
-        self.state = State::Text;
+        self.state = match self.sequence {
+            Some(sequence) => State::Between(sequence),
+            None => State::Text,
+        };
     }
 
     fn arg_byte(&mut self, b: u8) {
@@ -296,8 +323,46 @@ impl CallParser {
                     self.held.push(b);
                     self.state = State::JsonHead;
                 }
+                b'[' => {
+                    self.held.push(b);
+                    self.state = State::MarkerOpen;
+                }
                 _ => self.text.push(b),
             },
+            State::MarkerOpen => {
+                self.held.push(b);
+                if self.held == TOOL_CALLS {
+                    self.held.clear();
+                    self.flush_text(true);
+                    self.sequence = Some(Sequence::List);
+                    self.state = State::Between(Sequence::List);
+                } else if !TOOL_CALLS.starts_with(&self.held) {
+                    self.held.pop();
+                    self.give_up(b);
+                }
+            }
+            State::Between(sequence) => {
+                let sequence = *sequence;
+                match b {
+                    b'{' => {
+                        self.start_call();
+                        self.state = State::Object(ObjectScanner::new());
+                    }
+                    // The list's own `[`, separators, and space between calls.
+                    b'[' | b',' if sequence == Sequence::List => {}
+                    b';' if sequence == Sequence::PythonTag => {}
+                    b if b.is_ascii_whitespace() => {}
+                    b']' if sequence == Sequence::List => {
+                        self.sequence = None;
+                        self.state = State::Text;
+                    }
+                    b => {
+                        self.sequence = None;
+                        self.state = State::Text;
+                        self.byte(b);
+                    }
+                }
+            }
             State::TagOpen => self.tag_open(b),
             State::JsonHead => self.json_head(b),
             State::Tag { .. } => self.tag(b),
@@ -367,41 +432,43 @@ impl CallParser {
             return;
         }
         self.held.push(b);
-        if !TOOL_CALL.starts_with(&self.held) {
+        if self.held == PYTHON_TAG {
+            self.held.clear();
+            self.flush_text(true);
+            self.sequence = Some(Sequence::PythonTag);
+            self.state = State::Between(Sequence::PythonTag);
+            return;
+        }
+        if !TOOL_CALL.starts_with(&self.held) && !PYTHON_TAG.starts_with(&self.held) {
             self.held.pop();
             self.give_up(b);
         }
     }
 
     fn json_head(&mut self, b: u8) {
-        let held = &self.held;
-        // `{`, whitespace, a quote, `tool_call`, the same quote.
-        let ws = held[1..]
-            .iter()
-            .take_while(|c| c.is_ascii_whitespace())
-            .count();
-        let rest = &held[1 + ws..];
-        let complete = rest.len() == 1 + b"tool_call".len();
-        let fits = if rest.is_empty() {
-            (b.is_ascii_whitespace() && ws < LOOKAHEAD) || b == b'"' || b == b'\''
-        } else {
-            let quote = rest[0];
-            let word = &rest[1..];
-            if word.len() < b"tool_call".len() {
-                b"tool_call"[word.len()] == b
-            } else {
-                b == quote
-            }
-        };
-        if !fits {
-            self.give_up(b);
-            return;
-        }
         self.held.push(b);
-        if complete {
-            self.held.clear();
-            self.start_call();
-            self.state = State::Object(ObjectScanner::after_key(b"tool_call"));
+        let tools = self.options.tool_map();
+        let head = classify_head(&self.held, &|name| tools.knows(name));
+        match head {
+            Head::Need if self.held.len() < HEAD_LOOKAHEAD => {}
+            Head::Need | Head::Text => {
+                self.held.pop();
+                self.give_up(b);
+            }
+            Head::ToolCall => {
+                self.held.clear();
+                self.start_call();
+                self.state = State::Object(ObjectScanner::after_key(b"tool_call"));
+            }
+            Head::Named => {
+                // The held bytes (after the `{`) are the object's first bytes.
+                let held = std::mem::take(&mut self.held);
+                self.start_call();
+                self.state = State::Object(ObjectScanner::new());
+                for &c in held.get(1..).unwrap_or_default() {
+                    self.byte(c);
+                }
+            }
         }
     }
 

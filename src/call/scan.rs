@@ -263,3 +263,111 @@ impl ObjectScanner {
         }
     }
 }
+
+/// What the bytes held after a `{` in text say about a call object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Head {
+    /// Not decided yet: more bytes are needed.
+    Need,
+    /// Not a call: the bytes are text.
+    Text,
+    /// `{"tool_call"`: argmend's own object form.
+    ToolCall,
+    /// `{"name": "<a known tool>", "arguments"` (or `"parameters"`): the
+    /// Hermes, Llama 3 and Mistral object, standing alone in the text.
+    Named,
+}
+
+/// The longest head [`classify_head`] reads before it calls the bytes text.
+pub(super) const HEAD_LOOKAHEAD: usize = 160;
+
+/// Classify `held` (starting with `{`). A bare object counts as a call only
+/// with exactly the shape of one, `{"name": "…", "arguments": …}` with the
+/// name first, and only when `knows` the name, so ordinary JSON in prose
+/// (`{"name": "Ada", "age": 3}`) stays text. The answer depends on the bytes
+/// alone, never on where a chunk ended.
+pub(super) fn classify_head(held: &[u8], knows: &dyn Fn(&str) -> bool) -> Head {
+    let mut cursor = HeadCursor { bytes: held, at: 1 };
+    match read_head(&mut cursor, knows) {
+        Ok(head) | Err(head) => head,
+    }
+}
+
+fn read_head(cursor: &mut HeadCursor<'_>, knows: &dyn Fn(&str) -> bool) -> Result<Head, Head> {
+    {
+        cursor.spaces();
+        let key = cursor.quoted(16, &[b"tool_call", b"name"])?;
+        if key == b"tool_call" {
+            return Ok(Head::ToolCall);
+        }
+        if key != b"name" {
+            return Err(Head::Text);
+        }
+        cursor.spaces();
+        cursor.expect(b':')?;
+        cursor.spaces();
+        let name = cursor.quoted(64, &[])?;
+        let name = std::str::from_utf8(name).map_err(|_| Head::Text)?;
+        if name.is_empty() || !knows(name) {
+            return Err(Head::Text);
+        }
+        cursor.spaces();
+        cursor.expect(b',')?;
+        cursor.spaces();
+        let key = cursor.quoted(16, &[b"arguments", b"parameters"])?;
+        match key {
+            b"arguments" | b"parameters" => Ok(Head::Named),
+            _ => Err(Head::Text),
+        }
+    }
+}
+
+struct HeadCursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> HeadCursor<'a> {
+    fn spaces(&mut self) {
+        while self.bytes.get(self.at).is_some_and(u8::is_ascii_whitespace) {
+            self.at += 1;
+        }
+    }
+
+    fn expect(&mut self, b: u8) -> Result<(), Head> {
+        match self.bytes.get(self.at) {
+            None => Err(Head::Need),
+            Some(&c) if c == b => {
+                self.at += 1;
+                Ok(())
+            }
+            Some(_) => Err(Head::Text),
+        }
+    }
+
+    /// A string in `"` or `'` of at most `max` bytes. While it is open, it
+    /// must be a prefix of one of `words` (when there are any).
+    fn quoted(&mut self, max: usize, words: &[&[u8]]) -> Result<&'a [u8], Head> {
+        let quote = match self.bytes.get(self.at) {
+            None => return Err(Head::Need),
+            Some(&q @ (b'"' | b'\'')) => q,
+            Some(_) => return Err(Head::Text),
+        };
+        let start = self.at + 1;
+        let mut end = start;
+        loop {
+            match self.bytes.get(end) {
+                None => {
+                    let so_far = &self.bytes[start..end];
+                    let fits = words.is_empty() || words.iter().any(|w| w.starts_with(so_far));
+                    return Err(if fits { Head::Need } else { Head::Text });
+                }
+                Some(&c) if c == quote => break,
+                Some(&c) if c < 0x20 || c == b'\\' || end - start >= max => return Err(Head::Text),
+                Some(_) => end += 1,
+            }
+        }
+        self.at = end + 1;
+        Ok(&self.bytes[start..end])
+    }
+}

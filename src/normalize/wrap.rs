@@ -296,6 +296,13 @@ impl ToolMap {
         self
     }
 
+    /// Whether the table knows `tool` at all (any entry, as written or
+    /// lower-cased). A call parser counts a bare `{"name": …, "arguments": …}`
+    /// in model text as a call only for a tool the table knows.
+    pub fn knows(&self, tool: &str) -> bool {
+        self.entries(tool).next().is_some()
+    }
+
     /// The complete parameter list of `tool`, when known.
     pub fn params(&self, tool: &str) -> Option<&[String]> {
         self.entries(tool).find_map(|entry| entry.params.as_deref())
