@@ -9,32 +9,20 @@
 //! With your own client: parse the `data:` of each server-sent event
 //! into a `serde_json::Value` and hand it to `push`, exactly as below.
 
-use argmend::{AnthropicStream, ClientEvent, ToolOptions};
+use std::cell::RefCell;
+
+use argmend::{AnthropicStream, ToolOptions};
+
+#[path = "support/replay.rs"]
+mod support;
 
 const RECORDED: &str = include_str!("../corpus/model_streams/anthropic.jsonl");
 
 fn main() -> Result<(), serde_json::Error> {
-    let mut stream = AnthropicStream::new(ToolOptions::default());
-    let mut ended = Vec::new();
-    for line in RECORDED.lines() {
-        let chunk: serde_json::Value = serde_json::from_str(line)?;
-        for event in stream.push(&chunk) {
-            print(&event, &mut ended);
-        }
-    }
-    for event in stream.finish() {
-        print(&event, &mut ended);
-    }
-    println!("\nfinal arguments:");
-    for (call, name, args, complete) in ended {
-        println!("  #{call} {name} (complete: {complete}): {args}");
-    }
-    Ok(())
-}
-
-fn print(event: &ClientEvent, ended: &mut Vec<(usize, String, String, bool)>) {
-    println!("{}", event.to_json());
-    if let ClientEvent::CallDone { call, end, .. } = event {
-        ended.push((*call, end.name.clone(), end.args.to_string(), end.complete));
-    }
+    let stream = RefCell::new(AnthropicStream::new(ToolOptions::default()));
+    support::replay(
+        RECORDED,
+        |event| stream.borrow_mut().push(event),
+        || stream.take().finish(),
+    )
 }

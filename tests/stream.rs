@@ -7,6 +7,7 @@ use argmend::{FieldEvent, ToolCallStream, ToolOptions, ValueKind, Verdict};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
+use crate::fuzz_seeds::checks::merge_deltas;
 use crate::properties::{chunk_sizes, chunks, config, malformed_json, valid_json};
 
 fn stream() -> ToolCallStream {
@@ -40,27 +41,7 @@ fn run(pieces: &[&[u8]]) -> (Vec<FieldEvent>, argmend::CallEnd) {
     }
     let end = call.finish();
     events.extend(end.events.clone());
-    (merge(events), end)
-}
-
-fn merge(events: Vec<FieldEvent>) -> Vec<FieldEvent> {
-    let mut out: Vec<FieldEvent> = Vec::new();
-    for event in events {
-        if let (
-            Some(FieldEvent::StringDelta {
-                path: last,
-                text: so_far,
-            }),
-            FieldEvent::StringDelta { path, text },
-        ) = (out.last_mut(), &event)
-            && last == path
-        {
-            so_far.push_str(text);
-            continue;
-        }
-        out.push(event);
-    }
-    out
+    (merge_deltas(events), end)
 }
 
 fn pointer_get<'a>(value: &'a Value, pointer: &str) -> Option<&'a Value> {

@@ -11,7 +11,7 @@
 use argmend::{Fix, Hints, Options, Repairer, Verdict};
 
 mod stream;
-pub use self::stream::check_tool_stream;
+pub use self::stream::{check_tool_stream, merge_deltas};
 
 /// What a run produced, for comparing one-shot and chunked runs.
 #[derive(Debug, PartialEq, Eq)]

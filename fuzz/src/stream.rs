@@ -35,6 +35,12 @@ fn run(
     }
     let mut end = call.finish();
     events.append(&mut end.events);
+    Ok((merge_deltas(events), end))
+}
+
+/// `events` with adjacent string deltas of one path merged: how the deltas
+/// split depends on the fragments, not what they say.
+pub fn merge_deltas(events: Vec<FieldEvent>) -> Vec<FieldEvent> {
     let mut merged: Vec<FieldEvent> = Vec::new();
     for event in events {
         if let (
@@ -51,7 +57,7 @@ fn run(
         }
         merged.push(event);
     }
-    Ok((merged, end))
+    merged
 }
 
 /// The check: see the module docs.

@@ -180,6 +180,13 @@ impl Calls {
         });
     }
 
+    /// The end of the stream: calls still open were cut off.
+    fn finish(mut self) -> Vec<ClientEvent> {
+        let mut out = Vec::new();
+        self.end_all(true, &mut out);
+        out
+    }
+
     fn end_all(&mut self, cut: bool, out: &mut Vec<ClientEvent>) {
         for call in 0..self.slots.len() {
             self.end_call(call, cut, out);
@@ -270,10 +277,8 @@ impl OpenAiChatStream {
     }
 
     /// The stream ended: calls still open were cut off.
-    pub fn finish(mut self) -> Vec<ClientEvent> {
-        let mut out = Vec::new();
-        self.calls.end_all(true, &mut out);
-        out
+    pub fn finish(self) -> Vec<ClientEvent> {
+        self.calls.finish()
     }
 }
 
@@ -343,10 +348,8 @@ impl OpenAiResponsesStream {
     }
 
     /// The stream ended: calls still open were cut off.
-    pub fn finish(mut self) -> Vec<ClientEvent> {
-        let mut out = Vec::new();
-        self.calls.end_all(true, &mut out);
-        out
+    pub fn finish(self) -> Vec<ClientEvent> {
+        self.calls.finish()
     }
 }
 
@@ -420,9 +423,7 @@ impl AnthropicStream {
     }
 
     /// The stream ended: calls still open were cut off.
-    pub fn finish(mut self) -> Vec<ClientEvent> {
-        let mut out = Vec::new();
-        self.calls.end_all(true, &mut out);
-        out
+    pub fn finish(self) -> Vec<ClientEvent> {
+        self.calls.finish()
     }
 }
