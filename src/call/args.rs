@@ -68,7 +68,7 @@ impl ArgsStream {
             fenced: None,
             decided: false,
             leading: Vec::new(),
-            walker: Walker::default(),
+            walker: Walker::for_events(),
             call,
             walked: false,
         }

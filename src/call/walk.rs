@@ -179,6 +179,9 @@ pub(crate) struct Walker {
     recording: Option<Vec<Undo>>,
     /// The pointer of the value being written, while no frame changes.
     path_cache: Option<String>,
+    /// Whether the value stays readable once it is whole (`ToolCallStream`
+    /// shows it; `ArgsStream` only reports it, so it moves it out).
+    keep_value: bool,
 }
 
 impl Default for Walker {
@@ -195,11 +198,21 @@ impl Default for Walker {
             overlay: None,
             recording: None,
             path_cache: None,
+            keep_value: true,
         }
     }
 }
 
 impl Walker {
+    /// A walker for events only: the whole value is handed over in its
+    /// `Done` event rather than kept.
+    pub(crate) fn for_events() -> Self {
+        Walker {
+            keep_value: false,
+            ..Walker::default()
+        }
+    }
+
     /// The value so far (with the overlay, when one is applied).
     pub(crate) fn value(&self) -> Option<&Value> {
         self.root.as_ref()
@@ -503,11 +516,17 @@ impl Walker {
         }
         let depth = self.frames.len() + 1;
         let path = self.path();
-        let value = self
-            .node(depth)
-            .map(|value| value.clone())
-            .unwrap_or(Value::Null);
-        self.events.push(FieldEvent::Done { path, value });
+        let value = if depth == 1 && !self.keep_value {
+            // The whole value is final and nobody reads it from here: hand
+            // it over instead of copying it.
+            self.root.take()
+        } else {
+            self.node(depth).map(|value| value.clone())
+        };
+        self.events.push(FieldEvent::Done {
+            path,
+            value: value.unwrap_or(Value::Null),
+        });
     }
 
     fn string_char(&mut self, c: char) {

@@ -222,7 +222,9 @@ struct ToolEntry {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolMap {
-    tools: HashMap<String, ToolEntry>,
+    /// Shared: every call a parser or an adapter starts clones the options,
+    /// and a clone of the built-in table was a third of a call's cost.
+    tools: std::sync::Arc<HashMap<String, ToolEntry>>,
 }
 
 impl Default for ToolMap {
@@ -254,27 +256,27 @@ impl ToolMap {
     /// A table with no tools at all.
     pub fn empty() -> Self {
         ToolMap {
-            tools: HashMap::new(),
+            tools: std::sync::Arc::new(HashMap::new()),
         }
     }
 
     /// Register `tool` with its primary field (replacing a built-in one).
     pub fn with_tool(mut self, tool: &str, primary_field: &str) -> Self {
-        self.tools.entry(tool.to_owned()).or_default().field = Some(primary_field.to_owned());
+        self.entry(tool).field = Some(primary_field.to_owned());
         self
     }
 
     /// Mark `tool` as taking subcommands: `read --file a` becomes
     /// `{"cmd":"read","args":{"file":"a"}}`.
     pub fn with_subcommands(mut self, tool: &str) -> Self {
-        self.tools.entry(tool.to_owned()).or_default().subcommands = true;
+        self.entry(tool).subcommands = true;
         self
     }
 
     /// Mark `tool` as writing its content argument into the file its path
     /// argument names, so curly quotes in code content are straightened.
     pub fn with_file_writer(mut self, tool: &str) -> Self {
-        self.tools.entry(tool.to_owned()).or_default().writes_files = true;
+        self.entry(tool).writes_files = true;
         self
     }
 
@@ -291,7 +293,7 @@ impl ToolMap {
     /// assert_eq!(normalized.text(), r#"{"file": "a.json", "body": "{\"x\": \"1\", \"y\": 2}"}"#);
     /// ```
     pub fn with_params(mut self, tool: &str, params: &[&str]) -> Self {
-        self.tools.entry(tool.to_owned()).or_default().params =
+        self.entry(tool).params =
             Some(params.iter().map(|p| (*p).to_owned()).collect());
         self
     }
@@ -315,6 +317,14 @@ impl ToolMap {
             && self
                 .primary_field(tool)
                 .is_some_and(|field| COMMAND_LINE_FIELDS.contains(&field))
+    }
+
+    /// The entry of `tool`, made if missing (the table is copied first if
+    /// another clone shares it).
+    fn entry(&mut self, tool: &str) -> &mut ToolEntry {
+        std::sync::Arc::make_mut(&mut self.tools)
+            .entry(tool.to_owned())
+            .or_default()
     }
 
     /// The entries for `tool` as written and lower-cased, in that order.
