@@ -122,6 +122,32 @@ fn straight(c: char) -> Option<&'static str> {
     }
 }
 
+/// Whether `bytes` may hold a character [`straight`] replaces: written out
+/// (UTF-8 `E2 80 98`…`E2 80 B3`, `C2 AB`, `C2 BB`) or as a `\u` escape.
+/// `false` is certain; `true` sends the caller to the full walk.
+fn may_have_curly(bytes: &[u8]) -> bool {
+    let written = memchr::memchr2_iter(0xE2, 0xC2, bytes).any(|at| {
+        match (bytes[at], bytes.get(at + 1), bytes.get(at + 2)) {
+            (0xE2, Some(0x80), Some(&third)) => {
+                (straight_code(0x2000 | u32::from(third & 0x3F))).is_some()
+            }
+            (0xC2, Some(&second), _) => matches!(second, 0xAB | 0xBB),
+            _ => false,
+        }
+    });
+    written
+        || memchr::memmem::find_iter(bytes, b"\\u").any(|at| {
+            let hex = bytes.get(at + 2..at + 6).and_then(|hex| std::str::from_utf8(hex).ok());
+            let code = hex.and_then(|hex| u32::from_str_radix(hex, 16).ok());
+            code.and_then(straight_code).is_some()
+        })
+}
+
+/// [`straight`] by code point.
+fn straight_code(code: u32) -> Option<&'static str> {
+    char::from_u32(code).and_then(straight)
+}
+
 /// Text with its curly quotes straightened when it is bound for a code file.
 ///
 /// ```
@@ -201,6 +227,11 @@ pub fn normalize_quotes<'a>(path: &str, text: &'a str) -> NormalizedQuotes<'a> {
 /// new literal and the byte offset, within the literal, of each replacement;
 /// `None` when there is nothing to replace.
 pub(super) fn in_json_string(literal: &str) -> Option<(String, Vec<usize>)> {
+    // Nearly all code has nothing to replace: find that out with memchr
+    // instead of walking every character.
+    if !may_have_curly(literal.as_bytes()) {
+        return None;
+    }
     let mut out = String::with_capacity(literal.len());
     let mut offsets = Vec::new();
     let mut rest = literal.char_indices().peekable();
@@ -241,6 +272,23 @@ pub(super) fn in_json_string(literal: &str) -> Option<(String, Vec<usize>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_quick_check_never_misses_a_curly_character() {
+        for c in ['\u{2018}', '\u{2019}', '\u{2032}', '\u{201C}', '\u{201D}', '\u{2033}', '\u{AB}', '\u{BB}'] {
+            let written = format!("\"print({c}hi{c})\"");
+            assert!(may_have_curly(written.as_bytes()), "{c:?}");
+            assert!(in_json_string(&written).is_some(), "{c:?}");
+            let escaped = format!("\"a \\u{:04X} b\"", u32::from(c));
+            assert!(may_have_curly(escaped.as_bytes()), "{escaped}");
+            assert!(in_json_string(&escaped).is_some(), "{escaped}");
+        }
+        // Other characters that share the lead bytes, and other escapes.
+        for text in ["\"✓ é £ ° © — … \\u00e9 \\n\"", "\"plain code(x, y)\""] {
+            assert!(!may_have_curly(text.as_bytes()), "{text}");
+            assert!(in_json_string(text).is_none(), "{text}");
+        }
+    }
 
     #[test]
     fn extensions_are_lower_case_with_a_dot() {
