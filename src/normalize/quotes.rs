@@ -137,7 +137,9 @@ fn may_have_curly(bytes: &[u8]) -> bool {
     });
     written
         || memchr::memmem::find_iter(bytes, b"\\u").any(|at| {
-            let hex = bytes.get(at + 2..at + 6).and_then(|hex| std::str::from_utf8(hex).ok());
+            let hex = bytes
+                .get(at + 2..at + 6)
+                .and_then(|hex| std::str::from_utf8(hex).ok());
             let code = hex.and_then(|hex| u32::from_str_radix(hex, 16).ok());
             code.and_then(straight_code).is_some()
         })
@@ -275,7 +277,10 @@ mod tests {
 
     #[test]
     fn the_quick_check_never_misses_a_curly_character() {
-        for c in ['\u{2018}', '\u{2019}', '\u{2032}', '\u{201C}', '\u{201D}', '\u{2033}', '\u{AB}', '\u{BB}'] {
+        for c in [
+            '\u{2018}', '\u{2019}', '\u{2032}', '\u{201C}', '\u{201D}', '\u{2033}', '\u{AB}',
+            '\u{BB}',
+        ] {
             let written = format!("\"print({c}hi{c})\"");
             assert!(may_have_curly(written.as_bytes()), "{c:?}");
             assert!(in_json_string(&written).is_some(), "{c:?}");

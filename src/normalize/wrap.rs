@@ -293,8 +293,7 @@ impl ToolMap {
     /// assert_eq!(normalized.text(), r#"{"file": "a.json", "body": "{\"x\": \"1\", \"y\": 2}"}"#);
     /// ```
     pub fn with_params(mut self, tool: &str, params: &[&str]) -> Self {
-        self.entry(tool).params =
-            Some(params.iter().map(|p| (*p).to_owned()).collect());
+        self.entry(tool).params = Some(params.iter().map(|p| (*p).to_owned()).collect());
         self
     }
 
