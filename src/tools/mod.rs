@@ -16,4 +16,4 @@ mod envelope;
 pub mod json;
 mod workspace;
 
-pub use self::workspace::{Workspace, WorkspaceError, WorkspaceErrorKind};
+pub use self::workspace::{PROTECTED_DIRS, Workspace, WorkspaceError, WorkspaceErrorKind};

@@ -3,7 +3,11 @@
 //! A model names files relative to the directory it works in. Every tool
 //! resolves those names through [`Workspace::resolve`], which refuses three
 //! ways out: an absolute path elsewhere, a `..` that climbs above the root, and
-//! a symbolic link (anywhere along the path) whose target lies outside.
+//! a symbolic link (anywhere along the path) whose target lies outside. It
+//! also refuses what is neither a regular file nor a directory (a FIFO would
+//! block the reader forever, a device is not text). Writes go through
+//! [`Workspace::resolve_for_write`], which refuses version-control metadata
+//! (`.git`, `.hg`, `.svn`, `.jj`): a patched `.git/config` can run commands.
 
 use std::fmt;
 use std::io;
@@ -61,7 +65,15 @@ pub enum WorkspaceErrorKind {
     /// The root itself does not exist or is not a directory, e.g.
     /// `Workspace::new("/no/such/dir")`.
     BadRoot,
+    /// Neither a regular file nor a directory: a FIFO, a socket, a device.
+    NotAFile,
+    /// A place a tool must never write: version-control metadata, e.g.
+    /// `.git/config` (only refused by [`Workspace::resolve_for_write`]).
+    Protected,
 }
+
+/// Directories no tool writes into, anywhere in the workspace.
+pub const PROTECTED_DIRS: [&str; 4] = [".git", ".hg", ".svn", ".jj"];
 
 impl Workspace {
     /// A workspace rooted at `root`, which must be an existing directory.
@@ -138,6 +150,14 @@ impl Workspace {
             refuse(kind, detail)
         })?;
         if real.starts_with(&self.root) {
+            // `metadata` follows the path without opening it, so a FIFO
+            // cannot block here.
+            if let Ok(meta) = std::fs::metadata(&real)
+                && !meta.is_file()
+                && !meta.is_dir()
+            {
+                return Err(refuse(WorkspaceErrorKind::NotAFile, Detail::None));
+            }
             return Ok(real);
         }
         // An absolute path that was never inside is "outside"; one that was
@@ -147,6 +167,39 @@ impl Workspace {
         } else {
             Err(refuse(WorkspaceErrorKind::SymlinkOut, Detail::Target(real)))
         }
+    }
+}
+
+impl Workspace {
+    /// [`resolve`](Self::resolve) for a file about to be written: also
+    /// refuses a path inside version-control metadata ([`PROTECTED_DIRS`],
+    /// compared without case, as some file systems do).
+    ///
+    /// ```
+    /// use argmend::tools::{Workspace, WorkspaceErrorKind};
+    /// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
+    /// let error = workspace.resolve_for_write("repo/.git/config").unwrap_err();
+    /// assert_eq!(error.kind(), WorkspaceErrorKind::Protected);
+    /// assert!(workspace.resolve_for_write(".github/workflows/ci.yml").is_ok());
+    /// ```
+    pub fn resolve_for_write(&self, path: impl AsRef<Path>) -> Result<PathBuf, WorkspaceError> {
+        let real = self.resolve(path.as_ref())?;
+        let inside = real.strip_prefix(&self.root).unwrap_or(&real);
+        let protected = inside.components().any(|component| {
+            let name = component.as_os_str().to_string_lossy();
+            PROTECTED_DIRS
+                .iter()
+                .any(|dir| name.eq_ignore_ascii_case(dir))
+        });
+        if protected {
+            return Err(WorkspaceError {
+                kind: WorkspaceErrorKind::Protected,
+                path: path.as_ref().to_path_buf(),
+                root: self.root.clone(),
+                detail: Detail::None,
+            });
+        }
+        Ok(real)
     }
 }
 
@@ -239,6 +292,16 @@ impl fmt::Display for WorkspaceError {
             (WorkspaceErrorKind::BadRoot, _) => {
                 write!(f, "the workspace `{path}` is not a directory")
             }
+            (WorkspaceErrorKind::NotAFile, _) => write!(
+                f,
+                "`{path}` is neither a regular file nor a directory (a FIFO, a socket or a \
+                 device): only files and directories can be read"
+            ),
+            (WorkspaceErrorKind::Protected, _) => write!(
+                f,
+                "`{path}` is inside version-control metadata ({}): tools never write there",
+                PROTECTED_DIRS.join(", ")
+            ),
         }
     }
 }

@@ -161,7 +161,7 @@ pub fn apply(
 ) -> Result<ApplyReport, Error> {
     let given = file.as_ref();
     let sections = patch::parse(patch)?;
-    let real = workspace.resolve(given)?;
+    let real = workspace.resolve_for_write(given)?;
     let mut jobs: Vec<Job> = Vec::new();
     if real.is_dir() {
         for section in &sections {
@@ -174,7 +174,7 @@ pub fn apply(
             };
             let path = given.join(target);
             let name = shown(&path);
-            let real = workspace.resolve(&path)?;
+            let real = workspace.resolve_for_write(&path)?;
             plan(&mut jobs, section, name, real)?;
         }
     } else if let [section] = sections.as_slice() {

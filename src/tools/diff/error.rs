@@ -190,9 +190,9 @@ impl Error {
             Repr::Binary { .. } => ErrorKind::Binary,
             Repr::TooLarge { .. } => ErrorKind::TooLarge,
             Repr::Workspace(error) => match error.kind() {
-                WorkspaceErrorKind::BadRoot | WorkspaceErrorKind::Empty => {
-                    ErrorKind::InvalidArgument
-                }
+                WorkspaceErrorKind::BadRoot
+                | WorkspaceErrorKind::Empty
+                | WorkspaceErrorKind::NotAFile => ErrorKind::InvalidArgument,
                 _ => ErrorKind::OutsideWorkspace,
             },
             Repr::InvalidJson { .. } => ErrorKind::InvalidJson,

@@ -129,9 +129,9 @@ impl Error {
             Repr::InvalidYaml { .. } => ErrorKind::InvalidYaml,
             Repr::TooLarge { .. } => ErrorKind::TooLarge,
             Repr::Workspace(error) => match error.kind() {
-                WorkspaceErrorKind::BadRoot | WorkspaceErrorKind::Empty => {
-                    ErrorKind::InvalidArgument
-                }
+                WorkspaceErrorKind::BadRoot
+                | WorkspaceErrorKind::Empty
+                | WorkspaceErrorKind::NotAFile => ErrorKind::InvalidArgument,
                 _ => ErrorKind::OutsideWorkspace,
             },
             Repr::InvalidArgument(_) => ErrorKind::InvalidArgument,

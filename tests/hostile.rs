@@ -1,0 +1,115 @@
+//! Issue 13, the first items: a careless or hostile model must not hang the
+//! tools with a FIFO, nor write into version-control metadata.
+
+use std::process::Command;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use argmend::tools::diff::{self, Mode};
+use argmend::tools::{WorkspaceErrorKind, json};
+
+use crate::support::TempDir;
+
+const BIN: &str = env!("CARGO_BIN_EXE_argmend");
+
+/// `f()` must answer within 10 s (a FIFO used to block its reader forever).
+fn within_seconds<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (send, receive) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = send.send(f());
+    });
+    receive
+        .recv_timeout(Duration::from_secs(10))
+        .expect("no answer in 10 s: the tool blocked")
+}
+
+#[test]
+fn a_fifo_is_refused_before_it_is_opened() {
+    let dir = TempDir::new();
+    let fifo = dir.path().join("pipe.json");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|status| status.success()) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    let workspace = dir.workspace();
+    let error = workspace.resolve("pipe.json").unwrap_err();
+    assert_eq!(error.kind(), WorkspaceErrorKind::NotAFile);
+    assert!(
+        error
+            .to_string()
+            .contains("neither a regular file nor a directory"),
+        "{error}"
+    );
+    // Through the library…
+    let answer = within_seconds({
+        let workspace = workspace.clone();
+        move || {
+            json::get(&workspace, json::Source::File("pipe.json".as_ref()), "a")
+                .map(|got| got.to_string())
+                .map_err(|error| error.to_string())
+        }
+    });
+    assert!(answer.is_err(), "{answer:?}");
+    // …and the CLI, for @json and @diff.
+    let root = dir.path().to_path_buf();
+    let outputs = within_seconds(move || {
+        [
+            vec!["json", "get", "--file", "pipe.json", "--path", "a"],
+            vec!["diff", "files", "pipe.json", "pipe.json"],
+        ]
+        .map(|args| {
+            Command::new(BIN)
+                .current_dir(&root)
+                .args(&args)
+                .output()
+                .unwrap()
+        })
+    });
+    for output in outputs {
+        assert!(!output.status.success());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            format!("{stdout}{stderr}").contains("neither a regular file nor a directory"),
+            "{stdout}{stderr}"
+        );
+    }
+}
+
+#[test]
+fn patches_never_write_into_version_control_metadata() {
+    let dir = TempDir::new();
+    dir.write(".git/config", "[core]\n\tbare = false\n");
+    dir.write("sub/.Git/hooks/x", "old\n");
+    dir.write(".github/ci.yml", "on: push\n");
+    let workspace = dir.workspace();
+    let evil = "--- a/.git/config\n+++ b/.git/config\n@@ -1,2 +1,3 @@\n [core]\n \tbare = false\n+\tfsmonitor = \"touch pwned\"\n";
+    for mode in [Mode::DryRun, Mode::Write] {
+        // Named as the file, or reached through the directory.
+        for file in [".git/config", "."] {
+            let error = diff::apply(&workspace, file, evil.as_bytes(), mode).unwrap_err();
+            assert!(
+                error.to_string().contains("version-control metadata"),
+                "{error}"
+            );
+        }
+    }
+    let hook = "--- a/sub/.Git/hooks/x\n+++ b/sub/.Git/hooks/x\n@@ -1 +1 @@\n-old\n+new\n";
+    assert!(diff::apply(&workspace, ".", hook.as_bytes(), Mode::Write).is_err());
+    assert_eq!(
+        String::from_utf8(dir.read(".git/config")).unwrap(),
+        "[core]\n\tbare = false\n"
+    );
+    assert_eq!(
+        String::from_utf8(dir.read("sub/.Git/hooks/x")).unwrap(),
+        "old\n"
+    );
+    // A name that only looks alike is an ordinary directory.
+    let fine = "--- a/.github/ci.yml\n+++ b/.github/ci.yml\n@@ -1 +1 @@\n-on: push\n+on: [push, pull_request]\n";
+    diff::apply(&workspace, ".", fine.as_bytes(), Mode::Write).unwrap();
+    assert_eq!(
+        String::from_utf8(dir.read(".github/ci.yml")).unwrap(),
+        "on: [push, pull_request]\n"
+    );
+}
