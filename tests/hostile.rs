@@ -113,3 +113,61 @@ fn patches_never_write_into_version_control_metadata() {
         "on: [push, pull_request]\n"
     );
 }
+
+#[test]
+fn query_compares_numbers_as_decimals_not_floats() {
+    let workspace = TempDir::new().workspace();
+    let text = r#"[{"id": 9007199254740992}, {"id": 9007199254740993}, {"id": 9.007199254740993e15},
+                   {"id": 1}, {"id": 1.0}, {"id": 10e-1}, {"id": -0}, {"id": 0.0}]"#;
+    let matched = |filter: &str| -> Vec<usize> {
+        let answer = json::query(
+            &workspace,
+            json::Source::Text(text),
+            &json::Query::new(filter),
+        )
+        .unwrap();
+        answer
+            .to_string()
+            .lines()
+            .filter_map(|line| line.strip_prefix('[')?.split(']').next()?.parse().ok())
+            .collect()
+    };
+    assert_eq!(matched("id=9007199254740993"), [1, 2]);
+    assert_eq!(matched("id=9007199254740992"), [0]);
+    assert_eq!(matched("id=1"), [3, 4, 5]);
+    assert_eq!(matched("id=0"), [6, 7]);
+    assert_eq!(matched("id!=1 && id!=0"), [0, 1, 2]);
+}
+
+#[test]
+fn query_refuses_operators_it_does_not_have() {
+    let workspace = TempDir::new().workspace();
+    let text = r#"[{"id": 5, "name": "a || b"}, {"id": 6, "name": "c"}]"#;
+    let run = |filter: &str| {
+        json::query(
+            &workspace,
+            json::Source::Text(text),
+            &json::Query::new(filter),
+        )
+    };
+    for filter in [
+        "id==5",
+        "id=5 || id=6",
+        "id>5",
+        "id>=5",
+        "id<=5",
+        "name=~^a",
+        "name!~^a",
+        "id!==5",
+    ] {
+        let error = run(filter).unwrap_err().to_string();
+        assert!(error.contains("`where` does not have"), "{filter}: {error}");
+        assert!(
+            error.contains("write `field=value`, `field!=value` or `field~regex`, joined by `&&`"),
+            "{filter}: {error}"
+        );
+    }
+    // Quoted, `||` is text.
+    let answer = run(r#"name="a || b""#).unwrap().to_string();
+    assert!(answer.contains("1 of 2 elements matched"), "{answer}");
+}

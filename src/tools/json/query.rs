@@ -105,6 +105,19 @@ fn field_path(text: &str, whole: &str) -> Result<Vec<Segment>, Error> {
     Ok(segments)
 }
 
+/// What a clause with an operator `where` does not have is told.
+const UNSUPPORTED: &str =
+    "it uses an operator `where` does not have (`==`, `=~`, `!~`, `<`, `>`, `||`)";
+
+/// A clause with no operator: `<`, `>` or `||` get the list of operators.
+fn unsupported_or(part: &str, problem: &'static str) -> Error {
+    if part.contains(['<', '>']) || part.contains("||") {
+        bad_where(part, UNSUPPORTED)
+    } else {
+        bad_where(part, problem)
+    }
+}
+
 fn parse_where(filter: &str) -> Result<Vec<Clause>, Error> {
     let mut clauses = Vec::new();
     if filter.trim().is_empty() {
@@ -117,15 +130,27 @@ fn parse_where(filter: &str) -> Result<Vec<Clause>, Error> {
         }
         let at = part
             .find(['=', '~', '!'])
-            .ok_or_else(|| bad_where(part, "no operator (`=`, `!=` or `~`)"))?;
+            .ok_or_else(|| unsupported_or(part, "no operator (`=`, `!=` or `~`)"))?;
         let field = part[..at].trim();
+        if field.contains(['<', '>', '|']) {
+            return Err(bad_where(part, UNSUPPORTED));
+        }
         let (op_len, kind) = match &part[at..] {
             rest if rest.starts_with("!=") => (2, '!'),
             rest if rest.starts_with('=') => (1, '='),
             rest if rest.starts_with('~') => (1, '~'),
+            rest if rest.starts_with("!~") => return Err(bad_where(part, UNSUPPORTED)),
             _ => return Err(bad_where(part, "`!` must be followed by `=`")),
         };
         let value = part[at + op_len..].trim();
+        // `==`, `=~`, `!~`, `!==`, or `a=1 || b=2`: operators this filter does
+        // not have must not quietly become part of a value that matches nothing.
+        if value.starts_with(['=', '~'])
+            || (kind == '!' && value.starts_with('~'))
+            || (!value.starts_with('"') && value.contains("||"))
+        {
+            return Err(bad_where(part, UNSUPPORTED));
+        }
         let field = field_path(field, part)?;
         // A value may be quoted as a JSON string to keep spaces or `&&`.
         let value = if value.starts_with('"') {
@@ -202,9 +227,43 @@ fn equal(doc: &Doc<'_>, node: Node, value: &str) -> bool {
     if text == value {
         return true;
     }
-    // `1.0` and `1` are the same number.
+    // `1.0`, `1` and `1e0` are the same number; `9007199254740993` and
+    // `9007199254740992` are not (compared as decimals, never as floats).
     node.kind == Kind::Number
-        && matches!((text.parse::<f64>(), value.parse::<f64>()), (Ok(a), Ok(b)) if a == b)
+        && matches!((decimal(&text), decimal(value)), (Some(a), Some(b)) if a == b)
+}
+
+/// A decimal number as (negative, significant digits, power of ten), with
+/// no leading or trailing zeros, so equal numbers compare equal; zero is
+/// `(false, "", 0)`. `None` for anything that is not a number.
+fn decimal(text: &str) -> Option<(bool, String, i64)> {
+    let (negative, rest) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(at) => (&rest[..at], rest[at + 1..].parse::<i64>().ok()?),
+        None => (rest, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if whole.is_empty() && fraction.is_empty()
+        || !whole
+            .bytes()
+            .chain(fraction.bytes())
+            .all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let digits = format!("{whole}{fraction}");
+    let digits = digits.trim_start_matches('0');
+    let significant = digits.trim_end_matches('0');
+    if significant.is_empty() {
+        return Some((false, String::new(), 0));
+    }
+    let fraction_len = i64::try_from(fraction.len()).ok()?;
+    let trailing = i64::try_from(digits.len() - significant.len()).ok()?;
+    let power = exponent.checked_sub(fraction_len)?.checked_add(trailing)?;
+    Some((negative, significant.to_owned(), power))
 }
 
 fn passes(doc: &Doc<'_>, element: Node, clauses: &[Clause]) -> bool {
