@@ -171,3 +171,54 @@ fn query_refuses_operators_it_does_not_have() {
     let answer = run(r#"name="a || b""#).unwrap().to_string();
     assert!(answer.contains("1 of 2 elements matched"), "{answer}");
 }
+
+#[test]
+fn a_backup_never_replaces_a_file_that_is_there() {
+    let dir = TempDir::new();
+    dir.write("app.py", "x = 1\n");
+    dir.write("app.py.bak", "the user's own backup\n");
+    dir.write("app.py.bak.1", "another one\n");
+    let workspace = dir.workspace();
+    let patch = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n";
+    let report = diff::apply(&workspace, "app.py", patch.as_bytes(), Mode::Write).unwrap();
+    assert!(
+        report
+            .to_string()
+            .contains("the original is saved as app.py.bak.2"),
+        "{report}"
+    );
+    assert_eq!(dir.read("app.py.bak"), b"the user's own backup\n");
+    assert_eq!(dir.read("app.py.bak.1"), b"another one\n");
+    assert_eq!(dir.read("app.py.bak.2"), b"x = 1\n");
+    assert_eq!(dir.read("app.py"), b"x = 2\n");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_failed_write_takes_its_backups_away_and_keeps_modes() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new();
+    dir.write("a.sh", "echo a\n");
+    dir.write("x.txt", "a file, not a directory\n");
+    std::fs::set_permissions(
+        dir.path().join("a.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    // The second file would go under `x.txt/`, a file: its write fails (for
+    // root too) after the first file was written.
+    let patch = "--- a/a.sh\n+++ b/a.sh\n@@ -1 +1 @@\n-echo a\n+echo A\n--- /dev/null\n+++ b/x.txt/new.txt\n@@ -0,0 +1 @@\n+new\n";
+    let result = diff::apply(&dir.workspace(), ".", patch.as_bytes(), Mode::Write);
+    assert!(result.is_err(), "{result:?}");
+    assert_eq!(dir.read("a.sh"), b"echo a\n");
+    let mode = std::fs::metadata(dir.path().join("a.sh"))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o755);
+    assert!(
+        !dir.path().join("a.sh.bak").exists(),
+        "the rollback left a backup behind"
+    );
+}

@@ -213,6 +213,8 @@ pub(super) struct Job {
     pub(super) original: Option<Vec<u8>>,
     pub(super) result: Option<Vec<u8>>,
     pub(super) report: FileReport,
+    /// The backup this run wrote, so a rollback can take it away again.
+    pub(super) backup: Option<PathBuf>,
 }
 
 /// Check one section against its file (or against what an earlier section
@@ -280,6 +282,7 @@ fn plan(
             }
         }
         None => jobs.push(Job {
+            backup: None,
             real,
             original: current,
             result,

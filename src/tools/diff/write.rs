@@ -1,9 +1,13 @@
 //! Writing an applied patch: `<file>.bak`, then the file through a
 //! temporary file renamed over it; all files or, after a failure, none.
+//!
+//! A backup never replaces a file that is already there (it may be the
+//! user's own `file.bak`): the first free name of `file.bak`, `file.bak.1`,
+//! … `file.bak.99` is used, and the report names it.
 
 use std::fs::{self, OpenOptions, Permissions};
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::apply::Job;
 use super::error::Error;
@@ -14,6 +18,9 @@ use super::error::Error;
 pub(super) fn write_all(jobs: &mut [Job]) -> Result<(), Error> {
     for idx in 0..jobs.len() {
         if let Err(error) = write_one(&mut jobs[idx]) {
+            if let Some(backup) = &jobs[idx].backup {
+                let _ = fs::remove_file(backup);
+            }
             for job in jobs[..idx].iter().rev() {
                 // Best effort: the error that stopped the run is what is reported.
                 let _ = restore(job);
@@ -27,10 +34,10 @@ pub(super) fn write_all(jobs: &mut [Job]) -> Result<(), Error> {
 fn write_one(job: &mut Job) -> io::Result<()> {
     let permissions = fs::metadata(&job.real).ok().map(|meta| meta.permissions());
     if let Some(original) = &job.original {
-        let mut backup = job.real.clone().into_os_string();
-        backup.push(".bak");
-        write_atomic(Path::new(&backup), original, permissions.clone())?;
-        job.report.backup = Some(format!("{}.bak", job.report.path));
+        let (backup, suffix) = free_backup(&job.real)?;
+        write_atomic(&backup, original, permissions.clone())?;
+        job.backup = Some(backup);
+        job.report.backup = Some(format!("{}{suffix}", job.report.path));
     }
     match &job.result {
         Some(bytes) => {
@@ -43,12 +50,39 @@ fn write_one(job: &mut Job) -> io::Result<()> {
     }
 }
 
-/// Put a written file back as it was.
-fn restore(job: &Job) -> io::Result<()> {
-    match &job.original {
-        Some(bytes) => write_atomic(&job.real, bytes, None),
-        None => fs::remove_file(&job.real),
+/// The first backup name beside `real` that names nothing yet, and its suffix.
+fn free_backup(real: &Path) -> io::Result<(PathBuf, String)> {
+    for n in 0..100 {
+        let suffix = if n == 0 {
+            ".bak".to_owned()
+        } else {
+            format!(".bak.{n}")
+        };
+        let mut name = real.as_os_str().to_owned();
+        name.push(&suffix);
+        let path = PathBuf::from(name);
+        if fs::symlink_metadata(&path).is_err() {
+            return Ok((path, suffix));
+        }
     }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        "`.bak` to `.bak.99` all exist beside it; move some away",
+    ))
+}
+
+/// Put a written file back as it was (its mode included) and take away the
+/// backup this run made of it.
+fn restore(job: &Job) -> io::Result<()> {
+    let permissions = fs::metadata(&job.real).ok().map(|meta| meta.permissions());
+    let restored = match &job.original {
+        Some(bytes) => write_atomic(&job.real, bytes, permissions),
+        None => fs::remove_file(&job.real),
+    };
+    if let Some(backup) = &job.backup {
+        let _ = fs::remove_file(backup);
+    }
+    restored
 }
 
 /// Write `bytes` to a new temporary file beside `path`, flush it to disk and
