@@ -222,3 +222,13 @@ fn a_failed_write_takes_its_backups_away_and_keeps_modes() {
         "the rollback left a backup behind"
     );
 }
+
+#[test]
+fn a_file_with_a_long_name_can_be_patched() {
+    let dir = TempDir::new();
+    let name = format!("{}.txt", "ü".repeat(120)); // 244 bytes: the longest names fit
+    dir.write(&name, "old\n");
+    let patch = format!("--- a/{name}\n+++ b/{name}\n@@ -1 +1 @@\n-old\n+new\n");
+    diff::apply(&dir.workspace(), &name, patch.as_bytes(), Mode::Write).unwrap();
+    assert_eq!(dir.read(&name), b"new\n");
+}

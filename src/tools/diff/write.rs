@@ -94,6 +94,13 @@ fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<Permissions>) -> 
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    // File names may be 255 bytes; the temporary name adds about 30, so a
+    // long name is cut (on a character boundary) rather than refused.
+    let mut cut = name.len().min(120);
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let name = &name[..cut];
     let mut attempt = 0u32;
     let (tmp, mut file) = loop {
         let tmp = dir.join(format!(
