@@ -232,3 +232,22 @@ fn a_file_with_a_long_name_can_be_patched() {
     diff::apply(&dir.workspace(), &name, patch.as_bytes(), Mode::Write).unwrap();
     assert_eq!(dir.read(&name), b"new\n");
 }
+
+#[test]
+fn a_newline_in_a_file_name_cannot_forge_a_line_of_a_listing() {
+    let dir = TempDir::new();
+    dir.write("a/ok.txt", "1\n");
+    dir.write("b/ok.txt", "1\n");
+    dir.write("b/x\nchanged  secret.txt", "forged\n");
+    let listing = diff::diff_dirs(&dir.workspace(), "a", "b", None)
+        .unwrap()
+        .to_string();
+    assert!(
+        listing.contains(r#"added    "x\nchanged  secret.txt""#),
+        "{listing}"
+    );
+    assert!(
+        !listing.lines().any(|line| line.starts_with("changed")),
+        "{listing}"
+    );
+}
