@@ -251,3 +251,22 @@ fn a_newline_in_a_file_name_cannot_forge_a_line_of_a_listing() {
         "{listing}"
     );
 }
+
+#[test]
+fn a_byte_order_mark_is_not_part_of_the_document() {
+    let dir = TempDir::new();
+    dir.write("bom.json", b"\xEF\xBB\xBF{\"a\": {\"b\": 1}}");
+    dir.write("bom.yaml", b"\xEF\xBB\xBFa:\n  b: 2\n");
+    let workspace = dir.workspace();
+    for (file, want) in [("bom.json", "1"), ("bom.yaml", "2")] {
+        let got = json::get(&workspace, json::Source::File(file.as_ref()), "a.b").unwrap();
+        assert_eq!(got.to_string().trim(), want, "{file}");
+    }
+    let got = json::get(
+        &workspace,
+        json::Source::Text("\u{FEFF}{\"a\": {\"b\": 3}}"),
+        "a.b",
+    )
+    .unwrap();
+    assert_eq!(got.to_string().trim(), "3");
+}

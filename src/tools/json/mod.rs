@@ -119,6 +119,8 @@ impl Loaded<'_> {
     }
 }
 
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// Read the source: a file through the workspace (size checked first), or
 /// the text, with a first guess at its format.
 pub(crate) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<'a>, Error> {
@@ -136,7 +138,12 @@ pub(crate) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<
             if size > MAX_FILE {
                 return Err(Error::new(Repr::TooLarge { file: shown, size }));
             }
-            let bytes = std::fs::read(&real).map_err(io)?;
+            let mut bytes = std::fs::read(&real).map_err(io)?;
+            // A UTF-8 byte-order mark (editors on Windows write one) is not
+            // part of the document.
+            if bytes.starts_with(UTF8_BOM) {
+                bytes.drain(..UTF8_BOM.len());
+            }
             let is_yaml = matches!(
                 real.extension()
                     .and_then(|e| e.to_str())
@@ -151,6 +158,7 @@ pub(crate) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<
             })
         }
         Source::Text(text) => {
+            let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
             let trimmed = text.trim_start();
             let format =
                 if trimmed.starts_with(['{', '[']) || syntax::validate(text.as_bytes()).is_ok() {
