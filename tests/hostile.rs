@@ -270,3 +270,35 @@ fn a_byte_order_mark_is_not_part_of_the_document() {
     .unwrap();
     assert_eq!(got.to_string().trim(), "3");
 }
+
+#[test]
+fn broken_json_is_refused_never_printed_as_a_value() {
+    let workspace = TempDir::new().workspace();
+    let broken = r#"{"a": {b: 1, c: tru, "d": [1,,2]}}"#;
+    let error = json::get(&workspace, json::Source::Text(broken), "a").unwrap_err();
+    assert_eq!(error.kind(), json::ErrorKind::InvalidJson);
+    assert!(error.to_string().contains("line 1 column 8"), "{error}");
+    let rows = r#"[{"a": 1, "b": xx}, {"a": 2}]"#;
+    let error = json::query(
+        &workspace,
+        json::Source::Text(rows),
+        &json::Query::new("a=1"),
+    )
+    .unwrap_err();
+    assert_eq!(error.kind(), json::ErrorKind::InvalidJson, "{error}");
+    let cut = r#"{"a": 1, "b": {"c": [1, 2"#;
+    for verb in ["get", "keys", "schema", "pretty"] {
+        let answer = match verb {
+            "get" => json::get(&workspace, json::Source::Text(cut), "a").map(|a| a.to_string()),
+            "keys" => json::keys(&workspace, json::Source::Text(cut), "").map(|a| a.to_string()),
+            "schema" => json::schema(&workspace, json::Source::Text(cut), 4).map(|a| a.to_string()),
+            _ => json::pretty(&workspace, json::Source::Text(cut), json::Layout::Indented)
+                .map(|a| a.to_string()),
+        };
+        let error = answer.unwrap_err();
+        assert!(
+            error.to_string().contains("the input ends inside a value"),
+            "{verb}: {error}"
+        );
+    }
+}

@@ -1041,12 +1041,14 @@ proptest! {
 }
 
 #[test]
-fn get_reads_only_what_it_walks() {
-    // The broken tail is never read when the answer comes before it...
+fn get_refuses_a_broken_document_with_its_place() {
+    // A broken tail is found even when the answer comes before it (issue 13:
+    // a truncated document must not answer as if it were whole)...
     let text = "{\"a\": 1, \"b\": [1, 2 ";
-    assert_eq!(
-        get(&ws(), Source::Text(text), "a").unwrap().to_string(),
-        "1\n"
+    let error = get(&ws(), Source::Text(text), "a").unwrap_err().to_string();
+    assert!(
+        error.contains("line 1 column 21: the input ends inside a value"),
+        "{error}"
     );
     // ...and named, with its place, when the question goes through it.
     let cases: &[(&str, &str, &str)] = &[
@@ -1058,7 +1060,7 @@ fn get_reads_only_what_it_walks() {
         (
             "{\"a\": [1}, \"b\": 2}",
             "b",
-            "line 1 column 9: this closer does not match the open bracket\n  {\"a\": [1}, \"b\": 2}\n          ^",
+            "line 1 column 9: expected `,` or `]` after the element\n  {\"a\": [1}, \"b\": 2}\n          ^",
         ),
         (
             "{\"a\": \"x, \"b\": 2}",

@@ -24,7 +24,7 @@ const MAX_DEPTH: usize = 512;
 
 /// Whether `src` is one strictly valid JSON object or array, with only
 /// whitespace around it, nested at most `depth_limit` deep.
-pub(super) fn is_strict_json(src: &[u8], depth_limit: usize) -> bool {
+pub(crate) fn is_strict_json(src: &[u8], depth_limit: usize) -> bool {
     let limit = depth_limit.min(MAX_DEPTH);
     // Bit `d` of the stack: the container at depth `d + 1` is an object.
     let mut objects = [0u64; MAX_DEPTH / 64];

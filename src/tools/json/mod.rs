@@ -206,6 +206,21 @@ pub(crate) fn load(raw: Raw<'_>) -> Result<Loaded<'_>, Error> {
     })
 }
 
+/// [`load`], refusing a document that is not strictly valid JSON with
+/// `validate`'s message (line, column, excerpt): the verbs read documents
+/// lazily, and a broken value must never be printed as an answer.
+pub(crate) fn load_strict(raw: Raw<'_>) -> Result<Loaded<'_>, Error> {
+    let loaded = load(raw)?;
+    // The repair engine's strict pass runs at a strict parser's speed; the
+    // tokenizer's validator, which can say where and why, only on a miss.
+    let fast = crate::repair::is_strict_json(&loaded.bytes, 512)
+        && crate::utf8::from_utf8(&loaded.bytes).is_ok();
+    if !fast {
+        syntax::validate(&loaded.bytes).map_err(|error| loaded.syntax_error(error))?;
+    }
+    Ok(loaded)
+}
+
 /// Cut `text` to [`MAX_OUTPUT`] at a line boundary, with a note on how to
 /// narrow the question.
 pub(crate) fn cap(text: String, narrow: &str) -> String {

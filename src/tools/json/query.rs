@@ -11,7 +11,7 @@ use super::error::{Error, Repr};
 use super::path::{self, Segment};
 use super::syntax::{self, Layout};
 use super::verbs::{parse_path, summary, walk};
-use super::{Source, cap, load, read};
+use super::{Source, cap, load_strict, read};
 use crate::tools::Workspace;
 
 /// The default `limit`.
@@ -364,7 +364,7 @@ pub fn query(
         None => Vec::new(),
     };
     let raw = read(workspace, source)?;
-    let loaded = load(raw)?;
+    let loaded = load_strict(raw)?;
     let doc = Doc::new(&loaded.bytes);
     let syntax_error = |e| loaded.syntax_error(e);
     let (at, array) = walk(&loaded, &doc, &segments)?.remove(0);

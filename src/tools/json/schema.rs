@@ -7,7 +7,7 @@ use super::doc::{Doc, Kind, Node};
 use super::error::Error;
 use super::path::{self, Segment};
 use super::syntax::Syntax;
-use super::{Source, cap, load, read};
+use super::{Source, cap, load_strict, read};
 use crate::tools::Workspace;
 
 /// The default `depth`.
@@ -253,7 +253,7 @@ pub fn schema(workspace: &Workspace, source: Source<'_>, depth: usize) -> Result
         )));
     }
     let raw = read(workspace, source)?;
-    let loaded = load(raw)?;
+    let loaded = load_strict(raw)?;
     let doc = Doc::new(&loaded.bytes);
     let mut walker = Walker {
         doc: &doc,

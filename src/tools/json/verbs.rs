@@ -7,7 +7,7 @@ use super::doc::{Doc, Kind, Node};
 use super::error::{Error, Repr};
 use super::path::{self, Segment};
 use super::syntax::{self, Layout as RawLayout};
-use super::{Loaded, Source, cap, load, read};
+use super::{Loaded, Source, cap, load_strict, read};
 use crate::tools::Workspace;
 
 /// The type summary of a value, as `keys` shows it: `object{n}`,
@@ -239,7 +239,7 @@ pub fn get(workspace: &Workspace, source: Source<'_>, path: &str) -> Result<Got,
         r#"{"cmd":"get","args":{"file":"resp.json","path":"data.items[3].name"}}"#;
     let segments = parse_path(path, EXAMPLE)?;
     let raw = read(workspace, source)?;
-    let loaded = load(raw)?;
+    let loaded = load_strict(raw)?;
     let doc = Doc::new(&loaded.bytes);
     let found = walk(&loaded, &doc, &segments)?;
     let fanned = segments.contains(&Segment::Wildcard);
@@ -343,7 +343,7 @@ pub fn keys(workspace: &Workspace, source: Source<'_>, path: &str) -> Result<Key
         )));
     }
     let raw = read(workspace, source)?;
-    let loaded = load(raw)?;
+    let loaded = load_strict(raw)?;
     let doc = Doc::new(&loaded.bytes);
     let (at, node) = walk(&loaded, &doc, &segments)?.remove(0);
     let syntax = |e| loaded.syntax_error(e);

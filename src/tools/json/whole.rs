@@ -7,7 +7,7 @@ use super::doc::Doc;
 use super::error::{Error, Repr};
 use super::syntax::{self, Layout as RawLayout};
 use super::verbs::{article, summary};
-use super::{Format, Source, cap, load, read};
+use super::{Format, Source, cap, load, load_strict, read};
 use crate::tools::Workspace;
 
 /// Where and why a document is not valid.
@@ -173,7 +173,7 @@ impl fmt::Display for Pretty {
 /// ```
 pub fn pretty(workspace: &Workspace, source: Source<'_>, layout: Layout) -> Result<Pretty, Error> {
     let raw = read(workspace, source)?;
-    let loaded = load(raw)?;
+    let loaded = load_strict(raw)?;
     syntax::validate(&loaded.bytes).map_err(|e| loaded.syntax_error(e))?;
     let mut text = String::with_capacity(loaded.bytes.len() + loaded.bytes.len() / 4);
     let layout = match layout {
