@@ -302,3 +302,96 @@ fn broken_json_is_refused_never_printed_as_a_value() {
         );
     }
 }
+
+#[test]
+fn deep_documents_are_refused_at_once_and_answers_stay_within_the_cap() {
+    let dir = TempDir::new();
+    dir.write(
+        "deep.json",
+        format!("{}1{}", "{\"a\":".repeat(16_000), "}".repeat(16_000)),
+    );
+    dir.write(
+        "deeparr.json",
+        format!("{}{}", "[".repeat(200_000), "]".repeat(200_000)),
+    );
+    let workspace = dir.workspace();
+    for (file, path) in [("deep.json", "a"), ("deeparr.json", "[0][0][0]")] {
+        let error = within_seconds({
+            let workspace = workspace.clone();
+            move || {
+                json::get(&workspace, json::Source::File(file.as_ref()), path)
+                    .map(|got| got.to_string())
+                    .unwrap_err()
+                    .to_string()
+            }
+        });
+        assert!(
+            error.contains("nests deeper than 512 levels"),
+            "{file}: {error}"
+        );
+    }
+    // 100 levels with 100,000 numbers inside: indented whole that is about
+    // 20 MB of spaces; the answer keeps the cap and says the true size.
+    let wide = format!(
+        "{}{}{}",
+        "[".repeat(100),
+        vec!["1"; 100_000].join(","),
+        "]".repeat(100)
+    );
+    // serde_json's pretty printer lays out this document the same way.
+    let value: serde_json::Value = serde_json::from_str(&wide).unwrap();
+    let truth = serde_json::to_string_pretty(&value).unwrap().len() + 1;
+    let answer = within_seconds(move || {
+        json::pretty(
+            &TempDir::new().workspace(),
+            json::Source::Text(&wide),
+            json::Layout::Indented,
+        )
+        .unwrap()
+        .to_string()
+    });
+    assert!(answer.len() < json::MAX_OUTPUT + 500, "{}", answer.len());
+    let note = answer.lines().last().unwrap();
+    let of: usize = note
+        .split(" of ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(of, truth, "{note}");
+}
+
+#[test]
+fn a_capped_fan_out_keeps_its_count_and_tells_the_true_size() {
+    let items: Vec<String> = (0..5_000)
+        .map(|i| format!("{{\"id\": {i}, \"name\": \"item number {i}\"}}"))
+        .collect();
+    let doc = format!("{{\"items\": [{}]}}", items.join(","));
+    let answer = json::get(
+        &TempDir::new().workspace(),
+        json::Source::Text(&doc),
+        "items[*].id",
+    )
+    .unwrap()
+    .to_string();
+    assert!(answer.starts_with("5000 matches\n"), "{}", &answer[..80]);
+    let note = answer.lines().last().unwrap();
+    let of: usize = note
+        .split(" of ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    // `items[4999].id: 4999` and the like, one a line.
+    let truth: usize = (0..5_000)
+        .map(|i: usize| format!("items[{i}].id: {i}\n").len())
+        .sum::<usize>()
+        + "5000 matches\n".len();
+    assert_eq!(of, truth, "{note}");
+}

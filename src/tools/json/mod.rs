@@ -217,14 +217,63 @@ pub(crate) fn load_strict(raw: Raw<'_>) -> Result<Loaded<'_>, Error> {
         && crate::utf8::from_utf8(&loaded.bytes).is_ok();
     if !fast {
         syntax::validate(&loaded.bytes).map_err(|error| loaded.syntax_error(error))?;
+        // Valid, but maybe deeper than the fast pass goes. The verbs indent
+        // their answers, and an answer 200,000 levels deep is 80 GB of spaces.
+        if let Some(at) = deeper_than(&loaded.bytes, MAX_NESTING) {
+            return Err(Error::argument(format!(
+                "{} nests deeper than {MAX_NESTING} levels (at byte {at}): `@json` answers \
+                 documents up to {MAX_NESTING} levels deep; `validate` still checks it",
+                loaded.name
+            )));
+        }
     }
     Ok(loaded)
+}
+
+/// How deep the verbs follow a document (the repair engine's default too).
+pub const MAX_NESTING: usize = 512;
+
+/// The byte offset where `bytes` (valid JSON) first nests deeper than `limit`.
+fn deeper_than(bytes: &[u8], limit: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (at, &b) in bytes.iter().enumerate() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > limit {
+                    return Some(at);
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Cut `text` to [`MAX_OUTPUT`] at a line boundary, with a note on how to
 /// narrow the question.
 pub(crate) fn cap(text: String, narrow: &str) -> String {
-    if text.len() <= MAX_OUTPUT {
+    let total = text.len();
+    cap_total(text, total, narrow)
+}
+
+/// [`cap`] for a `text` that holds only the start of an answer of `total`
+/// bytes (see `syntax::format_capped`): the note tells the true size.
+pub(crate) fn cap_total(text: String, total: usize, narrow: &str) -> String {
+    if text.len() <= MAX_OUTPUT && total <= MAX_OUTPUT {
         return text;
     }
     let mut end = MAX_OUTPUT - 400;
@@ -238,7 +287,7 @@ pub(crate) fn cap(text: String, narrow: &str) -> String {
     }
     out.push_str(&format!(
         "… cut at {end} of {} bytes (answers are capped at {MAX_OUTPUT}): {narrow}\n",
-        text.len()
+        total.max(text.len())
     ));
     out
 }

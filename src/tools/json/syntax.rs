@@ -374,13 +374,48 @@ pub(crate) enum Layout {
 /// Re-lay out a structurally valid value; strings, numbers and key order
 /// are copied as written.
 pub(crate) fn format(bytes: &[u8], layout: Layout, out: &mut String) {
-    let mut buf: Vec<u8> = Vec::with_capacity(bytes.len());
+    format_capped(bytes, layout, out, usize::MAX);
+}
+
+/// Where [`format_capped`] writes: at most `keep` bytes are kept, and the
+/// length of the whole result is counted.
+struct Sink {
+    buf: Vec<u8>,
+    keep: usize,
+    total: usize,
+}
+
+impl Sink {
+    fn push(&mut self, bytes: &[u8]) {
+        self.total += bytes.len();
+        let room = self.keep.saturating_sub(self.buf.len());
+        self.buf.extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+
+    fn spaces(&mut self, n: usize) {
+        self.total += n;
+        let room = self.keep.saturating_sub(self.buf.len());
+        self.buf.resize(self.buf.len() + n.min(room), b' ');
+    }
+}
+
+/// [`format`] that keeps at most `keep` bytes of the result in `out` and
+/// returns the length of the whole result. An answer is capped anyway, and
+/// indenting a deep document whole (2 spaces a level on every line) could
+/// take gigabytes; this takes the input and the cap, and still tells the
+/// true size.
+pub(crate) fn format_capped(bytes: &[u8], layout: Layout, out: &mut String, keep: usize) -> usize {
+    let mut sink = Sink {
+        buf: Vec::with_capacity(bytes.len().min(keep)),
+        keep,
+        total: 0,
+    };
     let mut depth = 0usize;
     let mut i = 0;
-    let newline = |buf: &mut Vec<u8>, depth: usize| {
+    let newline = |sink: &mut Sink, depth: usize| {
         if layout == Layout::Indented {
-            buf.push(b'\n');
-            buf.resize(buf.len() + 2 * depth, b' ');
+            sink.push(b"\n");
+            sink.spaces(2 * depth);
         }
     };
     while i < bytes.len() {
@@ -397,7 +432,7 @@ pub(crate) fn format(bytes: &[u8], layout: Layout, out: &mut String) {
                     j += 2;
                 }
                 let end = (j + 1).min(bytes.len());
-                buf.extend_from_slice(&bytes[i..end]);
+                sink.push(&bytes[i..end]);
                 i = end;
                 continue;
             }
@@ -405,33 +440,34 @@ pub(crate) fn format(bytes: &[u8], layout: Layout, out: &mut String) {
                 let next = bytes[i + 1..].iter().position(|b| !lex::is_ws(*b));
                 let closer = if b == b'{' { b'}' } else { b']' };
                 if let Some(n) = next.filter(|n| bytes[i + 1 + n] == closer) {
-                    buf.extend_from_slice(&[b, closer]);
+                    sink.push(&[b, closer]);
                     i += n + 2;
                     continue;
                 }
-                buf.push(b);
+                sink.push(&[b]);
                 depth += 1;
-                newline(&mut buf, depth);
+                newline(&mut sink, depth);
             }
             b'}' | b']' => {
                 depth = depth.saturating_sub(1);
-                newline(&mut buf, depth);
-                buf.push(b);
+                newline(&mut sink, depth);
+                sink.push(&[b]);
             }
             b',' => {
-                buf.push(b);
-                newline(&mut buf, depth);
+                sink.push(&[b]);
+                newline(&mut sink, depth);
             }
             b':' => {
-                buf.push(b':');
+                sink.push(b":");
                 if layout == Layout::Indented {
-                    buf.push(b' ');
+                    sink.push(b" ");
                 }
             }
             b if lex::is_ws(b) => {}
-            _ => buf.push(b),
+            _ => sink.push(&[b]),
         }
         i += 1;
     }
-    out.push_str(&String::from_utf8_lossy(&buf));
+    out.push_str(&String::from_utf8_lossy(&sink.buf));
+    sink.total
 }

@@ -245,18 +245,25 @@ pub fn get(workspace: &Workspace, source: Source<'_>, path: &str) -> Result<Got,
     let fanned = segments.contains(&Segment::Wildcard);
     let mut matches = Vec::with_capacity(found.len());
     let mut text = String::new();
+    // The whole answer's length: past the cap only the start is kept, but
+    // the note says how big the answer really is.
+    let mut total = 0usize;
     for (at, node) in found {
         let bytes = doc.text(node).map_err(|e| loaded.syntax_error(e))?;
         let json = String::from_utf8_lossy(bytes).into_owned();
-        // Past the cap the text is cut anyway; the matches are still collected.
-        let room = text.len() <= super::MAX_OUTPUT;
-        if room && fanned {
-            text.push_str(path::shown(&at));
-            text.push_str(": ");
-            syntax::format(bytes, RawLayout::Compact, &mut text);
-            text.push('\n');
-        } else if room {
-            syntax::format(bytes, RawLayout::Indented, &mut text);
+        let keep = (super::MAX_OUTPUT + 1).saturating_sub(text.len());
+        if fanned {
+            let label = path::shown(&at);
+            total += label.len() + 2 + 1;
+            if keep > 0 {
+                text.push_str(label);
+                text.push_str(": ");
+            }
+            total += syntax::format_capped(bytes, RawLayout::Compact, &mut text, keep);
+        } else {
+            total += 1 + syntax::format_capped(bytes, RawLayout::Indented, &mut text, keep);
+        }
+        if keep > 0 {
             text.push('\n');
         }
         matches.push(Match { path: at, json });
@@ -264,7 +271,8 @@ pub fn get(workspace: &Workspace, source: Source<'_>, path: &str) -> Result<Got,
     if fanned {
         let n = matches.len();
         let summary = format!("{n} match{}\n", if n == 1 { "" } else { "es" });
-        if text.len() + summary.len() <= super::MAX_OUTPUT {
+        total += summary.len();
+        if total <= super::MAX_OUTPUT {
             text.push_str(&summary);
         } else {
             // Keep the count visible above the cut: it is the most useful line.
@@ -273,11 +281,13 @@ pub fn get(workspace: &Workspace, source: Source<'_>, path: &str) -> Result<Got,
     }
     if matches.is_empty() {
         text = format!("nothing at `{path}`: the containers there are empty\n");
+        total = text.len();
     }
     Ok(Got {
         matches,
-        text: cap(
+        text: super::cap_total(
             text,
+            total,
             "ask for a deeper path, or see the shape first with `keys` or `schema`",
         ),
     })

@@ -7,7 +7,7 @@ use super::doc::Doc;
 use super::error::{Error, Repr};
 use super::syntax::{self, Layout as RawLayout};
 use super::verbs::{article, summary};
-use super::{Format, Source, cap, load, load_strict, read};
+use super::{Format, MAX_OUTPUT, Source, cap_total, load, load_strict, read};
 use crate::tools::Workspace;
 
 /// Where and why a document is not valid.
@@ -174,18 +174,18 @@ impl fmt::Display for Pretty {
 pub fn pretty(workspace: &Workspace, source: Source<'_>, layout: Layout) -> Result<Pretty, Error> {
     let raw = read(workspace, source)?;
     let loaded = load_strict(raw)?;
-    syntax::validate(&loaded.bytes).map_err(|e| loaded.syntax_error(e))?;
-    let mut text = String::with_capacity(loaded.bytes.len() + loaded.bytes.len() / 4);
+    let mut text = String::new();
     let layout = match layout {
         Layout::Indented => RawLayout::Indented,
         Layout::Compact => RawLayout::Compact,
     };
-    syntax::format(&loaded.bytes, layout, &mut text);
+    let total = syntax::format_capped(&loaded.bytes, layout, &mut text, MAX_OUTPUT + 1);
     text.push('\n');
-    let n_bytes = text.len();
+    let n_bytes = total + 1;
     Ok(Pretty {
-        text: cap(
+        text: cap_total(
             text,
+            n_bytes,
             "reformat a part: `get` a deeper path (objects come back indented)",
         ),
         n_bytes,
