@@ -395,3 +395,28 @@ fn a_capped_fan_out_keeps_its_count_and_tells_the_true_size() {
         + "5000 matches\n".len();
     assert_eq!(of, truth, "{note}");
 }
+
+#[test]
+fn an_unknown_verb_is_named_with_the_verbs_there_are() {
+    for (args, verbs) in [
+        (
+            vec!["json", "gett", "--file", "a.json"],
+            "get, keys, query, schema, validate, pretty",
+        ),
+        (vec!["diff", "patch", "x"], "files, text, dirs, apply, json"),
+    ] {
+        let output = Command::new(BIN).args(&args).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        // `json` answers refusals on stdout (a model reads them), `diff` on stderr.
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(
+            said.contains(&format!("unknown verb `{}`", args[1])),
+            "{said}"
+        );
+        assert!(said.contains(verbs), "{said}");
+    }
+}

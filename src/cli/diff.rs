@@ -54,8 +54,14 @@ pub(crate) struct DiffArgs {
     pub(crate) workspace: Option<PathBuf>,
 
     /// A call in the envelope form: '{"cmd":"files","args":{"a":"old.txt","b":"new.txt"}}'.
-    #[arg(value_name = "ENVELOPE")]
-    pub(crate) envelope: Option<String>,
+    /// (Taken as a list so that an unknown verb with its flags,
+    /// `gett --file a.json`, is answered as an unknown verb, not as a stray flag.)
+    #[arg(
+        value_name = "ENVELOPE",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub(crate) envelope: Vec<String>,
 
     #[command(subcommand)]
     pub(crate) verb: Option<DiffVerb>,
@@ -124,7 +130,11 @@ pub(crate) fn main(args: DiffArgs) -> ExitCode {
         Ok(workspace) => workspace,
         Err(error) => return fail(&error.to_string(), EXIT_ERROR),
     };
-    let answer = match (args.verb, args.envelope) {
+    let envelope = match envelope_or_unknown_verb(args.envelope) {
+        Ok(envelope) => envelope,
+        Err(message) => return fail(&message, EXIT_ERROR),
+    };
+    let answer = match (args.verb, envelope) {
         (Some(verb), _) => run_verb(&workspace, verb),
         (None, Some(envelope)) => diff::call(&workspace, &envelope).map_err(Failure::Tool),
         (None, None) => {
@@ -220,4 +230,17 @@ fn read_patch(path: &Path) -> Result<Vec<u8>, Failure> {
         ))
     })?;
     Ok(bytes)
+}
+
+/// The envelope, or why the words given are not one: an unknown verb (`gett`)
+/// is named, with the verbs there are.
+fn envelope_or_unknown_verb(words: Vec<String>) -> Result<Option<String>, String> {
+    match words.as_slice() {
+        [] => Ok(None),
+        [envelope] if envelope.trim_start().starts_with('{') => Ok(words.into_iter().next()),
+        [first, ..] => Err(format!(
+            "unknown verb `{first}`: the verbs are files, text, dirs, apply, json; or give one envelope \
+             '{{\"cmd\":…,\"args\":…}}'; see `argmend diff --help`"
+        )),
+    }
 }

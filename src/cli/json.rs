@@ -53,8 +53,14 @@ pub(crate) struct JsonArgs {
     pub(crate) workspace: Option<PathBuf>,
 
     /// A call in the envelope form: '{"cmd":"get","args":{"file":"resp.json","path":"a.b"}}'.
-    #[arg(value_name = "ENVELOPE")]
-    pub(crate) envelope: Option<String>,
+    /// (Taken as a list so that an unknown verb with its flags,
+    /// `gett --file a.json`, is answered as an unknown verb, not as a stray flag.)
+    #[arg(
+        value_name = "ENVELOPE",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub(crate) envelope: Vec<String>,
 
     #[command(subcommand)]
     pub(crate) verb: Option<JsonVerb>,
@@ -159,7 +165,11 @@ pub(crate) fn main(args: JsonArgs) -> ExitCode {
         Ok(workspace) => workspace,
         Err(error) => return fail(&error.to_string(), EXIT_ERROR),
     };
-    let answer = match (args.verb, args.envelope) {
+    let envelope = match envelope_or_unknown_verb(args.envelope) {
+        Ok(envelope) => envelope,
+        Err(message) => return fail(&message, EXIT_ERROR),
+    };
+    let answer = match (args.verb, envelope) {
         (Some(verb), _) => run_verb(&workspace, &verb),
         (None, Some(envelope)) => json::call(&workspace, &envelope),
         (None, None) => {
@@ -239,5 +249,18 @@ fn run_verb(workspace: &Workspace, verb: &JsonVerb) -> Result<Answer, json::Erro
             };
             json::pretty(workspace, source.source(), layout).map(Answer::Pretty)
         }
+    }
+}
+
+/// The envelope, or why the words given are not one: an unknown verb (`gett`)
+/// is named, with the verbs there are.
+fn envelope_or_unknown_verb(words: Vec<String>) -> Result<Option<String>, String> {
+    match words.as_slice() {
+        [] => Ok(None),
+        [envelope] if envelope.trim_start().starts_with('{') => Ok(words.into_iter().next()),
+        [first, ..] => Err(format!(
+            "unknown verb `{first}`: the verbs are get, keys, query, schema, validate, pretty; or give one envelope \
+             '{{\"cmd\":…,\"args\":…}}'; see `argmend json --help`"
+        )),
     }
 }
