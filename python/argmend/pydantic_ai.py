@@ -94,6 +94,7 @@ class RepairToolArguments(AbstractCapability[AgentDepsT]):
             valid = argmend.repair(args).verdict == "valid"
         except argmend.Error:
             valid = False  # a limit crossed: the attempt below fails and says so in its span
+        normalized = None
         if valid:
             if not self.coerce_valid_json:
                 return args
@@ -104,14 +105,15 @@ class RepairToolArguments(AbstractCapability[AgentDepsT]):
             if normalized.verdict == "valid":
                 return args
         with ctx.tracer.start_as_current_span(SPAN_NAME) as span:
-            try:
-                normalized = self._tool(tool_def).normalize(args)
-            except (argmend.Error, ValueError, TypeError) as error:
-                # A limit crossed or a schema argmend cannot read: leave the
-                # arguments to normal validation and retry.
-                span.set_attribute("argmend.outcome", "failed")
-                span.set_attribute("argmend.error", type(error).__name__)
-                return args
+            if normalized is None:  # valid JSON coerced above is not normalized twice
+                try:
+                    normalized = self._tool(tool_def).normalize(args)
+                except (argmend.Error, ValueError, TypeError) as error:
+                    # A limit crossed or a schema argmend cannot read: leave the
+                    # arguments to normal validation and retry.
+                    span.set_attribute("argmend.outcome", "failed")
+                    span.set_attribute("argmend.error", type(error).__name__)
+                    return args
             fixes = normalized.fixes
             span.set_attributes(
                 {

@@ -40,20 +40,23 @@ pub(crate) const RELEASE_GIL_ABOVE: usize = 4096;
 /// `json.loads`, looked up once.
 pub(crate) fn json_loads(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
     static LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    Ok(LOADS
-        .get_or_try_init(py, || {
-            py.import("json")?.getattr("loads").map(Bound::unbind)
-        })?
-        .bind(py))
+    json_function(py, &LOADS, "loads")
 }
 
 /// `json.dumps`, looked up once.
 pub(crate) fn json_dumps(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
     static DUMPS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    Ok(DUMPS
-        .get_or_try_init(py, || {
-            py.import("json")?.getattr("dumps").map(Bound::unbind)
-        })?
+    json_function(py, &DUMPS, "dumps")
+}
+
+/// The function `name` of Python's `json` module, kept in `cell`.
+fn json_function<'py>(
+    py: Python<'py>,
+    cell: &'static PyOnceLock<Py<PyAny>>,
+    name: &str,
+) -> PyResult<&'py Bound<'py, PyAny>> {
+    Ok(cell
+        .get_or_try_init(py, || py.import("json")?.getattr(name).map(Bound::unbind))?
         .bind(py))
 }
 

@@ -120,13 +120,12 @@ impl ToolCallStream {
         let Some(tail) = head.get(self.committed..) else {
             return;
         };
-        let mut provisional = tail.to_owned();
-        // The rest and the value's completion; the closers need no text here.
-        for piece in pieces {
-            if matches!(piece, "}" | "]" | ")") {
-                break;
-            }
-            provisional.push_str(piece);
+        // The rest and the value's completion; the closers need no text
+        // here. Most fragments have neither: no copy is made for them.
+        let is_closer = |piece: &str| matches!(piece, "}" | "]" | ")");
+        let mut provisional = std::borrow::Cow::Borrowed(tail);
+        for piece in pieces.take_while(|piece| !is_closer(piece)) {
+            provisional.to_mut().push_str(piece);
         }
         self.walker.overlay(&provisional);
     }
