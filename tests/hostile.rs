@@ -258,9 +258,12 @@ fn a_byte_order_mark_is_not_part_of_the_document() {
     dir.write("bom.json", b"\xEF\xBB\xBF{\"a\": {\"b\": 1}}");
     dir.write("bom.yaml", b"\xEF\xBB\xBFa:\n  b: 2\n");
     let workspace = dir.workspace();
+    let note = "note: a UTF-8 byte-order mark at the start was skipped\n";
     for (file, want) in [("bom.json", "1"), ("bom.yaml", "2")] {
         let got = json::get(&workspace, json::Source::File(file.as_ref()), "a.b").unwrap();
-        assert_eq!(got.to_string().trim(), want, "{file}");
+        assert_eq!(got.to_string(), format!("{want}\n{note}"), "{file}");
+        assert_eq!(got.matches()[0].json, want);
+        assert_eq!(got.notes().len(), 1);
     }
     let got = json::get(
         &workspace,
@@ -268,7 +271,10 @@ fn a_byte_order_mark_is_not_part_of_the_document() {
         "a.b",
     )
     .unwrap();
-    assert_eq!(got.to_string().trim(), "3");
+    assert_eq!(got.to_string(), format!("3\n{note}"));
+    // Without a mark, no note.
+    let got = json::get(&workspace, json::Source::Text("{\"a\": 4}"), "a").unwrap();
+    assert_eq!(got.to_string(), "4\n");
 }
 
 #[test]

@@ -466,10 +466,14 @@ fn pretty_keeps_what_was_written() {
     let answer = pretty(&ws(), Source::Text(text), Layout::Indented).unwrap();
     assert_eq!(
         answer.to_string(),
-        "{\n  \"b\": 1.0,\n  \"a\": [\n    1e3,\n    {},\n    []\n  ],\n  \"b\": \"\\u00e9 \\\"q\\\"\",\n  \"n\": 12345678901234567890\n}\n"
+        "{\n  \"b\": 1.0,\n  \"a\": [\n    1e3,\n    {},\n    []\n  ],\n  \"b\": \"\\u00e9 \\\"q\\\"\",\n  \"n\": 12345678901234567890\n}\n\
+         note: the key `b` appears more than once in the object at `(root)`: the other verbs use \
+         the last one, as jq and JSON.parse do; `pretty` keeps every copy as written\n"
     );
-    let compact = pretty(&ws(), Source::Text(&answer.to_string()), Layout::Compact).unwrap();
-    assert_eq!(compact.to_string(), format!("{text}\n"));
+    let indented = answer.to_string();
+    let indented = &indented[..indented.find("note:").unwrap()];
+    let compact = pretty(&ws(), Source::Text(indented), Layout::Compact).unwrap();
+    assert_eq!(compact.to_string().lines().next(), Some(text));
     let error = pretty(&ws(), Source::Text("{\"a\":1,}"), Layout::Indented).unwrap_err();
     assert_eq!(error.kind(), ErrorKind::InvalidJson);
     assert_eq!(

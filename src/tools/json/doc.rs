@@ -36,6 +36,9 @@ pub(crate) struct Doc<'a> {
     pub(crate) bytes: &'a [u8],
 }
 
+/// An object's members, each key once, and the keys that were repeated.
+pub(crate) type UniqueMembers = (Vec<(String, Node)>, Vec<String>);
+
 /// One member of an object: the key's body (between the quotes, escapes
 /// undecoded) and the value.
 #[derive(Debug, Clone, Copy)]
@@ -210,10 +213,110 @@ impl<'a> Doc<'a> {
         }
     }
 
-    /// How many members or elements the container has (0 for a scalar).
+    /// The value of `key` in the object `node`, and how many times the key
+    /// appears there. With duplicate keys the last one counts, as in jq,
+    /// JavaScript's `JSON.parse` and Python's `json`, so every verb agrees
+    /// with the tools a model checks against.
+    pub(crate) fn member(&self, node: Node, key: &str) -> Result<Option<(Node, usize)>, Syntax> {
+        let mut found = None;
+        let mut times = 0;
+        for member in self.members(node) {
+            let member = member?;
+            if member.is(key) {
+                found = Some(member.value);
+                times += 1;
+            }
+        }
+        Ok(found.map(|value| (value, times)))
+    }
+
+    /// The members of the object `node` with each key once, where the key
+    /// first appears, holding its last value; and the keys that appear
+    /// more than once.
+    pub(crate) fn unique_members(
+        &self,
+        node: Node,
+    ) -> Result<UniqueMembers, Syntax> {
+        let mut members: Vec<(String, Node)> = Vec::new();
+        let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut repeated = Vec::new();
+        for member in self.members(node) {
+            let member = member?;
+            let key = member.key();
+            match seen.get(&key) {
+                Some(&at) => {
+                    if !repeated.contains(&key) {
+                        repeated.push(key);
+                    }
+                    members[at].1 = member.value;
+                }
+                None => {
+                    seen.insert(key.clone(), members.len());
+                    members.push((key, member.value));
+                }
+            }
+        }
+        Ok((members, repeated))
+    }
+
+    /// The first key that appears twice in one object anywhere in the
+    /// document, with the object's path (`a.b[2]`). Walks with an explicit
+    /// stack, so any nesting the validator accepts is fine.
+    pub(crate) fn first_duplicate(&self) -> Result<Option<(String, String)>, Syntax> {
+        enum Level<'a> {
+            Object(Members<'a>, std::collections::HashSet<&'a [u8]>, String),
+            Array(Elements<'a>, usize, String),
+        }
+        let open = |node: Node, path: String| match node.kind {
+            Kind::Object => Some(Level::Object(self.members(node), Default::default(), path)),
+            Kind::Array => Some(Level::Array(self.elements(node), 0, path)),
+            _ => None,
+        };
+        let mut stack: Vec<Level<'a>> = open(self.root()?, String::new()).into_iter().collect();
+        while let Some(level) = stack.last_mut() {
+            let next = match level {
+                Level::Object(members, seen, path) => match members.next().transpose()? {
+                    None => None,
+                    Some(member) => {
+                        if !seen.insert(member.key) {
+                            return Ok(Some((path.clone(), member.key())));
+                        }
+                        let mut child = path.clone();
+                        super::path::push(&mut child, &super::path::Segment::Key(member.key()));
+                        Some((member.value, child))
+                    }
+                },
+                Level::Array(elements, idx, path) => match elements.next().transpose()? {
+                    None => None,
+                    Some(element) => {
+                        let mut child = path.clone();
+                        super::path::push(&mut child, &super::path::Segment::Index(*idx as i64));
+                        *idx += 1;
+                        Some((element, child))
+                    }
+                },
+            };
+            match next {
+                None => {
+                    stack.pop();
+                }
+                Some((node, path)) => stack.extend(open(node, path)),
+            }
+        }
+        Ok(None)
+    }
+
+    /// How many members (distinct keys) or elements the container has (0
+    /// for a scalar).
     pub(crate) fn count(&self, node: Node) -> Result<usize, Syntax> {
         match node.kind {
-            Kind::Object => self.members(node).try_fold(0, |n, m| m.map(|_| n + 1)),
+            Kind::Object => {
+                let mut keys: Vec<&[u8]> =
+                    self.members(node).map(|m| m.map(|m| m.key)).collect::<Result<_, _>>()?;
+                keys.sort_unstable();
+                keys.dedup();
+                Ok(keys.len())
+            }
             Kind::Array => self.elements(node).try_fold(0, |n, e| e.map(|_| n + 1)),
             _ => Ok(0),
         }

@@ -86,6 +86,8 @@ pub(crate) enum Repr {
     InvalidYaml {
         name: String,
         detail: String,
+        /// 1-based line and column, when the parser knows them.
+        at: Option<(usize, usize)>,
     },
     TooLarge {
         file: String,
@@ -302,7 +304,7 @@ impl fmt::Display for Error {
                 "refused: {name} is not valid JSON: {detail}\n(repair it with `argmend repair`, \
                  or see every problem with the `validate` verb)"
             ),
-            Repr::InvalidYaml { name, detail } => {
+            Repr::InvalidYaml { name, detail, .. } => {
                 write!(f, "refused: {name} is not valid YAML: {detail}")
             }
             Repr::TooLarge { file, size } => write!(

@@ -92,6 +92,8 @@ pub(crate) struct Raw<'a> {
     bytes: Cow<'a, [u8]>,
     name: String,
     format: Format,
+    /// What reading changed (a byte-order mark skipped).
+    notes: Vec<String>,
 }
 
 impl Raw<'_> {
@@ -106,9 +108,39 @@ pub(crate) struct Loaded<'a> {
     pub(crate) bytes: Cow<'a, [u8]>,
     pub(crate) name: String,
     pub(crate) format: Format,
+    /// What the answer must say besides the value: how the input was read
+    /// (a byte-order mark, several YAML documents), and what the verb met
+    /// on its way (duplicate keys). Shared by the verbs through `&self`.
+    notes: std::cell::RefCell<Vec<String>>,
 }
 
 impl Loaded<'_> {
+    /// Add a note to the answer (once, however often it is met).
+    pub(crate) fn note(&self, note: String) {
+        let mut notes = self.notes.borrow_mut();
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
+
+    /// `text` with the notes after it, one `note:` line each.
+    pub(crate) fn noted(&self, mut text: String) -> String {
+        for note in self.notes.borrow().iter() {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str("note: ");
+            text.push_str(note);
+            text.push('\n');
+        }
+        text
+    }
+
+    /// The notes so far.
+    pub(crate) fn notes(&self) -> Vec<String> {
+        self.notes.borrow().clone()
+    }
+
     /// A syntax error found on the way, as the model reads it.
     #[cold]
     pub(crate) fn syntax_error(&self, error: syntax::Syntax) -> Error {
@@ -120,6 +152,7 @@ impl Loaded<'_> {
 }
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+const BOM_NOTE: &str = "a UTF-8 byte-order mark at the start was skipped";
 
 /// Read the source: a file through the workspace (size checked first), or
 /// the text, with a first guess at its format.
@@ -139,10 +172,12 @@ pub(crate) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<
                 return Err(Error::new(Repr::TooLarge { file: shown, size }));
             }
             let mut bytes = std::fs::read(&real).map_err(io)?;
+            let mut notes = Vec::new();
             // A UTF-8 byte-order mark (editors on Windows write one) is not
             // part of the document.
             if bytes.starts_with(UTF8_BOM) {
                 bytes.drain(..UTF8_BOM.len());
+                notes.push(BOM_NOTE.to_owned());
             }
             let is_yaml = matches!(
                 real.extension()
@@ -155,15 +190,25 @@ pub(crate) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<
                 bytes: Cow::Owned(bytes),
                 name: format!("`{shown}`"),
                 format: if is_yaml { Format::Yaml } else { Format::Json },
+                notes,
             })
         }
         Source::Text(text) => {
-            let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+            let mut notes = Vec::new();
+            let text = match text.strip_prefix('\u{FEFF}') {
+                Some(rest) => {
+                    notes.push(BOM_NOTE.to_owned());
+                    rest
+                }
+                None => text,
+            };
             let trimmed = text.trim_start();
             let format =
                 if trimmed.starts_with(['{', '[']) || syntax::validate(text.as_bytes()).is_ok() {
                     Format::Json
-                } else if matches!(yaml::to_json(text), Ok((_, true))) {
+                } else if looks_like_yaml(text)
+                    || yaml::to_json(text).is_ok_and(|converted| converted.is_container)
+                {
                     Format::Yaml
                 } else {
                     Format::Json
@@ -172,9 +217,31 @@ pub(crate) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<
                 bytes: Cow::Borrowed(text.as_bytes()),
                 name: "the text".to_owned(),
                 format,
+                notes,
             })
         }
     }
+}
+
+/// Whether text that is not JSON starts the way a YAML mapping, list or
+/// stream does (`key:`, `- item`, `---`), so its errors are told as YAML's.
+fn looks_like_yaml(text: &str) -> bool {
+    let Some(line) = text
+        .lines()
+        .map(str::trim_end)
+        .find(|line| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
+    else {
+        return false;
+    };
+    let line = line.trim_start();
+    if line == "---" || line.starts_with("--- ") || line == "-" || line.starts_with("- ") {
+        return true;
+    }
+    line.split_once(':').is_some_and(|(key, rest)| {
+        (rest.is_empty() || rest.starts_with(' '))
+            && !key.is_empty()
+            && key.chars().all(|c| c.is_alphanumeric() || "_-./ \"'".contains(c))
+    })
 }
 
 /// Convert YAML to JSON text; JSON passes through untouched.
@@ -183,26 +250,34 @@ pub(crate) fn load(raw: Raw<'_>) -> Result<Loaded<'_>, Error> {
         bytes,
         name,
         format,
+        notes,
     } = raw;
     if format == Format::Json {
         return Ok(Loaded {
             bytes,
             name,
             format,
+            notes: notes.into(),
         });
     }
-    let invalid = |detail: String| {
+    let invalid = |detail: String, at| {
         Error::new(Repr::InvalidYaml {
             name: name.clone(),
             detail,
+            at,
         })
     };
-    let text = crate::utf8::from_utf8(&bytes).map_err(|e| invalid(format!("not UTF-8: {e}")))?;
-    let (json, _) = yaml::to_json(text).map_err(invalid)?;
+    let text =
+        crate::utf8::from_utf8(&bytes).map_err(|e| invalid(format!("not UTF-8: {e}"), None))?;
+    let converted = yaml::to_json(text)
+        .map_err(|error| invalid(error.to_string(), Some((error.line, error.column))))?;
+    let mut notes = notes;
+    notes.extend(converted.notes);
     Ok(Loaded {
-        bytes: Cow::Owned(json.into_bytes()),
+        bytes: Cow::Owned(converted.json.into_bytes()),
         name,
         format,
+        notes: notes.into(),
     })
 }
 

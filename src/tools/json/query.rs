@@ -11,7 +11,7 @@ use super::error::{Error, Repr};
 use super::path::{self, Segment};
 use super::syntax::{self, Layout};
 use super::verbs::{parse_path, summary, walk};
-use super::{Source, cap, load_strict, read};
+use super::{Loaded, Source, cap_total, load_strict, read};
 use crate::tools::Workspace;
 
 /// The default `limit`.
@@ -182,14 +182,20 @@ fn parse_where(filter: &str) -> Result<Vec<Clause>, Error> {
     Ok(clauses)
 }
 
-/// The value under `field` inside `node`, if there is one.
-fn lookup(doc: &Doc<'_>, mut node: Node, field: &[Segment]) -> Option<Node> {
+/// The value under `field` inside `node`, if there is one (the last of
+/// duplicate keys, noted in the answer).
+fn lookup(loaded: &Loaded<'_>, doc: &Doc<'_>, mut node: Node, field: &[Segment]) -> Option<Node> {
     for segment in field {
         node = match (segment, node.kind) {
             (Segment::Key(key), Kind::Object) => {
-                doc.members(node)
-                    .find_map(|m| m.ok().filter(|m| m.is(key)))?
-                    .value
+                let (value, times) = doc.member(node, key).ok()??;
+                if times > 1 {
+                    loaded.note(format!(
+                        "the key `{segment}` appears more than once in an element's object: the \
+                         last one is used, as jq and JSON.parse do"
+                    ));
+                }
+                value
             }
             (Segment::Index(idx), Kind::Array) => {
                 let elements: Vec<Node> = doc.elements(node).filter_map(Result::ok).collect();
@@ -266,9 +272,9 @@ fn decimal(text: &str) -> Option<(bool, String, i64)> {
     Some((negative, significant.to_owned(), power))
 }
 
-fn passes(doc: &Doc<'_>, element: Node, clauses: &[Clause]) -> bool {
+fn passes(loaded: &Loaded<'_>, doc: &Doc<'_>, element: Node, clauses: &[Clause]) -> bool {
     clauses.iter().all(|clause| {
-        let found = lookup(doc, element, &clause.field);
+        let found = lookup(loaded, doc, element, &clause.field);
         match (&clause.op, found) {
             (Op::Eq(value), Some(node)) => equal(doc, node, value),
             (Op::Ne(value), Some(node)) => !equal(doc, node, value),
@@ -298,9 +304,15 @@ pub struct Matched {
     n_matched: usize,
     n_elements: usize,
     text: String,
+    notes: Vec<String>,
 }
 
 impl Matched {
+    /// What the answer says besides the rows (see [`super::Got::notes`]).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
     /// The rows shown (at most `limit`).
     pub fn rows(&self) -> &[Row] {
         &self.rows
@@ -379,67 +391,86 @@ pub fn query(
     let mut rows = Vec::new();
     let mut n_matched = 0;
     let mut n_elements = 0;
+    // The rows' true size, and the bytes of them kept so far.
+    let mut total = 0usize;
+    let mut shown = 0usize;
     for (index, element) in doc.elements(array).enumerate() {
         let element = element.map_err(syntax_error)?;
         n_elements += 1;
-        if element.kind != Kind::Object || !passes(&doc, element, &clauses) {
+        if element.kind != Kind::Object || !passes(&loaded, &doc, element, &clauses) {
             continue;
         }
         n_matched += 1;
         if rows.len() >= query.limit {
             continue;
         }
+        // Past the cap a row is never rendered whole: only what can still
+        // be shown is kept, and `total` counts the answer's true size.
+        let keep = (super::MAX_OUTPUT + 1).saturating_sub(shown);
         let mut json = String::new();
+        let mut row_total = 0;
         if select.is_empty() {
-            syntax::format(
-                doc.text(element).map_err(syntax_error)?,
-                Layout::Compact,
-                &mut json,
-            );
+            let text = doc.text(element).map_err(syntax_error)?;
+            row_total += syntax::format_capped(text, Layout::Compact, &mut json, keep);
         } else {
             json.push('{');
-            let mut first = true;
+            row_total += 2;
             for (name, field) in &select {
-                let Some(node) = lookup(&doc, element, field) else {
+                let Some(node) = lookup(&loaded, &doc, element, field) else {
                     continue;
                 };
-                if !first {
+                if json.len() > 1 {
                     json.push(',');
+                    row_total += 1;
                 }
-                first = false;
-                json.push_str(&serde_json::Value::from(*name).to_string());
-                json.push(':');
-                syntax::format(
-                    doc.text(node).map_err(syntax_error)?,
-                    Layout::Compact,
-                    &mut json,
-                );
+                let label = format!("{}:", serde_json::Value::from(*name));
+                row_total += label.len();
+                json.push_str(&label);
+                let text = doc.text(node).map_err(syntax_error)?;
+                let room = keep.saturating_sub(json.len());
+                row_total += syntax::format_capped(text, Layout::Compact, &mut json, room);
             }
             json.push('}');
         }
+        let line = format!("[{index}] ").len() + 1;
+        total += line + row_total;
+        shown += line + json.len();
         rows.push(Row { index, json });
-    }
-    let mut text = String::new();
-    for row in &rows {
-        text.push_str(&format!("[{}] {}\n", row.index, row.json));
     }
     let plural = if n_elements == 1 {
         "element"
     } else {
         "elements"
     };
-    text.push_str(&format!("{n_matched} of {n_elements} {plural} matched"));
+    let mut count = format!("{n_matched} of {n_elements} {plural} matched");
     if n_matched > rows.len() {
-        text.push_str(&format!(
+        count.push_str(&format!(
             "; showing the first {} (raise `limit`, at most {MAX_LIMIT}, or narrow `where`)",
             rows.len()
         ));
     }
-    text.push('\n');
+    count.push('\n');
+    total += count.len();
+    let mut text = String::new();
+    if total > super::MAX_OUTPUT {
+        // The count is the line a model needs most: above the cut, not lost.
+        text.push_str(&count);
+    }
+    for row in &rows {
+        text.push_str(&format!("[{}] {}\n", row.index, row.json));
+    }
+    if total <= super::MAX_OUTPUT {
+        text.push_str(&count);
+    }
     Ok(Matched {
         rows,
         n_matched,
         n_elements,
-        text: cap(text, "keep fewer fields with `select`, or lower `limit`"),
+        text: loaded.noted(cap_total(
+            text,
+            total,
+            "keep fewer fields with `select`, or lower `limit`",
+        )),
+        notes: loaded.notes(),
     })
 }

@@ -7,6 +7,7 @@ use super::doc::{Doc, Kind, Node};
 use super::error::Error;
 use super::path::{self, Segment};
 use super::syntax::Syntax;
+use super::verbs::duplicate_note;
 use super::{Source, cap, load_strict, read};
 use crate::tools::Workspace;
 
@@ -34,9 +35,15 @@ pub struct Shape {
 pub struct Schema {
     shapes: Vec<Shape>,
     text: String,
+    notes: Vec<String>,
 }
 
 impl Schema {
+    /// What the answer says besides the shapes (see [`super::Got::notes`]).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
     /// Every line, in document order.
     pub fn shapes(&self) -> &[Shape] {
         &self.shapes
@@ -89,6 +96,8 @@ struct Walker<'d, 'a> {
     doc: &'d Doc<'a>,
     shapes: Vec<Shape>,
     n_sampled_arrays: usize,
+    /// Keys met more than once in one object, with the object's path.
+    repeated: Vec<(String, String)>,
 }
 
 impl Walker<'_, '_> {
@@ -106,17 +115,19 @@ impl Walker<'_, '_> {
         let doc = self.doc;
         match node.kind {
             Kind::Object => {
-                let members: Vec<_> = doc.members(node).collect::<Result<_, _>>()?;
+                let (members, repeated) = doc.unique_members(node)?;
+                self.repeated
+                    .extend(repeated.into_iter().map(|key| (key, path.to_owned())));
                 if own_line {
                     self.line(path, format!("object{{{}}}", members.len()), None);
                 }
                 if depth == 0 {
                     return Ok(());
                 }
-                for member in members {
+                for (key, value) in members {
                     let mut child = path.to_owned();
-                    path::push(&mut child, &Segment::Key(member.key()));
-                    self.walk(member.value, &child, depth - 1, true)?;
+                    path::push(&mut child, &Segment::Key(key));
+                    self.walk(value, &child, depth - 1, true)?;
                 }
             }
             Kind::Array => {
@@ -176,10 +187,11 @@ impl Walker<'_, '_> {
         // Key, how many objects have it, its types, the first container value.
         let mut keys: Vec<(String, usize, Vec<&'static str>, Option<Node>)> = Vec::new();
         for object in sample {
-            for member in doc.members(*object) {
-                let member = member?;
-                let key = member.key();
-                let name = type_name(doc, member.value)?;
+            let (members, repeated) = doc.unique_members(*object)?;
+            self.repeated
+                .extend(repeated.into_iter().map(|key| (key, elements.to_owned())));
+            for (key, value) in members {
+                let name = type_name(doc, value)?;
                 let idx = match keys.iter().position(|k| k.0 == key) {
                     Some(idx) => idx,
                     None => {
@@ -190,8 +202,8 @@ impl Walker<'_, '_> {
                 let entry = &mut keys[idx];
                 entry.1 += 1;
                 entry.2.push(name);
-                if entry.3.is_none() && matches!(member.value.kind, Kind::Object | Kind::Array) {
-                    entry.3 = Some(member.value);
+                if entry.3.is_none() && matches!(value.kind, Kind::Object | Kind::Array) {
+                    entry.3 = Some(value);
                 }
             }
         }
@@ -259,6 +271,7 @@ pub fn schema(workspace: &Workspace, source: Source<'_>, depth: usize) -> Result
         doc: &doc,
         shapes: Vec::new(),
         n_sampled_arrays: 0,
+        repeated: Vec::new(),
     };
     let root = doc.root().map_err(|e| loaded.syntax_error(e))?;
     walker
@@ -281,8 +294,12 @@ pub fn schema(workspace: &Workspace, source: Source<'_>, depth: usize) -> Result
             if walker.n_sampled_arrays == 1 { "" } else { "s" }
         ));
     }
+    for (key, at) in &walker.repeated {
+        loaded.note(duplicate_note(key, at));
+    }
     Ok(Schema {
         shapes: walker.shapes,
-        text: cap(text, "lower `depth`, or ask `schema` of a part after `get`"),
+        text: loaded.noted(cap(text, "lower `depth`, or ask `schema` of a part after `get`")),
+        notes: loaded.notes(),
     })
 }

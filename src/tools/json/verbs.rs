@@ -40,7 +40,12 @@ pub(crate) fn walk(
         let mut next = Vec::new();
         let mut first_error = None;
         for (at, node) in &current {
-            match step(doc, at, *node, segment, &mut next) {
+            let mut repeated = Vec::new();
+            let result = step(doc, at, *node, segment, &mut next, &mut repeated);
+            for key in repeated {
+                loaded.note(duplicate_note(&key, at));
+            }
+            match result {
                 Ok(()) => {}
                 Err(Step::Syntax(error)) => return Err(syntax(error)),
                 Err(Step::Miss(error)) if !fanned => return Err(error),
@@ -71,12 +76,23 @@ impl From<super::syntax::Syntax> for Step {
     }
 }
 
+/// The note for a key met more than once in the object at `at`.
+pub(crate) fn duplicate_note(key: &str, at: &str) -> String {
+    format!(
+        "the key `{}` appears more than once in the object at `{}`: the last one is used, as jq and \
+         JSON.parse do",
+        Segment::Key(key.to_owned()),
+        path::shown(at)
+    )
+}
+
 fn step(
     doc: &Doc<'_>,
     at: &str,
     node: Node,
     segment: &Segment,
     out: &mut Vec<(String, Node)>,
+    repeated: &mut Vec<String>,
 ) -> Result<(), Step> {
     let child = |index: &Segment| {
         let mut path = at.to_owned();
@@ -85,16 +101,15 @@ fn step(
     };
     match (segment, node.kind) {
         (Segment::Key(key), Kind::Object) => {
-            // The first member with the key: the rest of the object is never read.
-            let mut keys = Vec::new();
-            for member in doc.members(node) {
-                let member = member?;
-                if member.is(key) {
-                    out.push((child(segment), member.value));
-                    return Ok(());
+            if let Some((value, times)) = doc.member(node, key)? {
+                if times > 1 {
+                    repeated.push(key.clone());
                 }
-                keys.push(member.key());
+                out.push((child(segment), value));
+                return Ok(());
             }
+            let (members, _) = doc.unique_members(node)?;
+            let keys: Vec<String> = members.into_iter().map(|(key, _)| key).collect();
             let n_keys = keys.len();
             Err(Step::Miss(Error::new(Repr::NoSuchKey {
                 at: path::shown(at).to_owned(),
@@ -139,9 +154,10 @@ fn step(
             }
         }
         (Segment::Wildcard, Kind::Object) => {
-            for member in doc.members(node) {
-                let member = member?;
-                out.push((child(&Segment::Key(member.key())), member.value));
+            let (members, duplicates) = doc.unique_members(node)?;
+            repeated.extend(duplicates);
+            for (key, value) in members {
+                out.push((child(&Segment::Key(key)), value));
             }
             Ok(())
         }
@@ -203,12 +219,20 @@ pub struct Match {
 pub struct Got {
     matches: Vec<Match>,
     text: String,
+    notes: Vec<String>,
 }
 
 impl Got {
     /// Every match, in document order.
     pub fn matches(&self) -> &[Match] {
         &self.matches
+    }
+
+    /// What the answer says besides the values: how the input was read
+    /// (a byte-order mark skipped, YAML documents joined) and duplicate
+    /// keys met on the way. Each is also a `note:` line of the text.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 }
 
@@ -221,7 +245,8 @@ impl fmt::Display for Got {
 /// The value at `path` (`a.b[0].c`, `[-1]`, `*`, `["key.with.dots"]`).
 ///
 /// Only the containers on the way are walked; everything else is skipped
-/// without being built. With duplicate keys the first one is taken.
+/// without being built. With duplicate keys the last one is taken, and the
+/// answer says so.
 ///
 /// ```
 /// use argmend::tools::{Workspace, json::{Source, get}};
@@ -285,11 +310,12 @@ pub fn get(workspace: &Workspace, source: Source<'_>, path: &str) -> Result<Got,
     }
     Ok(Got {
         matches,
-        text: super::cap_total(
+        text: loaded.noted(super::cap_total(
             text,
             total,
             "ask for a deeper path, or see the shape first with `keys` or `schema`",
-        ),
+        )),
+        notes: loaded.notes(),
     })
 }
 
@@ -309,9 +335,15 @@ pub struct Keys {
     summary: String,
     entries: Vec<Entry>,
     text: String,
+    notes: Vec<String>,
 }
 
 impl Keys {
+    /// What the answer says besides the keys (see [`Got::notes`]).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
     /// The entries, in document order.
     pub fn entries(&self) -> &[Entry] {
         &self.entries
@@ -361,11 +393,14 @@ pub fn keys(workspace: &Workspace, source: Source<'_>, path: &str) -> Result<Key
     let mut entries = Vec::new();
     match node.kind {
         Kind::Object => {
-            for member in doc.members(node) {
-                let member = member.map_err(syntax)?;
+            let (members, repeated) = doc.unique_members(node).map_err(syntax)?;
+            for key in repeated {
+                loaded.note(duplicate_note(&key, &at));
+            }
+            for (key, value) in members {
                 entries.push(Entry {
-                    key: member.key(),
-                    summary: self::summary(&doc, member.value).map_err(syntax)?,
+                    key,
+                    summary: self::summary(&doc, value).map_err(syntax)?,
                 });
             }
         }
@@ -394,6 +429,7 @@ pub fn keys(workspace: &Workspace, source: Source<'_>, path: &str) -> Result<Key
     Ok(Keys {
         summary: summary_here,
         entries,
-        text: cap(text, "ask for the keys of a deeper path"),
+        text: loaded.noted(cap(text, "ask for the keys of a deeper path")),
+        notes: loaded.notes(),
     })
 }

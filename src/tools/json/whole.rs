@@ -7,7 +7,7 @@ use super::doc::Doc;
 use super::error::{Error, Repr};
 use super::syntax::{self, Layout as RawLayout};
 use super::verbs::{article, summary};
-use super::{Format, MAX_OUTPUT, Source, cap_total, load, load_strict, read};
+use super::{Format, Loaded, MAX_OUTPUT, Source, cap_total, load, load_strict, read};
 use crate::tools::Workspace;
 
 /// Where and why a document is not valid.
@@ -74,15 +74,15 @@ pub fn validate(workspace: &Workspace, source: Source<'_>) -> Result<Validation,
     let loaded = match load(raw) {
         Ok(loaded) => loaded,
         Err(error) if is_yaml || error.kind() == super::ErrorKind::InvalidYaml => {
-            let detail = match &*error.0 {
-                Repr::InvalidYaml { detail, .. } => detail.clone(),
-                _ => error.to_string(),
+            let (detail, (line, column)) = match &*error.0 {
+                Repr::InvalidYaml { detail, at, .. } => (detail.clone(), at.unwrap_or((0, 0))),
+                _ => (error.to_string(), (0, 0)),
             };
             return Ok(Validation {
                 format: Format::Yaml,
                 invalid: Some(Invalid {
-                    line: 0,
-                    column: 0,
+                    line,
+                    column,
                     message: detail.clone(),
                 }),
                 text: format!("invalid YAML: {detail}\n"),
@@ -100,10 +100,15 @@ pub fn validate(workspace: &Workspace, source: Source<'_>) -> Result<Validation,
             let doc = Doc::new(&loaded.bytes);
             let root = doc.root().map_err(|e| loaded.syntax_error(e))?;
             let what = summary(&doc, root).map_err(|e| loaded.syntax_error(e))?;
+            note_duplicates(&loaded, "valid JSON all the same")?;
             Ok(Validation {
                 format: loaded.format,
                 invalid: None,
-                text: format!("valid {kind}: {} ({} bytes)\n", article(&what), n_bytes),
+                text: loaded.noted(format!(
+                    "valid {kind}: {} ({} bytes)\n",
+                    article(&what),
+                    n_bytes
+                )),
             })
         }
         Err(error) => {
@@ -137,9 +142,28 @@ pub enum Layout {
 pub struct Pretty {
     text: String,
     n_bytes: usize,
+    notes: Vec<String>,
+}
+
+/// Say in the answer when an object repeats a key (the first one found):
+/// valid JSON, but the verbs read the last copy, and a model should know.
+fn note_duplicates(loaded: &Loaded<'_>, here: &str) -> Result<(), Error> {
+    let doc = Doc::new(&loaded.bytes);
+    if let Some((at, key)) = doc.first_duplicate().map_err(|e| loaded.syntax_error(e))? {
+        loaded.note(format!(
+            "{}; {here}",
+            super::verbs::duplicate_note(&key, &at).replace(": the last one is used", ": the other verbs use the last one")
+        ));
+    }
+    Ok(())
 }
 
 impl Pretty {
+    /// What the answer says besides the text (see [`super::Got::notes`]).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
     /// The size of the whole reformatted document (the text may be cut).
     pub fn len(&self) -> usize {
         self.n_bytes
@@ -158,17 +182,18 @@ impl fmt::Display for Pretty {
 }
 
 /// The document reindented by 2 spaces (or compacted), with key order,
-/// duplicate keys, number text and string escapes kept. YAML comes out as JSON.
+/// number text and string escapes kept. YAML comes out as JSON. Duplicate
+/// keys are kept as written, with a note (the other verbs use the last).
 ///
 /// ```
 /// use argmend::tools::{Workspace, json::{Layout, Source, pretty}};
 ///
 /// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
-/// let text = r#"{"b":1.0,"a":[1e3,{}],"b":"\u00e9"}"#;
+/// let text = r#"{"b":1.0,"a":[1e3,{}],"c":"\u00e9"}"#;
 /// let answer = pretty(&workspace, Source::Text(text), Layout::Indented).unwrap();
 /// assert_eq!(
 ///     answer.to_string(),
-///     "{\n  \"b\": 1.0,\n  \"a\": [\n    1e3,\n    {}\n  ],\n  \"b\": \"\\u00e9\"\n}\n"
+///     "{\n  \"b\": 1.0,\n  \"a\": [\n    1e3,\n    {}\n  ],\n  \"c\": \"\\u00e9\"\n}\n"
 /// );
 /// ```
 pub fn pretty(workspace: &Workspace, source: Source<'_>, layout: Layout) -> Result<Pretty, Error> {
@@ -182,12 +207,14 @@ pub fn pretty(workspace: &Workspace, source: Source<'_>, layout: Layout) -> Resu
     let total = syntax::format_capped(&loaded.bytes, layout, &mut text, MAX_OUTPUT + 1);
     text.push('\n');
     let n_bytes = total + 1;
+    note_duplicates(&loaded, "`pretty` keeps every copy as written")?;
     Ok(Pretty {
-        text: cap_total(
+        text: loaded.noted(cap_total(
             text,
             n_bytes,
             "reformat a part: `get` a deeper path (objects come back indented)",
-        ),
+        )),
         n_bytes,
+        notes: loaded.notes(),
     })
 }

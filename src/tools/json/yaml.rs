@@ -1,61 +1,513 @@
-//! YAML in: a document read with `serde_yaml_ng` (the maintained fork of
-//! serde_yaml) and written out as JSON text in its own key order, so every
-//! verb then works on JSON bytes like any other.
+//! YAML in: the event stream of `saphyr-parser` written straight out as JSON
+//! text in the document's own key order, so every verb then works on JSON
+//! bytes like any other.
+//!
+//! Why events and not a tree: a 20 MB Helm chart read through a YAML value
+//! tree (and the loader's event list beneath it) cost 38× its size in
+//! memory. Here the only state is the JSON being written, the open
+//! containers, and the text of anchored nodes (an alias is that text again).
+//!
+//! What a YAML reader must get right beyond syntax, done here:
+//! - scalars resolve as in the YAML 1.2 core schema (`~`/`null`/empty are
+//!   null, `true`/`False` booleans, `0x1F`/`0o17` integers), and a plain
+//!   integer or decimal is kept digit for digit (`18446744073709551616`
+//!   stays exact); `.inf`/`.nan` have no JSON spelling and become null,
+//!   with a note;
+//! - merge keys (`<<: *base`, `<<: [*a, *b]`) are applied as yq applies
+//!   them: the mapping's own keys win, then the merged mappings in order;
+//! - several documents (`---`, every Kubernetes manifest) are read as an
+//!   array of them, with a note; empty documents are skipped;
+//! - aliases cannot expand without bound (a "billion laughs" file), and
+//!   nesting is capped like JSON's.
 
-use serde_yaml_ng::Value;
+use std::collections::{HashMap, HashSet};
 
-/// The YAML document as JSON text, or the parser's message (with its line
-/// and column).
-pub(crate) fn to_json(text: &str) -> Result<(String, bool), String> {
-    let value: Value = serde_yaml_ng::from_str(text).map_err(|error| error.to_string())?;
-    let is_container = matches!(value, Value::Mapping(_) | Value::Sequence(_))
-        || matches!(&value, Value::Tagged(tagged) if matches!(tagged.value, Value::Mapping(_) | Value::Sequence(_)));
-    let mut out = String::with_capacity(text.len());
-    write(&value, &mut out);
-    Ok((out, is_container))
+use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
+
+use super::MAX_NESTING;
+use super::doc::{Doc, Kind};
+
+/// The YAML as JSON text.
+pub(crate) struct Converted {
+    pub(crate) json: String,
+    /// Whether the top-level value is a mapping or a sequence.
+    pub(crate) is_container: bool,
+    /// What the reader changed or chose, for the answer.
+    pub(crate) notes: Vec<String>,
 }
 
-fn write(value: &Value, out: &mut String) {
-    match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) if n.is_nan() || n.is_infinite() => out.push_str("null"),
-        Value::Number(n) => out.push_str(&n.to_string()),
-        Value::String(s) => string(s, out),
-        Value::Sequence(items) => {
-            out.push('[');
-            for (idx, item) in items.iter().enumerate() {
-                if idx > 0 {
-                    out.push(',');
-                }
-                write(item, out);
-            }
-            out.push(']');
-        }
-        Value::Mapping(map) => {
-            out.push('{');
-            for (idx, (key, item)) in map.iter().enumerate() {
-                if idx > 0 {
-                    out.push(',');
-                }
-                match key {
-                    Value::String(s) => string(s, out),
-                    // JSON keys are strings: a number or bool key is written as its text.
-                    other => {
-                        let mut text = String::new();
-                        write(other, &mut text);
-                        string(text.trim_matches('"'), out);
-                    }
-                }
-                out.push(':');
-                write(item, out);
-            }
-            out.push('}');
-        }
-        Value::Tagged(tagged) => write(&tagged.value, out),
+/// Why a YAML text could not be read, and where (1-based line and column).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct YamlError {
+    pub(crate) message: String,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
+}
+
+impl std::fmt::Display for YamlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at line {} column {}", self.message, self.line, self.column)
     }
 }
 
-fn string(s: &str, out: &mut String) {
-    out.push_str(&serde_json::Value::from(s).to_string());
+/// Convert `text`; the error is the parser's message with its line and column.
+pub(crate) fn to_json(text: &str) -> Result<Converted, YamlError> {
+    let mut writer = Writer {
+        out: String::with_capacity(text.len() + text.len() / 4),
+        stack: Vec::new(),
+        anchors: HashMap::new(),
+        // Plain conversion never grows text much; only aliases can.
+        limit: text.len().saturating_mul(3).saturating_add(1 << 20),
+        non_finite: 0,
+        too_big: 0,
+    };
+    let mut documents = 0usize;
+    let mut doc_start = 0usize;
+    let mut empty = false;
+    let mut first_container = None;
+    for event in Parser::new_from_str(text) {
+        let (event, span) = event.map_err(|error| YamlError {
+            message: error.info().to_owned(),
+            line: error.marker().line(),
+            column: error.marker().col() + 1,
+        })?;
+        let at = |message: String| YamlError {
+            message,
+            line: span.start.line(),
+            column: span.start.col() + 1,
+        };
+        match event {
+            Event::DocumentStart(_) => {
+                doc_start = writer.out.len();
+                if documents > 0 {
+                    writer.out.push(',');
+                }
+                empty = false;
+            }
+            Event::DocumentEnd => {
+                if empty {
+                    // `---` with nothing after it: kubectl skips it too.
+                    writer.out.truncate(doc_start);
+                } else {
+                    documents += 1;
+                }
+            }
+            Event::Scalar(value, style, anchor, tag) => {
+                if writer.stack.is_empty() && style == ScalarStyle::Plain && value.is_empty() {
+                    empty = true;
+                }
+                let start = writer.open();
+                writer.scalar(&value, style, tag.as_deref());
+                let merge = style == ScalarStyle::Plain && value == "<<";
+                writer.close(start, anchor, merge).map_err(at)?;
+            }
+            Event::Alias(id) => {
+                let start = writer.open();
+                let Some(text) = writer.anchors.get(&id) else {
+                    return Err(at("an alias names no anchor before it".to_owned()));
+                };
+                writer.out.push_str(text);
+                writer.close(start, 0, false).map_err(at)?;
+            }
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                let is_map = matches!(event, Event::MappingStart(..));
+                if writer.stack.len() >= MAX_NESTING {
+                    return Err(at(format!("the YAML nests deeper than {MAX_NESTING} levels")));
+                }
+                if writer.stack.is_empty() {
+                    first_container.get_or_insert(true);
+                }
+                let start = writer.open();
+                writer.out.push(if is_map { '{' } else { '[' });
+                writer.stack.push(Frame {
+                    start,
+                    anchor,
+                    is_map,
+                    first: true,
+                    at_key: true,
+                    entry_start: 0,
+                    was_first: true,
+                    merge_value: None,
+                    merged: Vec::new(),
+                });
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let Some(frame) = writer.stack.pop() else {
+                    return Err(at("a container closes that never opened".to_owned()));
+                };
+                if frame.is_map {
+                    writer.finish_map(&frame);
+                } else {
+                    writer.out.push(']');
+                }
+                writer
+                    .close(frame.start, frame.anchor, false)
+                    .map_err(at)?;
+            }
+            Event::StreamStart | Event::StreamEnd | Event::Nothing => {}
+        }
+    }
+    let mut notes = Vec::new();
+    if documents == 0 {
+        writer.out = "null".to_owned();
+    } else if documents > 1 {
+        writer.out.insert(0, '[');
+        writer.out.push(']');
+        notes.push(format!(
+            "the YAML holds {documents} documents, read as an array of them: `[0]` is the first"
+        ));
+    }
+    if writer.non_finite > 0 {
+        notes.push(format!(
+            "{} `.inf`/`.nan` value{} read as null: JSON has no spelling for them",
+            writer.non_finite,
+            if writer.non_finite == 1 { "" } else { "s" }
+        ));
+    }
+    if writer.too_big > 0 {
+        notes.push(format!(
+            "{} hexadecimal or octal integer{} too large for 128 bits kept as text",
+            writer.too_big,
+            if writer.too_big == 1 { "" } else { "s" }
+        ));
+    }
+    Ok(Converted {
+        json: writer.out,
+        is_container: documents > 1 || first_container == Some(true),
+        notes,
+    })
+}
+
+/// An open sequence or mapping.
+struct Frame {
+    /// Where its JSON text starts in the output.
+    start: usize,
+    anchor: usize,
+    is_map: bool,
+    /// No entry written yet.
+    first: bool,
+    /// A mapping's next node is a key.
+    at_key: bool,
+    /// Where the current key's entry starts (before its comma), and whether
+    /// the mapping was empty then: a `<<` key is taken back out.
+    entry_start: usize,
+    was_first: bool,
+    /// The current value belongs to `<<`, and starts at this offset.
+    merge_value: Option<usize>,
+    /// Members brought in by `<<`, earlier sources first.
+    merged: Vec<(String, String)>,
+}
+
+struct Writer {
+    out: String,
+    stack: Vec<Frame>,
+    /// The JSON text of each anchored node, by anchor id.
+    anchors: HashMap<usize, String>,
+    /// The most output aliases may expand to.
+    limit: usize,
+    non_finite: usize,
+    too_big: usize,
+}
+
+impl Writer {
+    /// Start a node where the open container expects one: its separator is
+    /// written, and the node's text starts at the offset returned.
+    fn open(&mut self) -> usize {
+        if let Some(frame) = self.stack.last_mut()
+            && (!frame.is_map || frame.at_key)
+        {
+            if frame.is_map {
+                frame.entry_start = self.out.len();
+                frame.was_first = frame.first;
+            }
+            if !frame.first {
+                self.out.push(',');
+            }
+            frame.first = false;
+        }
+        self.out.len()
+    }
+
+    /// The node starting at `start` is complete: remember it for its
+    /// anchor, and let the mapping around it move from key to value.
+    fn close(&mut self, start: usize, anchor: usize, plain_merge: bool) -> Result<(), String> {
+        if self.out.len() > self.limit {
+            return Err(format!(
+                "aliases expand to more than {} bytes of JSON (a YAML alias bomb?)",
+                self.limit
+            ));
+        }
+        if anchor > 0 {
+            self.anchors.insert(anchor, self.out[start..].to_owned());
+        }
+        let Some(frame) = self.stack.last_mut() else {
+            return Ok(());
+        };
+        if !frame.is_map {
+            return Ok(());
+        }
+        if frame.at_key {
+            frame.at_key = false;
+            if plain_merge {
+                self.out.truncate(frame.entry_start);
+                frame.first = frame.was_first;
+                frame.merge_value = Some(self.out.len());
+                return Ok(());
+            }
+            // JSON keys are strings: a number, bool, null or container key
+            // is written as its JSON text.
+            if !self.out[start..].starts_with('"') {
+                let text = self.out.split_off(start);
+                push_string(&text, &mut self.out);
+            }
+            self.out.push(':');
+            return Ok(());
+        }
+        frame.at_key = true;
+        if let Some(value_start) = frame.merge_value.take() {
+            let text = self.out.split_off(value_start);
+            merge_from(&text, &mut frame.merged)?;
+        }
+        Ok(())
+    }
+
+    /// Close a mapping: merged members whose key the mapping does not have
+    /// itself come last.
+    fn finish_map(&mut self, frame: &Frame) {
+        self.out.push('}');
+        if frame.merged.is_empty() {
+            return;
+        }
+        let own: HashSet<String> = {
+            let doc = Doc::new(&self.out.as_bytes()[frame.start..]);
+            match doc.root() {
+                Ok(root) => doc
+                    .members(root)
+                    .filter_map(Result::ok)
+                    .map(|member| member.key())
+                    .collect(),
+                Err(_) => HashSet::new(),
+            }
+        };
+        self.out.pop();
+        let mut first = frame.first;
+        for (key, value) in &frame.merged {
+            if own.contains(key) {
+                continue;
+            }
+            if !first {
+                self.out.push(',');
+            }
+            first = false;
+            push_string(key, &mut self.out);
+            self.out.push(':');
+            self.out.push_str(value);
+        }
+        self.out.push('}');
+    }
+
+    /// Write one scalar as JSON.
+    fn scalar(&mut self, value: &str, style: ScalarStyle, tag: Option<&Tag>) {
+        let core = tag
+            .filter(|tag| tag.is_yaml_core_schema())
+            .map(|tag| tag.suffix.as_str());
+        if core == Some("str") || (style != ScalarStyle::Plain && core.is_none()) {
+            push_string(value, &mut self.out);
+            return;
+        }
+        match resolve(value) {
+            Plain::Null => self.out.push_str("null"),
+            Plain::Bool(b) => self.out.push_str(if b { "true" } else { "false" }),
+            Plain::Number(text) => self.out.push_str(&text),
+            Plain::NonFinite => {
+                self.non_finite += 1;
+                self.out.push_str("null");
+            }
+            Plain::TooBig => {
+                self.too_big += 1;
+                push_string(value, &mut self.out);
+            }
+            Plain::String => push_string(value, &mut self.out),
+        }
+    }
+}
+
+/// The members a `<<` value brings: a mapping, or a list of mappings
+/// (earlier ones win).
+fn merge_from(json: &str, merged: &mut Vec<(String, String)>) -> Result<(), String> {
+    const NEEDS: &str = "a merge key `<<` needs a mapping or a list of mappings";
+    let doc = Doc::new(json.as_bytes());
+    let root = doc.root().map_err(|_| NEEDS.to_owned())?;
+    let sources: Vec<_> = match root.kind {
+        Kind::Object => vec![root],
+        Kind::Array => doc
+            .elements(root)
+            .collect::<Result<_, _>>()
+            .map_err(|_| NEEDS.to_owned())?,
+        _ => return Err(NEEDS.to_owned()),
+    };
+    for source in sources {
+        if source.kind != Kind::Object {
+            return Err(NEEDS.to_owned());
+        }
+        for member in doc.members(source) {
+            let member = member.map_err(|_| NEEDS.to_owned())?;
+            let key = member.key();
+            if merged.iter().any(|(k, _)| *k == key) {
+                continue;
+            }
+            let value = doc.text(member.value).map_err(|_| NEEDS.to_owned())?;
+            merged.push((key, String::from_utf8_lossy(value).into_owned()));
+        }
+    }
+    Ok(())
+}
+
+/// What a plain scalar is.
+#[derive(Debug, PartialEq)]
+enum Plain {
+    Null,
+    Bool(bool),
+    /// Its JSON text, digits as written.
+    Number(String),
+    NonFinite,
+    /// A hexadecimal or octal integer past 128 bits.
+    TooBig,
+    String,
+}
+
+fn resolve(value: &str) -> Plain {
+    match value {
+        "" | "~" | "null" | "Null" | "NULL" => return Plain::Null,
+        "true" | "True" | "TRUE" => return Plain::Bool(true),
+        "false" | "False" | "FALSE" => return Plain::Bool(false),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
+        | ".nan" | ".NaN" | ".NAN" => return Plain::NonFinite,
+        _ => {}
+    }
+    let (negative, body) = match value.as_bytes().first() {
+        Some(b'-') => (true, &value[1..]),
+        Some(b'+') => (false, &value[1..]),
+        _ => (false, value),
+    };
+    for (prefix, radix) in [("0x", 16), ("0o", 8)] {
+        if let Some(digits) = body.strip_prefix(prefix) {
+            if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+                return Plain::String;
+            }
+            return match u128::from_str_radix(digits, radix) {
+                Ok(n) => Plain::Number(format!("{}{n}", if negative { "-" } else { "" })),
+                Err(_) => Plain::TooBig,
+            };
+        }
+    }
+    decimal(negative, body).map_or(Plain::String, Plain::Number)
+}
+
+/// `[0-9]+`, `[0-9]+.[0-9]*`, `.[0-9]+`, each with an optional exponent,
+/// as JSON number text. A run of digits with a leading zero (`0755`) is a
+/// string, as in YAML 1.2 and serde_yaml.
+fn decimal(negative: bool, body: &str) -> Option<String> {
+    let bytes = body.as_bytes();
+    let digits = |from: usize| bytes[from..].iter().take_while(|b| b.is_ascii_digit()).count();
+    let int = digits(0);
+    let mut at = int;
+    let mut frac = None;
+    if bytes.get(at) == Some(&b'.') {
+        let n = digits(at + 1);
+        frac = Some(&body[at + 1..at + 1 + n]);
+        at += 1 + n;
+    }
+    if int == 0 && frac.is_none_or(str::is_empty) {
+        return None;
+    }
+    let mut exponent = "";
+    if matches!(bytes.get(at), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(bytes.get(at + 1), Some(b'+' | b'-')));
+        let n = digits(at + 1 + sign);
+        if n == 0 {
+            return None;
+        }
+        exponent = &body[at..at + 1 + sign + n];
+        at += 1 + sign + n;
+    }
+    if at != bytes.len() {
+        return None;
+    }
+    let int_text = &body[..int];
+    if frac.is_none() && exponent.is_empty() && int > 1 && int_text.starts_with('0') {
+        return None;
+    }
+    let mut out = String::with_capacity(body.len() + 2);
+    if negative {
+        out.push('-');
+    }
+    let trimmed = int_text.trim_start_matches('0');
+    out.push_str(if trimmed.is_empty() { "0" } else { trimmed });
+    if let Some(frac) = frac {
+        out.push('.');
+        out.push_str(if frac.is_empty() { "0" } else { frac });
+    }
+    out.push_str(exponent);
+    Some(out)
+}
+
+fn push_string(s: &str, out: &mut String) {
+    out.push('"');
+    crate::repair::push_json_escaped(out, s);
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(text: &str) -> String {
+        to_json(text).map(|c| c.json).unwrap_or_else(|e| e.to_string())
+    }
+
+    #[test]
+    fn scalars_resolve_as_the_core_schema() {
+        assert_eq!(
+            json("[~, null, '', true, False, 0x1F, 0o17, +1, -0, 1.5, .5, 1., 1e3, 0755, 00.5, yes, 1_000]"),
+            r#"[null,null,"",true,false,31,15,1,-0,1.5,0.5,1.0,1e3,"0755",0.5,"yes","1_000"]"#
+        );
+        assert_eq!(json("a: !!str 12\nb: \"12\"\nc: !!int 12"), r#"{"a":"12","b":"12","c":12}"#);
+    }
+
+    #[test]
+    fn big_integers_stay_exact() {
+        assert_eq!(
+            json("a: 18446744073709551616\nb: -99999999999999999999999999999999999999999"),
+            r#"{"a":18446744073709551616,"b":-99999999999999999999999999999999999999999}"#
+        );
+    }
+
+    #[test]
+    fn merge_keys_apply_with_own_keys_first() {
+        let text = "base: &b {x: 1, y: 2}\nmore: &m {y: 9, z: 3}\nc:\n  <<: [*b, *m]\n  x: 0\n";
+        assert_eq!(
+            json(text),
+            r#"{"base":{"x":1,"y":2},"more":{"y":9,"z":3},"c":{"x":0,"y":2,"z":3}}"#
+        );
+        assert!(json("a: {<<: 3}").contains("merge key"));
+    }
+
+    #[test]
+    fn documents_become_an_array() {
+        let converted = to_json("---\na: 1\n---\nb: 2\n---\n").unwrap();
+        assert_eq!(converted.json, r#"[{"a":1},{"b":2}]"#);
+        assert!(converted.notes[0].contains("2 documents"));
+    }
+
+    #[test]
+    fn alias_bombs_are_refused() {
+        let mut text = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+        for n in 1..12 {
+            let prev = (b'a' + n - 1) as char;
+            let name = (b'a' + n) as char;
+            text.push_str(&format!("{name}: &{name} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"));
+        }
+        assert!(json(&text).contains("alias bomb"));
+    }
 }
