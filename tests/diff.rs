@@ -811,9 +811,10 @@ fn json_diff_by_path() {
     let diff = diff_json(&dir.workspace(), "old.json", "new.json").unwrap();
     assert_eq!(
         diff.to_string(),
-        "- gone: true
+        // Document order: the old document's keys, then the keys only the new has.
+        "~ spec.replicas: 2 → 3
 + spec.ports[1]: 443
-~ spec.replicas: 2 → 3
+- gone: true
 + added: null
 4 paths differ (2 added, 1 removed, 1 changed)
 "
@@ -838,11 +839,34 @@ fn json_diff_by_path() {
     )
     .unwrap();
     assert!(same.is_identical());
+    // Numbers are exact decimals: equal when equal as numbers, never rounded.
+    let big = diff_json(
+        &dir.workspace(),
+        r#"{"n": 18446744073709551616, "m": 1.0, "e": 1e400}"#,
+        r#"{"n": 18446744073709551617, "m": 1, "e": 10e399}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        big.to_string(),
+        "~ n: 18446744073709551616 → 18446744073709551617\n1 path differs (0 added, 0 removed, 1 changed)\n"
+    );
+    // Duplicate keys: the last counts, and the answer says so.
+    let dup = diff_json(&dir.workspace(), r#"{"a": 1, "a": 2}"#, r#"{"a": 2}"#).unwrap();
+    assert!(dup.is_identical(), "{dup}");
+    assert!(
+        dup.to_string()
+            .contains("note: `a`: the key `a` appears more than once"),
+        "{dup}"
+    );
+    // Several YAML documents, as `@json` reads them.
+    let docs = diff_json(&dir.workspace(), "a: 1\n---\nb: 2\n", "a: 1\n---\nb: 3\n").unwrap();
+    assert_eq!(docs.changes()[0].path, "[1].b");
     let error = diff_json(&dir.workspace(), r#"{"a":}"#, "{}").unwrap_err();
     assert_eq!(error.kind(), ErrorKind::InvalidJson);
     assert_eq!(
         error.to_string(),
-        "refused: `a` (inline) is not valid JSON: expected value at line 1 column 6 (check it with `argmend repair`)"
+        "refused: `a` (inline) is not valid JSON: line 1 column 6: expected a value (object, \
+         array, string, number, true, false or null)\n  {\"a\":}\n       ^\n(check it with `argmend repair`)"
     );
 }
 

@@ -248,3 +248,8 @@ fn json_path_check_holds_on_its_seeds() {
 fn json_query_check_holds_on_its_seeds() {
     replay_tool_target("json_query", checks::check_json_query_fuzz);
 }
+
+#[test]
+fn json_yaml_check_holds_on_its_seeds() {
+    replay_tool_target("json_yaml", checks::check_json_yaml_fuzz);
+}

@@ -27,7 +27,11 @@ fn duplicate_keys_take_the_last_value_in_every_verb_and_say_so() {
     assert!(got.to_string().contains("the key `a`"), "{got}");
     // get through `*`: each key once, with its last value.
     let got = json::get(&workspace, source, "*").unwrap();
-    let paths: Vec<_> = got.matches().iter().map(|m| (m.path.as_str(), m.json.as_str())).collect();
+    let paths: Vec<_> = got
+        .matches()
+        .iter()
+        .map(|m| (m.path.as_str(), m.json.as_str()))
+        .collect();
     assert_eq!(paths[0], ("a", "2"));
     assert_eq!(paths.len(), 3, "{paths:?}");
     // keys: listed once; the count agrees.
@@ -48,9 +52,17 @@ fn duplicate_keys_take_the_last_value_in_every_verb_and_say_so() {
     // validate and pretty: valid JSON, with the warning.
     let valid = json::validate(&workspace, source).unwrap();
     assert!(valid.is_valid());
-    assert!(valid.to_string().contains("the other verbs use the last one"), "{valid}");
+    assert!(
+        valid
+            .to_string()
+            .contains("the other verbs use the last one"),
+        "{valid}"
+    );
     let pretty = json::pretty(&workspace, source, Layout::Compact).unwrap();
-    assert!(pretty.to_string().contains("`pretty` keeps every copy"), "{pretty}");
+    assert!(
+        pretty.to_string().contains("`pretty` keeps every copy"),
+        "{pretty}"
+    );
     // No duplicates, no note.
     let clean = json::get(&workspace, Source::Text(r#"{"a": 1, "b": 2}"#), "a").unwrap();
     assert!(clean.notes().is_empty());
@@ -101,15 +113,29 @@ fn yaml_numbers_stay_exact_and_non_finite_ones_are_noted() {
     let big = json::get(&workspace, Source::Text(text), "big").unwrap();
     assert_eq!(big.matches()[0].json, "18446744073709551616");
     let neg = json::get(&workspace, Source::Text(text), "neg").unwrap();
-    assert_eq!(neg.matches()[0].json, "-170141183460469231731687303715884105729");
+    assert_eq!(
+        neg.matches()[0].json,
+        "-170141183460469231731687303715884105729"
+    );
     let pi = json::get(&workspace, Source::Text(text), "pi").unwrap();
-    assert_eq!(pi.matches()[0].json, "3.14159265358979323846264338327950288");
+    assert_eq!(
+        pi.matches()[0].json,
+        "3.14159265358979323846264338327950288"
+    );
     let hex = json::get(&workspace, Source::Text(text), "hex").unwrap();
     assert_eq!(hex.matches()[0].json, "255");
     let inf = json::get(&workspace, Source::Text(text), "inf").unwrap();
     assert_eq!(inf.matches()[0].json, "null");
-    assert!(inf.to_string().contains("2 `.inf`/`.nan` values read as null"), "{inf}");
-    assert!(json::validate(&workspace, Source::Text(text)).unwrap().is_valid());
+    assert!(
+        inf.to_string()
+            .contains("2 `.inf`/`.nan` values read as null"),
+        "{inf}"
+    );
+    assert!(
+        json::validate(&workspace, Source::Text(text))
+            .unwrap()
+            .is_valid()
+    );
 }
 
 #[test]
@@ -125,7 +151,10 @@ fn invalid_yaml_says_where() {
     let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
     for n in 1..10u8 {
         let (prev, name) = ((b'a' + n - 1) as char, (b'a' + n) as char);
-        bomb.push_str(&format!("{name}: &{name} [{}]\n", vec![format!("*{prev}"); 10].join(", ")));
+        bomb.push_str(&format!(
+            "{name}: &{name} [{}]\n",
+            vec![format!("*{prev}"); 10].join(", ")
+        ));
     }
     let error = json::get(&workspace, Source::Text(&bomb), "a").unwrap_err();
     assert!(error.to_string().contains("alias bomb"), "{error}");
@@ -146,15 +175,23 @@ fn yaml_is_read_in_memory_near_its_size() {
         i += 1;
     }
     dir.write("big.yaml", yaml.as_bytes());
-    let script = format!("ulimit -v 60000 && exec {BIN} json get --file big.yaml --path 'items[-1].id'");
+    let script =
+        format!("ulimit -v 60000 && exec {BIN} json get --file big.yaml --path 'items[-1].id'");
     let output = std::process::Command::new("sh")
         .arg("-c")
         .arg(&script)
         .current_dir(dir.path())
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), (i - 1).to_string());
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        (i - 1).to_string()
+    );
 }
 
 #[test]
@@ -164,9 +201,13 @@ fn a_capped_query_keeps_its_count_and_tells_the_true_size() {
         .collect();
     let doc = format!("[{}]", items.join(","));
     let workspace = TempDir::new().workspace();
-    let answer = json::query(&workspace, Source::Text(&doc), &Query::new("id!=-1").limit(200))
-        .unwrap()
-        .to_string();
+    let answer = json::query(
+        &workspace,
+        Source::Text(&doc),
+        &Query::new("id!=-1").limit(200),
+    )
+    .unwrap()
+    .to_string();
     assert!(
         answer.starts_with("300 of 300 elements matched; showing the first 200"),
         "{}",

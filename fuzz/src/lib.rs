@@ -603,3 +603,36 @@ pub fn check_json_query_fuzz(data: &[u8]) -> Result<(), String> {
     let doc = f.get(4).map_or(SAMPLE_DOC, String::as_str);
     check_json_query(filter, path, select, limit, doc)
 }
+
+/// The `json_yaml` target: the input is YAML (or anything) given as `text`
+/// to `@json` and `@diff json`. Nothing panics; whatever `validate` calls
+/// valid, `pretty` renders as JSON serde_json accepts (the YAML reader
+/// writes JSON itself, so this checks its escaping, numbers and merges),
+/// and a document compared with itself has no differences.
+pub fn check_json_yaml_fuzz(data: &[u8]) -> Result<(), String> {
+    use argmend::tools::json::{Layout, Source, pretty, validate};
+    let text = String::from_utf8_lossy(data);
+    // `@diff json` reads inline text with a newline as YAML.
+    let yaml = format!("{text}\n");
+    let Ok(answer) = validate(workspace(), Source::Text(&yaml)) else {
+        return Ok(());
+    };
+    if !answer.is_valid() {
+        return Ok(());
+    }
+    let Ok(compact) = pretty(workspace(), Source::Text(&yaml), Layout::Compact) else {
+        return Err(format!("valid, but pretty refused it: {yaml:?}"));
+    };
+    if compact.len() < 20_000 {
+        let text = compact.to_string();
+        let json = text.lines().next().unwrap_or_default();
+        if serde_json::from_str::<serde_json::Value>(json).is_err() {
+            return Err(format!("the YAML reader wrote invalid JSON {json:?}"));
+        }
+    }
+    match argmend::tools::diff::diff_json(workspace(), &yaml, &yaml) {
+        Ok(diff) if diff.is_identical() => Ok(()),
+        Ok(diff) => Err(format!("a document differs from itself: {diff}")),
+        Err(error) => Err(format!("valid for @json, refused by @diff json: {error}")),
+    }
+}

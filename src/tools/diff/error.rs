@@ -139,11 +139,12 @@ pub(crate) enum Repr {
     Workspace(WorkspaceError),
     InvalidJson {
         name: String,
-        error: serde_json::Error,
+        /// Line, column and what is wrong, with an excerpt.
+        detail: String,
     },
     InvalidYaml {
         name: String,
-        error: serde_yaml_ng::Error,
+        detail: String,
     },
     InvalidArgument(String),
     Io {
@@ -403,12 +404,12 @@ impl fmt::Display for Error {
                 limit / (1024 * 1024)
             ),
             Repr::Workspace(error) => write!(f, "refused: {error}"),
-            Repr::InvalidJson { name, error } => write!(
+            Repr::InvalidJson { name, detail } => write!(
                 f,
-                "refused: {name} is not valid JSON: {error} (check it with `argmend repair`)"
+                "refused: {name} is not valid JSON: {detail}\n(check it with `argmend repair`)"
             ),
-            Repr::InvalidYaml { name, error } => {
-                write!(f, "refused: {name} is not valid YAML: {error}")
+            Repr::InvalidYaml { name, detail } => {
+                write!(f, "refused: {name} is not valid YAML: {detail}")
             }
             Repr::InvalidArgument(message) => f.write_str(message),
             Repr::Io {
@@ -424,8 +425,6 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &*self.0 {
             Repr::Workspace(error) => Some(error),
-            Repr::InvalidJson { error, .. } => Some(error),
-            Repr::InvalidYaml { error, .. } => Some(error),
             Repr::Io { error, .. } => Some(error),
             _ => None,
         }

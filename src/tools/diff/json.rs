@@ -1,6 +1,13 @@
 //! The structural `json` verb: which paths were added, removed or changed
 //! between two JSON (or YAML) documents, with old → new values, so a reindented file
 //! shows only what really changed.
+//!
+//! Both documents are read by `@json`'s rules and compared on its lazy
+//! span document: numbers are compared as exact decimals (`1.0` equals
+//! `1`, `18446744073709551617` does not equal `…616`, `1e400` is a number
+//! like any other), values are shown as written, keys keep document order,
+//! and a repeated key counts once with its last value. The walk keeps its
+//! own stack, so nesting cannot overflow it.
 
 use std::fmt;
 use std::path::Path;
@@ -10,6 +17,10 @@ use serde_json::Value;
 use super::error::{Error, Repr};
 use super::unified::{MAX_OUTPUT, read_file};
 use crate::tools::Workspace;
+use crate::tools::json::doc::{Doc, Kind, Node, decimal, decode_body};
+use crate::tools::json::path::{self, Segment};
+use crate::tools::json::syntax::{self, Layout};
+use crate::tools::json::{self as json_tool, Loaded};
 
 /// Values longer than this are cut in the answer.
 const MAX_VALUE: usize = 120;
@@ -21,10 +32,11 @@ pub struct JsonChange {
     /// Where: `spec.replicas`, `items[3].name`, `["key.with.dots"]`; empty
     /// for the root.
     pub path: String,
-    /// The old value (`None` when the path was added).
-    pub old: Option<Value>,
-    /// The new value (`None` when the path was removed).
-    pub new: Option<Value>,
+    /// The old value as compact JSON, numbers and escapes as written
+    /// (`None` when the path was added).
+    pub old: Option<String>,
+    /// The new value, likewise (`None` when the path was removed).
+    pub new: Option<String>,
 }
 
 /// The differences between two JSON documents, in document order (object
@@ -35,6 +47,7 @@ pub struct JsonChange {
 #[derive(Debug, Clone, PartialEq)]
 pub struct JsonDiff {
     changes: Vec<JsonChange>,
+    notes: Vec<String>,
 }
 
 impl JsonDiff {
@@ -47,16 +60,22 @@ impl JsonDiff {
     pub fn is_identical(&self) -> bool {
         self.changes.is_empty()
     }
+
+    /// What the answer says besides the changes: duplicate keys met, YAML
+    /// documents joined, a byte-order mark skipped.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
 }
 
 /// A value as one short line.
-struct Short<'a>(&'a Value);
+struct Short<'a>(&'a str);
 
 impl fmt::Display for Short<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let text = self.0.to_string();
+        let text = self.0;
         if text.len() <= MAX_VALUE {
-            return f.write_str(&text);
+            return f.write_str(text);
         }
         let mut end = MAX_VALUE;
         while !text.is_char_boundary(end) {
@@ -69,10 +88,11 @@ impl fmt::Display for Short<'_> {
 impl fmt::Display for JsonDiff {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.changes.is_empty() {
-            return writeln!(
+            writeln!(
                 f,
                 "the two documents are equal as JSON values (layout and key order aside)"
-            );
+            )?;
+            return self.write_notes(f);
         }
         let mut n_bytes = 0;
         let mut n_shown = 0;
@@ -122,6 +142,15 @@ impl fmt::Display for JsonDiff {
                 self.changes.len() - n_shown
             )?;
         }
+        self.write_notes(f)
+    }
+}
+
+impl JsonDiff {
+    fn write_notes(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for note in &self.notes {
+            writeln!(f, "note: {note}")?;
+        }
         Ok(())
     }
 }
@@ -137,10 +166,17 @@ impl fmt::Display for JsonDiff {
 /// assert_eq!(diff_json_values(&old, &new).to_string(), "~ spec.replicas: 2 → 3\n1 path differs (0 added, 0 removed, 1 changed)\n");
 /// ```
 pub fn diff_json_values(a: &Value, b: &Value) -> JsonDiff {
+    let (a, b) = (a.to_string(), b.to_string());
     let mut changes = Vec::new();
-    let mut path = String::new();
-    walk(a, b, &mut path, &mut changes);
-    JsonDiff { changes }
+    let mut notes = Vec::new();
+    // serde_json writes valid JSON, so neither walk can meet a syntax error.
+    let _ = compare(
+        &Doc::new(a.as_bytes()),
+        &Doc::new(b.as_bytes()),
+        &mut changes,
+        &mut notes,
+    );
+    JsonDiff { changes, notes }
 }
 
 /// The structural difference of two JSON or YAML documents, each a path
@@ -152,22 +188,35 @@ pub fn diff_json_values(a: &Value, b: &Value) -> JsonDiff {
 /// use argmend::tools::{Workspace, diff::diff_json};
 ///
 /// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
-/// let diff = diff_json(&workspace, r#"{"a": [1, 2]}"#, r#"{"a": [1, 2, 3]}"#).unwrap();
+/// let diff = diff_json(&workspace, r#"{"a": [1, 2], "n": 1.0}"#, r#"{"a": [1, 2, 3], "n": 1}"#).unwrap();
 /// assert_eq!(diff.changes()[0].path, "a[2]");
+/// assert_eq!(diff.changes().len(), 1);
 /// ```
 pub fn diff_json(workspace: &Workspace, a: &str, b: &str) -> Result<JsonDiff, Error> {
     let old = load(workspace, a, "`a`")?;
     let new = load(workspace, b, "`b`")?;
-    Ok(diff_json_values(&old, &new))
+    let mut changes = Vec::new();
+    let mut notes = Vec::new();
+    let (old_doc, new_doc) = (Doc::new(&old.bytes), Doc::new(&new.bytes));
+    compare(&old_doc, &new_doc, &mut changes, &mut notes).map_err(|(which, error)| {
+        let loaded = if which { &new } else { &old };
+        syntax_error(loaded.syntax_error(error))
+    })?;
+    for (which, loaded) in [("`a`", &old), ("`b`", &new)] {
+        for note in loaded.notes() {
+            notes.push(format!("{which}: {note}"));
+        }
+    }
+    Ok(JsonDiff { changes, notes })
 }
 
-/// Parse inline text, or read and parse a workspace file.
+/// Read inline text, or a workspace file, by `@json`'s rules.
 ///
 /// Inline text starts with `{` or `[` (JSON, and judged only as JSON, so a
 /// broken JSON document is never read as YAML flow syntax) or holds a
 /// newline (YAML); anything else is a path. Files ending in `.yaml` or
 /// `.yml` are YAML, the rest JSON.
-fn load(workspace: &Workspace, source: &str, which: &str) -> Result<Value, Error> {
+fn load(workspace: &Workspace, source: &str, which: &str) -> Result<Loaded<'static>, Error> {
     let trimmed = source.trim_start();
     let (bytes, name, yaml) = if trimmed.starts_with(['{', '[']) {
         (
@@ -189,75 +238,162 @@ fn load(workspace: &Workspace, source: &str, which: &str) -> Result<Value, Error
             .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"));
         (bytes, format!("`{source}`"), yaml)
     };
-    if yaml {
-        serde_yaml_ng::from_slice(&bytes)
-            .map_err(|error| Error::new(Repr::InvalidYaml { name, error }))
-    } else {
-        serde_json::from_slice(&bytes)
-            .map_err(|error| Error::new(Repr::InvalidJson { name, error }))
+    json_tool::load_bytes(bytes, name, yaml).map_err(syntax_error)
+}
+
+/// `@json`'s refusal as `@diff`'s.
+fn syntax_error(error: json_tool::Error) -> Error {
+    match error.syntax_detail() {
+        Some((yaml, detail)) => {
+            let name = error
+                .to_string()
+                .strip_prefix("refused: ")
+                .and_then(|rest| rest.split(" is not valid ").next())
+                .unwrap_or("the document")
+                .to_owned();
+            let detail = detail.to_owned();
+            Error::new(if yaml {
+                Repr::InvalidYaml { name, detail }
+            } else {
+                Repr::InvalidJson { name, detail }
+            })
+        }
+        // Nesting past the limit: the message says what and where.
+        None => Error::new(Repr::InvalidArgument(error.to_string())),
     }
 }
 
-fn walk(a: &Value, b: &Value, path: &mut String, changes: &mut Vec<JsonChange>) {
-    let record =
-        |path: &str, old: Option<&Value>, new: Option<&Value>, changes: &mut Vec<JsonChange>| {
-            changes.push(JsonChange {
-                path: path.to_owned(),
-                old: old.cloned(),
-                new: new.cloned(),
-            });
+/// One step of the walk: compare two values, or write down a change found
+/// while comparing their parents (kept in order on the same stack).
+enum Work {
+    Compare(Node, Node, String),
+    Record(JsonChange),
+}
+
+type Failed = (bool, crate::tools::json::syntax::Syntax);
+
+/// Compare the documents, pushing changes in document order. An error
+/// says which document (`false` old, `true` new) broke.
+fn compare(
+    old: &Doc<'_>,
+    new: &Doc<'_>,
+    changes: &mut Vec<JsonChange>,
+    notes: &mut Vec<String>,
+) -> Result<(), Failed> {
+    let in_old = |e| (false, e);
+    let in_new = |e| (true, e);
+    let shown = |doc: &Doc<'_>, node: Node| -> Result<String, crate::tools::json::syntax::Syntax> {
+        let mut text = String::new();
+        syntax::format(doc.text(node)?, Layout::Compact, &mut text);
+        Ok(text)
+    };
+    let mut stack = vec![Work::Compare(
+        old.root().map_err(in_old)?,
+        new.root().map_err(in_new)?,
+        String::new(),
+    )];
+    while let Some(work) = stack.pop() {
+        let (a, b, at) = match work {
+            Work::Record(change) => {
+                changes.push(change);
+                continue;
+            }
+            Work::Compare(a, b, at) => (a, b, at),
         };
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            for (key, old) in x {
-                let len = path.len();
-                push_key(path, key);
-                match y.get(key) {
-                    Some(new) => walk(old, new, path, changes),
-                    None => record(path, Some(old), None, changes),
+        let mut next = Vec::new();
+        match (a.kind, b.kind) {
+            (Kind::Object, Kind::Object) => {
+                let (x, repeated_x) = old.unique_members(a).map_err(in_old)?;
+                let (y, repeated_y) = new.unique_members(b).map_err(in_new)?;
+                for (which, key) in repeated_x
+                    .iter()
+                    .map(|k| ("`a`", k))
+                    .chain(repeated_y.iter().map(|k| ("`b`", k)))
+                {
+                    let note = format!("{which}: {}", json_tool::duplicate_note(key, &at));
+                    if !notes.contains(&note) {
+                        notes.push(note);
+                    }
                 }
-                path.truncate(len);
+                let in_y: std::collections::HashMap<&str, Node> =
+                    y.iter().map(|(key, node)| (key.as_str(), *node)).collect();
+                let in_x: std::collections::HashSet<&str> =
+                    x.iter().map(|(key, _)| key.as_str()).collect();
+                for (key, old_value) in &x {
+                    let child = child(&at, Segment::Key(key.clone()));
+                    match in_y.get(key.as_str()) {
+                        Some(new_value) => next.push(Work::Compare(*old_value, *new_value, child)),
+                        None => next.push(Work::Record(JsonChange {
+                            path: child,
+                            old: Some(shown(old, *old_value).map_err(in_old)?),
+                            new: None,
+                        })),
+                    }
+                }
+                for (key, new_value) in &y {
+                    if !in_x.contains(key.as_str()) {
+                        next.push(Work::Record(JsonChange {
+                            path: child(&at, Segment::Key(key.clone())),
+                            old: None,
+                            new: Some(shown(new, *new_value).map_err(in_new)?),
+                        }));
+                    }
+                }
             }
-            for (key, new) in y {
-                if !x.contains_key(key) {
-                    let len = path.len();
-                    push_key(path, key);
-                    record(path, None, Some(new), changes);
-                    path.truncate(len);
+            (Kind::Array, Kind::Array) => {
+                let x: Vec<Node> = old.elements(a).collect::<Result<_, _>>().map_err(in_old)?;
+                let y: Vec<Node> = new.elements(b).collect::<Result<_, _>>().map_err(in_new)?;
+                for idx in 0..x.len().max(y.len()) {
+                    let child = child(&at, Segment::Index(idx as i64));
+                    next.push(match (x.get(idx), y.get(idx)) {
+                        (Some(p), Some(q)) => Work::Compare(*p, *q, child),
+                        (p, q) => Work::Record(JsonChange {
+                            path: child,
+                            old: p.map(|p| shown(old, *p)).transpose().map_err(in_old)?,
+                            new: q.map(|q| shown(new, *q)).transpose().map_err(in_new)?,
+                        }),
+                    });
+                }
+            }
+            _ => {
+                let x = old.text(a).map_err(in_old)?;
+                let y = new.text(b).map_err(in_new)?;
+                if !same_scalar(a.kind, x, b.kind, y) {
+                    changes.push(JsonChange {
+                        path: at.clone(),
+                        old: Some(shown(old, a).map_err(in_old)?),
+                        new: Some(shown(new, b).map_err(in_new)?),
+                    });
                 }
             }
         }
-        (Value::Array(x), Value::Array(y)) => {
-            for idx in 0..x.len().max(y.len()) {
-                let len = path.len();
-                path.push_str(&format!("[{idx}]"));
-                match (x.get(idx), y.get(idx)) {
-                    (Some(old), Some(new)) => walk(old, new, path, changes),
-                    (old, new) => record(path, old, new, changes),
-                }
-                path.truncate(len);
-            }
+        stack.extend(next.into_iter().rev());
+    }
+    Ok(())
+}
+
+/// Whether two scalars are the same value: numbers as exact decimals,
+/// strings with their escapes decoded.
+fn same_scalar(a: Kind, x: &[u8], b: Kind, y: &[u8]) -> bool {
+    if a != b {
+        return false;
+    }
+    if x == y {
+        return true;
+    }
+    match a {
+        Kind::Number => {
+            let (x, y) = (String::from_utf8_lossy(x), String::from_utf8_lossy(y));
+            matches!((decimal(&x), decimal(&y)), (Some(p), Some(q)) if p == q)
         }
-        _ if a == b => {}
-        _ => record(path, Some(a), Some(b), changes),
+        Kind::String => decode_body(&x[1..x.len() - 1]) == decode_body(&y[1..y.len() - 1]),
+        _ => false,
     }
 }
 
-/// `.key`, or `["key.with.dots"]` when the key is not a plain identifier.
-fn push_key(path: &mut String, key: &str) {
-    let plain = !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        && !key.starts_with(|c: char| c.is_ascii_digit() || c == '-');
-    if plain {
-        if !path.is_empty() {
-            path.push('.');
-        }
-        path.push_str(key);
-    } else {
-        path.push('[');
-        path.push_str(&Value::String(key.to_owned()).to_string());
-        path.push(']');
-    }
+/// The path of a member or element below `at`.
+fn child(at: &str, segment: Segment) -> String {
+    let mut path = at.to_owned();
+    path::push(&mut path, &segment);
+    path
 }

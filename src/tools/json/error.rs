@@ -108,6 +108,16 @@ pub(crate) const MAX_FILE: u64 = 20 * 1024 * 1024;
 const LISTED_KEYS: usize = 30;
 
 impl Error {
+    /// For a document that does not parse: whether it was YAML, and what
+    /// is wrong where (without the "refused: … is not valid" frame).
+    pub(crate) fn syntax_detail(&self) -> Option<(bool, &str)> {
+        match &*self.0 {
+            Repr::InvalidJson { detail, .. } => Some((false, detail)),
+            Repr::InvalidYaml { detail, .. } => Some((true, detail)),
+            _ => None,
+        }
+    }
+
     #[cold]
     pub(crate) fn new(repr: Repr) -> Self {
         Error(Box::new(repr))

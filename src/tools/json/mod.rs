@@ -39,12 +39,12 @@
 //! [`call`] runs one call as a model sends it,
 //! `{"cmd":"get","args":{"file":"resp.json","path":"data.items[3].name"}}`.
 
-mod doc;
+pub(crate) mod doc;
 mod error;
-mod path;
+pub(crate) mod path;
 mod query;
 mod schema;
-mod syntax;
+pub(crate) mod syntax;
 mod verbs;
 mod whole;
 mod yaml;
@@ -59,6 +59,7 @@ pub use self::error::{Error, ErrorKind};
 use self::error::{MAX_FILE, Repr};
 pub use self::query::{DEFAULT_LIMIT, MAX_LIMIT, Matched, Query, Row, query};
 pub use self::schema::{DEFAULT_DEPTH, MAX_DEPTH, SAMPLE, Schema, Shape, schema};
+pub(crate) use self::verbs::duplicate_note;
 pub use self::verbs::{Entry, Got, Keys, Match, get, keys};
 pub use self::whole::{Invalid, Layout, Pretty, Validation, pretty, validate};
 use crate::tools::Workspace;
@@ -223,6 +224,28 @@ pub(crate) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<
     }
 }
 
+/// A document whose bytes the caller read (`@diff json` reads its own
+/// files), read by `@json`'s rules: a byte-order mark skipped, YAML
+/// converted, strict JSON required, nesting bounded.
+pub(crate) fn load_bytes(
+    bytes: Vec<u8>,
+    name: String,
+    yaml: bool,
+) -> Result<Loaded<'static>, Error> {
+    let mut bytes = bytes;
+    let mut notes = Vec::new();
+    if bytes.starts_with(UTF8_BOM) {
+        bytes.drain(..UTF8_BOM.len());
+        notes.push(BOM_NOTE.to_owned());
+    }
+    load_strict(Raw {
+        bytes: Cow::Owned(bytes),
+        name,
+        format: if yaml { Format::Yaml } else { Format::Json },
+        notes,
+    })
+}
+
 /// Whether text that is not JSON starts the way a YAML mapping, list or
 /// stream does (`key:`, `- item`, `---`), so its errors are told as YAML's.
 fn looks_like_yaml(text: &str) -> bool {
@@ -240,7 +263,9 @@ fn looks_like_yaml(text: &str) -> bool {
     line.split_once(':').is_some_and(|(key, rest)| {
         (rest.is_empty() || rest.starts_with(' '))
             && !key.is_empty()
-            && key.chars().all(|c| c.is_alphanumeric() || "_-./ \"'".contains(c))
+            && key
+                .chars()
+                .all(|c| c.is_alphanumeric() || "_-./ \"'".contains(c))
     })
 }
 

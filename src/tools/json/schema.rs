@@ -299,7 +299,10 @@ pub fn schema(workspace: &Workspace, source: Source<'_>, depth: usize) -> Result
     }
     Ok(Schema {
         shapes: walker.shapes,
-        text: loaded.noted(cap(text, "lower `depth`, or ask `schema` of a part after `get`")),
+        text: loaded.noted(cap(
+            text,
+            "lower `depth`, or ask `schema` of a part after `get`",
+        )),
         notes: loaded.notes(),
     })
 }

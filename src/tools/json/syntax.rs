@@ -275,6 +275,13 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(), Syntax> {
                     Expect::After => closers.last() == Some(&b),
                     Expect::FirstKey => b == b'}',
                     Expect::FirstElement => b == b']',
+                    // `{"a":}` lacks a value; `[1,]` and `{"a":1,}` have a comma too many.
+                    Expect::Value
+                        if bytes[..at].iter().rev().find(|c| !crate::lex::is_ws(**c))
+                            == Some(&b':') =>
+                    {
+                        return Err(Syntax::new(at, SyntaxKind::ExpectedValue));
+                    }
                     Expect::Key | Expect::Value if closers.last() == Some(&b) => {
                         return Err(Syntax::new(at, SyntaxKind::TrailingComma));
                     }

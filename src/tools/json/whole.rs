@@ -152,7 +152,10 @@ fn note_duplicates(loaded: &Loaded<'_>, here: &str) -> Result<(), Error> {
     if let Some((at, key)) = doc.first_duplicate().map_err(|e| loaded.syntax_error(e))? {
         loaded.note(format!(
             "{}; {here}",
-            super::verbs::duplicate_note(&key, &at).replace(": the last one is used", ": the other verbs use the last one")
+            super::verbs::duplicate_note(&key, &at).replace(
+                ": the last one is used",
+                ": the other verbs use the last one"
+            )
         ));
     }
     Ok(())

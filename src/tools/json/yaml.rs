@@ -46,7 +46,11 @@ pub(crate) struct YamlError {
 
 impl std::fmt::Display for YamlError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} at line {} column {}", self.message, self.line, self.column)
+        write!(
+            f,
+            "{} at line {} column {}",
+            self.message, self.line, self.column
+        )
     }
 }
 
@@ -112,7 +116,9 @@ pub(crate) fn to_json(text: &str) -> Result<Converted, YamlError> {
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
                 let is_map = matches!(event, Event::MappingStart(..));
                 if writer.stack.len() >= MAX_NESTING {
-                    return Err(at(format!("the YAML nests deeper than {MAX_NESTING} levels")));
+                    return Err(at(format!(
+                        "the YAML nests deeper than {MAX_NESTING} levels"
+                    )));
                 }
                 if writer.stack.is_empty() {
                     first_container.get_or_insert(true);
@@ -140,9 +146,7 @@ pub(crate) fn to_json(text: &str) -> Result<Converted, YamlError> {
                 } else {
                     writer.out.push(']');
                 }
-                writer
-                    .close(frame.start, frame.anchor, false)
-                    .map_err(at)?;
+                writer.close(frame.start, frame.anchor, false).map_err(at)?;
             }
             Event::StreamStart | Event::StreamEnd | Event::Nothing => {}
         }
@@ -409,7 +413,12 @@ fn resolve(value: &str) -> Plain {
 /// string, as in YAML 1.2 and serde_yaml.
 fn decimal(negative: bool, body: &str) -> Option<String> {
     let bytes = body.as_bytes();
-    let digits = |from: usize| bytes[from..].iter().take_while(|b| b.is_ascii_digit()).count();
+    let digits = |from: usize| {
+        bytes[from..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
     let int = digits(0);
     let mut at = int;
     let mut frac = None;
@@ -463,16 +472,23 @@ mod tests {
     use super::*;
 
     fn json(text: &str) -> String {
-        to_json(text).map(|c| c.json).unwrap_or_else(|e| e.to_string())
+        to_json(text)
+            .map(|c| c.json)
+            .unwrap_or_else(|e| e.to_string())
     }
 
     #[test]
     fn scalars_resolve_as_the_core_schema() {
         assert_eq!(
-            json("[~, null, '', true, False, 0x1F, 0o17, +1, -0, 1.5, .5, 1., 1e3, 0755, 00.5, yes, 1_000]"),
+            json(
+                "[~, null, '', true, False, 0x1F, 0o17, +1, -0, 1.5, .5, 1., 1e3, 0755, 00.5, yes, 1_000]"
+            ),
             r#"[null,null,"",true,false,31,15,1,-0,1.5,0.5,1.0,1e3,"0755",0.5,"yes","1_000"]"#
         );
-        assert_eq!(json("a: !!str 12\nb: \"12\"\nc: !!int 12"), r#"{"a":"12","b":"12","c":12}"#);
+        assert_eq!(
+            json("a: !!str 12\nb: \"12\"\nc: !!int 12"),
+            r#"{"a":"12","b":"12","c":12}"#
+        );
     }
 
     #[test]
