@@ -559,8 +559,12 @@ fn dry_run_writes_nothing_and_write_keeps_a_backup() {
     let report = apply(&workspace, "app.py", &patch, Mode::DryRun).unwrap();
     assert_eq!(
         report.to_string(),
-        "dry run: the patch applies cleanly; nothing was written (write it with --write, or \"dry_run\": false)\n  app.py: 1 hunk, +1 -1 lines\n"
+        "dry run: the patch applies cleanly; nothing was written (to write it, call again with \"dry_run\": false)\n  app.py: 1 hunk, +1 -1 lines\n"
     );
+    // The command line's wording names its own flag.
+    assert!(format!("{report:#}").starts_with(
+        "dry run: the patch applies cleanly; nothing was written (write it with --write)\n"
+    ));
     assert_eq!(dir.read("app.py"), FILE.as_bytes());
     assert!(!dir.path().join("app.py.bak").exists());
 

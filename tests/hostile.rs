@@ -209,7 +209,15 @@ fn a_failed_write_takes_its_backups_away_and_keeps_modes() {
     // root too) after the first file was written.
     let patch = "--- a/a.sh\n+++ b/a.sh\n@@ -1 +1 @@\n-echo a\n+echo A\n--- /dev/null\n+++ b/x.txt/new.txt\n@@ -0,0 +1 @@\n+new\n";
     let result = diff::apply(&dir.workspace(), ".", patch.as_bytes(), Mode::Write);
-    assert!(result.is_err(), "{result:?}");
+    let error = result.unwrap_err().to_string();
+    assert!(
+        error.starts_with("cannot write `x.txt/new.txt`: ")
+            && error.ends_with(
+                "rolled back: `a.sh` got its content and mode back, and the backups this run \
+                 wrote were removed"
+            ),
+        "{error}"
+    );
     assert_eq!(dir.read("a.sh"), b"echo a\n");
     let mode = std::fs::metadata(dir.path().join("a.sh"))
         .unwrap()

@@ -134,6 +134,7 @@ pub(crate) fn main(args: DiffArgs) -> ExitCode {
         Ok(envelope) => envelope,
         Err(message) => return fail(&message, EXIT_ERROR),
     };
+    let from_flags = args.verb.is_some();
     let answer = match (args.verb, envelope) {
         (Some(verb), _) => run_verb(&workspace, verb),
         (None, Some(envelope)) => diff::call(&workspace, &envelope).map_err(Failure::Tool),
@@ -148,7 +149,12 @@ pub(crate) fn main(args: DiffArgs) -> ExitCode {
     match answer {
         Ok(answer) => {
             let mut out = io::stdout().lock();
-            match answer.write_to(&mut out).and_then(|()| out.flush()) {
+            let written = match &answer {
+                // The command line's own wording (`--write`, not `dry_run`).
+                diff::Answer::Apply(report) if from_flags => write!(out, "{report:#}"),
+                _ => answer.write_to(&mut out),
+            };
+            match written.and_then(|()| out.flush()) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
                 Err(error) => {

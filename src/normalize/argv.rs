@@ -176,9 +176,10 @@ impl Fields {
 /// The key extra positional words go under.
 const POSITIONAL: &str = "positional";
 
-/// Turn flags and positional words into fields; the first positional word
-/// goes to `primary` (when there is one and it has no value yet).
-fn fields(words: &[Word], base: usize, primary: Option<&str>) -> Fields {
+/// Turn flags and positional words into fields; positional words go to
+/// `names` in order (each while it has no value yet), the rest to
+/// `positional`.
+fn fields(words: &[Word], base: usize, names: &[&str]) -> Fields {
     let mut fields = Fields::default();
     let mut i = 0;
     let mut options_ended = false;
@@ -191,9 +192,9 @@ fn fields(words: &[Word], base: usize, primary: Option<&str>) -> Fields {
         }
         if options_ended || !is_flag(word) {
             let value = typed(&word.text, word.quoted);
-            match primary {
-                Some(field) if !fields.has(field) => fields.push(field, offset, value, offset),
-                _ => fields.push(POSITIONAL, offset, value, offset),
+            match names.iter().find(|name| !fields.has(name)) {
+                Some(field) => fields.push(field, offset, value, offset),
+                None => fields.push(POSITIONAL, offset, value, offset),
             }
             continue;
         }
@@ -247,11 +248,18 @@ pub(super) fn parse(
             out.push(',');
         }
         out.push_str("\"args\":");
-        let primary = sub.and_then(|sub| tools.primary_field(&sub.text));
-        fields(rest, base, primary).write(&mut out, &mut anchors);
+        let names: Vec<&str> = match sub {
+            Some(sub) => match tools.verb_positionals(tool, &sub.text) {
+                Some(names) => names.to_vec(),
+                None => tools.primary_field(&sub.text).into_iter().collect(),
+            },
+            None => Vec::new(),
+        };
+        fields(rest, base, &names).write(&mut out, &mut anchors);
         out.push('}');
     } else {
-        fields(&words, base, primary).write(&mut out, &mut anchors);
+        let names: Vec<&str> = primary.into_iter().collect();
+        fields(&words, base, &names).write(&mut out, &mut anchors);
     }
     Ok(CommandLine { json: out, anchors })
 }

@@ -127,7 +127,9 @@ pub(super) fn normalize(
         .as_ref()
         .and_then(schema_primary)
         .or_else(|| options.tools.primary_field(tool));
-    if looks_like_command_line(trimmed) && !options.tools.takes_command_line(tool) {
+    if (looks_like_command_line(trimmed) || options.tools.is_verb_line(tool, trimmed))
+        && !options.tools.takes_command_line(tool)
+    {
         return match argv::parse(trimmed, offset, tool, &options.tools, primary) {
             Ok(line) => {
                 let stage = Stage {

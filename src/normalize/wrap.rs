@@ -55,6 +55,19 @@ const BUILTIN_FIELDS: [(&str, &str); 38] = [
 /// Tools whose arguments are a subcommand and its flags.
 const BUILTIN_SUBCOMMAND_TOOLS: [&str; 4] = ["@coder", "coder", "@json", "@diff"];
 
+/// The positional words of the built-in tools' verbs, in the order their
+/// command lines take them (`files a.txt b.txt`, `apply app.py --patch …`,
+/// `get resp.json --path a`), under both spellings of each tool.
+const BUILTIN_POSITIONALS: [(&str, &[&str], &[&str]); 3] = [
+    ("diff", &["files", "text", "dirs", "json"], &["a", "b"]),
+    ("diff", &["apply"], &["file"]),
+    (
+        "json",
+        &["get", "keys", "query", "schema", "validate", "pretty"],
+        &["file"],
+    ),
+];
+
 /// Tools whose content argument is written into a file (see `normalize_quotes`).
 const BUILTIN_FILE_WRITERS: [&str; 11] = [
     "write_file",
@@ -337,6 +350,31 @@ impl ToolMap {
     /// The primary field of `tool`: where a plain value goes.
     pub fn primary_field(&self, tool: &str) -> Option<&str> {
         self.entries(tool).find_map(|entry| entry.field.as_deref())
+    }
+
+    /// The fields a built-in tool's verb takes as positional words, e.g.
+    /// `a` and `b` for `@diff files`.
+    pub(crate) fn verb_positionals(
+        &self,
+        tool: &str,
+        verb: &str,
+    ) -> Option<&'static [&'static str]> {
+        let tool = tool.strip_prefix('@').unwrap_or(tool);
+        BUILTIN_POSITIONALS
+            .iter()
+            .find(|(name, verbs, _)| *name == tool && verbs.contains(&verb))
+            .map(|(_, _, names)| *names)
+    }
+
+    /// Whether `text` is a command line for one of `tool`'s verbs
+    /// (`files a.txt b.txt` for `@diff`), flags or not.
+    pub(crate) fn is_verb_line(&self, tool: &str, text: &str) -> bool {
+        let mut words = text.split_whitespace();
+        self.takes_subcommands(tool)
+            && words
+                .next()
+                .is_some_and(|verb| self.verb_positionals(tool, verb).is_some())
+            && words.next().is_some()
     }
 
     /// Whether `tool` takes subcommands.

@@ -172,6 +172,19 @@ impl<'a> Args<'a> {
             example,
         };
         if let Some(key) = args.keys().find(|k| !accepted.contains(&k.as_str())) {
+            // A command line's words beyond the verb's positional ones.
+            if key == "positional" {
+                let words = match &args[key] {
+                    Value::Array(words) => words.iter().map(Value::to_string).collect(),
+                    word => vec![word.to_string()],
+                };
+                return Err(this.invalid(&format!(
+                    "{} more word{} than it takes ({}): give each argument once, as `--name value` when in doubt",
+                    words.len(),
+                    if words.len() == 1 { "" } else { "s" },
+                    words.join(" ")
+                )));
+            }
             return Err(this.invalid(&format!("unknown argument `{key}`")));
         }
         Ok(this)

@@ -14,6 +14,7 @@
 pub mod diff;
 mod envelope;
 pub mod json;
+pub(crate) mod near;
 mod workspace;
 
 pub use self::workspace::{PROTECTED_DIRS, Workspace, WorkspaceError, WorkspaceErrorKind};

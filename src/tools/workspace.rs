@@ -46,6 +46,8 @@ pub struct WorkspaceError {
 enum Detail {
     None,
     Target(PathBuf),
+    /// A dangling link: its target as written, and where that lands.
+    Dangling(PathBuf, PathBuf),
     Io(io::Error),
 }
 
@@ -70,6 +72,9 @@ pub enum WorkspaceErrorKind {
     /// A place a tool must never write: version-control metadata, e.g.
     /// `.git/config` (only refused by [`Workspace::resolve_for_write`]).
     Protected,
+    /// A symbolic link inside the root whose target does not exist, e.g.
+    /// `latest.json -> runs/7.json` after `runs/7.json` was deleted.
+    DanglingLink,
 }
 
 /// Directories no tool writes into, anywhere in the workspace.
@@ -142,10 +147,18 @@ impl Workspace {
         let mut lexical = base;
         lexical.extend(&parts);
         let real = real_path(&lexical).map_err(|detail| {
-            let kind = if matches!(detail, Detail::Target(_)) {
-                WorkspaceErrorKind::SymlinkOut
-            } else {
-                WorkspaceErrorKind::Outside
+            let kind = match &detail {
+                Detail::Dangling(_, lands) if lands.starts_with(&self.root) => {
+                    WorkspaceErrorKind::DanglingLink
+                }
+                Detail::Dangling(target, _) => {
+                    return refuse(
+                        WorkspaceErrorKind::SymlinkOut,
+                        Detail::Target(target.clone()),
+                    );
+                }
+                Detail::Target(_) => WorkspaceErrorKind::SymlinkOut,
+                _ => WorkspaceErrorKind::Outside,
             };
             refuse(kind, detail)
         })?;
@@ -230,7 +243,23 @@ fn real_path(path: &Path) -> Result<PathBuf, Detail> {
                 if let Ok(meta) = existing.symlink_metadata() {
                     if meta.file_type().is_symlink() {
                         let target = std::fs::read_link(existing).unwrap_or_default();
-                        return Err(Detail::Target(target));
+                        // Where the target would be: relative to the link's
+                        // own (resolved) directory, `..` taken lexically.
+                        let base = existing
+                            .parent()
+                            .and_then(|parent| parent.canonicalize().ok())
+                            .unwrap_or_default();
+                        let mut lands = PathBuf::new();
+                        for component in base.join(&target).components() {
+                            match component {
+                                Component::ParentDir => {
+                                    lands.pop();
+                                }
+                                Component::CurDir => {}
+                                other => lands.push(other),
+                            }
+                        }
+                        return Err(Detail::Dangling(target, lands));
                     }
                     // It exists but cannot be resolved (no permission): nothing
                     // can be followed through it either, so the path as written
@@ -297,6 +326,15 @@ impl fmt::Display for WorkspaceError {
                 "`{path}` is neither a regular file nor a directory (a FIFO, a socket or a \
                  device): only files and directories can be read"
             ),
+            (WorkspaceErrorKind::DanglingLink, Detail::Dangling(target, _)) => write!(
+                f,
+                "`{path}` is a symbolic link to `{}`, which does not exist: fix or remove the \
+                 link, or use the file it should point to",
+                target.display()
+            ),
+            (WorkspaceErrorKind::DanglingLink, _) => {
+                write!(f, "`{path}` is a symbolic link whose target does not exist")
+            }
             (WorkspaceErrorKind::Protected, _) => write!(
                 f,
                 "`{path}` is inside version-control metadata ({}): tools never write there",

@@ -3,7 +3,6 @@
 //! write goes through a temporary file renamed over the original.
 
 use std::fmt;
-use std::io;
 use std::path::{Path, PathBuf};
 
 use super::error::{Error, Hint, HunkAt, Repr};
@@ -78,10 +77,16 @@ impl ApplyReport {
 impl fmt::Display for ApplyReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.mode {
+            // `{:#}` is the command line's wording; the plain form is the
+            // one a model calling the tool reads (no CLI flag there).
+            Mode::DryRun if f.alternate() => writeln!(
+                f,
+                "dry run: the patch applies cleanly; nothing was written (write it with --write)"
+            )?,
             Mode::DryRun => writeln!(
                 f,
-                "dry run: the patch applies cleanly; nothing was written (write it with \
-                 --write, or \"dry_run\": false)"
+                "dry run: the patch applies cleanly; nothing was written (to write it, call \
+                 again with \"dry_run\": false)"
             )?,
             Mode::Write => writeln!(f, "applied:")?,
         }
@@ -132,6 +137,31 @@ pub fn apply_to(original: &[u8], patch: &[u8]) -> Result<Vec<u8>, Error> {
     }))
 }
 
+/// A model that was told "the patch" often passes a file name (`fix.diff`):
+/// one line, no hunk, naming a file or ending like a patch file. Say so
+/// instead of "no hunk".
+fn file_name_instead(workspace: &Workspace, patch: &[u8]) -> Option<Error> {
+    let text = std::str::from_utf8(patch).ok()?.trim();
+    if text.is_empty() || text.contains('\n') || text.contains("@@") {
+        return None;
+    }
+    let exists = workspace.resolve(text).is_ok_and(|real| real.is_file());
+    let looks_like_file = exists || [".diff", ".patch"].iter().any(|ext| text.ends_with(ext));
+    looks_like_file.then(|| {
+        Error::argument(if exists {
+            format!(
+                "`patch` is the patch text itself, and `{text}` is a file name: pass the \
+                 file's content as `patch`"
+            )
+        } else {
+            format!(
+                "`patch` is the patch text itself, and `{text}` looks like a file name (of no \
+                 file in the workspace): pass the patch's text as `patch`"
+            )
+        })
+    })
+}
+
 /// Apply `patch` to `file` inside the workspace.
 ///
 /// `file` is the file to patch, or a directory against which the patch's own
@@ -160,7 +190,10 @@ pub fn apply(
     mode: Mode,
 ) -> Result<ApplyReport, Error> {
     let given = file.as_ref();
-    let sections = patch::parse(patch)?;
+    let sections = match patch::parse(patch) {
+        Ok(sections) => sections,
+        Err(error) => return Err(file_name_instead(workspace, patch).unwrap_or(error)),
+    };
     let real = workspace.resolve_for_write(given)?;
     let mut jobs: Vec<Job> = Vec::new();
     if real.is_dir() {
@@ -241,7 +274,7 @@ fn plan(
             bytes.clone()
         }
         (None, false) => {
-            let error = io::Error::from(io::ErrorKind::NotFound);
+            let error = crate::tools::near::not_found(&real, &name);
             return Err(Error::io("patch", name, error));
         }
     };
@@ -268,6 +301,14 @@ fn plan(
         backup: None,
         notes: patched.notes,
     };
+    let mut report = report;
+    if section.mode_change {
+        report.notes.push(
+            "the patch also changes the file's mode (`old mode`/`new mode`); the mode was left \
+             as it was"
+                .to_owned(),
+        );
+    }
     let result = (change != FileChange::Deleted).then_some(patched.bytes);
     match earlier {
         Some(idx) => {
@@ -374,7 +415,12 @@ fn patch_file(name: &str, original: &[u8], section: &FilePatch<'_>) -> Result<Pa
                     hint: hint(&lines, &old, start, k),
                 }));
             }
-            loose = true;
+            // Only a CRLF/LF difference is worth a note: a patch whose last
+            // line has a newline the file lacks (a model rarely writes the
+            // `\ No newline at end of file` marker) is the ordinary case.
+            loose |= old.iter().zip(here).any(|(want, (_, eol))| {
+                want.eol != *eol && want.eol != Eol::None && *eol != Eol::None
+            });
         }
         out.extend_from_slice(&lines[next..start]);
         let style = dominant_eol(here);

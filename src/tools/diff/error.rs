@@ -152,6 +152,14 @@ pub(crate) enum Repr {
         path: String,
         error: io::Error,
     },
+    /// A file of a patch could not be written; the ones before it were put
+    /// back.
+    WriteFailed {
+        path: String,
+        error: io::Error,
+        restored: Vec<String>,
+        not_restored: Vec<String>,
+    },
 }
 
 impl Error {
@@ -194,11 +202,12 @@ impl Error {
                 WorkspaceErrorKind::BadRoot
                 | WorkspaceErrorKind::Empty
                 | WorkspaceErrorKind::NotAFile => ErrorKind::InvalidArgument,
+                WorkspaceErrorKind::DanglingLink => ErrorKind::Io,
                 _ => ErrorKind::OutsideWorkspace,
             },
             Repr::InvalidJson { .. } => ErrorKind::InvalidJson,
             Repr::InvalidYaml { .. } => ErrorKind::InvalidYaml,
-            Repr::Io { .. } => ErrorKind::Io,
+            Repr::Io { .. } | Repr::WriteFailed { .. } => ErrorKind::Io,
         }
     }
 
@@ -417,6 +426,36 @@ impl fmt::Display for Error {
                 path,
                 error,
             } => write!(f, "cannot {action} `{path}`: {error}"),
+            Repr::WriteFailed {
+                path,
+                error,
+                restored,
+                not_restored,
+            } => {
+                write!(f, "cannot write `{path}`: {error}; ")?;
+                if restored.is_empty() && not_restored.is_empty() {
+                    return f.write_str("nothing of the patch was written");
+                }
+                if !restored.is_empty() {
+                    let names: Vec<String> = restored.iter().map(|n| format!("`{n}`")).collect();
+                    write!(
+                        f,
+                        "rolled back: {} got {} content and mode back, and the backups this \
+                         run wrote were removed",
+                        names.join(", "),
+                        if restored.len() == 1 { "its" } else { "their" }
+                    )?;
+                }
+                if !not_restored.is_empty() {
+                    write!(
+                        f,
+                        "{}could NOT be restored, their backups are beside them: {}",
+                        if restored.is_empty() { "" } else { "; " },
+                        not_restored.join(", ")
+                    )?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -425,7 +464,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &*self.0 {
             Repr::Workspace(error) => Some(error),
-            Repr::Io { error, .. } => Some(error),
+            Repr::Io { error, .. } | Repr::WriteFailed { error, .. } => Some(error),
             _ => None,
         }
     }

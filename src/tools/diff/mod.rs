@@ -255,7 +255,15 @@ pub fn dispatch(
                 Some(_) => return Err(args.invalid("`dry_run` must be true or false").into()),
             };
             let patch = args.string("patch")?;
-            apply(workspace, args.string("file")?, patch.as_bytes(), mode).map(Answer::Apply)
+            let from_file;
+            let patch = match patch_file(workspace, patch)? {
+                Some(bytes) => {
+                    from_file = bytes;
+                    &from_file[..]
+                }
+                None => patch.as_bytes(),
+            };
+            apply(workspace, args.string("file")?, patch, mode).map(Answer::Apply)
         }
         "json" => {
             let args = Args::of(verb, args)?;
@@ -263,6 +271,20 @@ pub fn dispatch(
         }
         // Every verb of the table has an arm above.
         other => Err(Error::argument(format!("`{other}` has no handler"))),
+    }
+}
+
+/// A `patch` that is one line naming a file in the workspace (the command
+/// line's `apply app.py --patch fix.diff`, sent as a call) is read from
+/// that file: no patch text is one line long.
+fn patch_file(workspace: &Workspace, patch: &str) -> Result<Option<Vec<u8>>, Error> {
+    let name = patch.trim();
+    if name.is_empty() || name.contains('\n') || name.contains("@@") {
+        return Ok(None);
+    }
+    match workspace.resolve(name) {
+        Ok(real) if real.is_file() => unified::read_real(&real, name).map(Some),
+        _ => Ok(None),
     }
 }
 

@@ -81,6 +81,11 @@ pub(crate) struct FilePatch<'p> {
     pub(crate) named: bool,
     /// Whether `\ No newline at end of file` occurs in this section.
     pub(crate) has_markers: bool,
+    /// The new-side name from a `diff --git` line, for messages about a
+    /// section that has no `---`/`+++` pair.
+    pub(crate) git_name: Option<String>,
+    /// Whether an `old mode`/`new mode` line occurs in this section.
+    pub(crate) mode_change: bool,
     pub(crate) hunks: Vec<Hunk<'p>>,
 }
 
@@ -100,6 +105,11 @@ impl FilePatch<'_> {
     pub(crate) fn target(&self) -> Option<&str> {
         self.new_path.as_deref().or(self.old_path.as_deref())
     }
+
+    /// The name to show in a message: the target, else the `diff --git` name.
+    fn shown_name(&self) -> Option<&str> {
+        self.target().or(self.git_name.as_deref())
+    }
 }
 
 /// Parse a unified patch into its file sections.
@@ -118,6 +128,7 @@ pub(crate) fn parse(patch: &[u8]) -> Result<Vec<FilePatch<'_>>, Error> {
         if text.starts_with(b"diff --git ") {
             files.push(FilePatch {
                 named: true,
+                git_name: git_line_name(&text[b"diff --git ".len()..]),
                 ..FilePatch::default()
             });
             git_open = true;
@@ -126,11 +137,17 @@ pub(crate) fn parse(patch: &[u8]) -> Result<Vec<FilePatch<'_>>, Error> {
             continue;
         }
         if git_open && let Some(what) = unsupported_git_header(text) {
-            let file = files.last().and_then(FilePatch::target).unwrap_or("?");
+            let file = files.last().and_then(FilePatch::shown_name).unwrap_or("?");
             return Err(Error::new(Repr::Unsupported {
                 file: file.to_owned(),
                 what,
             }));
+        }
+        if git_open
+            && (text.starts_with(b"old mode ") || text.starts_with(b"new mode "))
+            && let Some(file) = files.last_mut()
+        {
+            file.mode_change = true;
         }
         if text.starts_with(b"--- ") {
             let Some(plus) = lines.get(idx + 1).map(|l| trim_eol(l)) else {
@@ -186,6 +203,17 @@ pub(crate) fn parse(patch: &[u8]) -> Result<Vec<FilePatch<'_>>, Error> {
         // not part of the patch.
         idx += 1;
     }
+    // A `diff --git` section with a mode change and no hunk changes nothing
+    // argmend can write: say so, naming the file, rather than "no hunk".
+    if let Some(file) = files
+        .iter()
+        .find(|file| file.mode_change && file.hunks.is_empty())
+    {
+        return Err(Error::new(Repr::Unsupported {
+            file: file.shown_name().unwrap_or("?").to_owned(),
+            what: "only changes the file's mode (`old mode`/`new mode`)",
+        }));
+    }
     files.retain(|file| !file.hunks.is_empty() || file.creates() || file.deletes());
     if files.iter().all(|file| file.hunks.is_empty()) {
         return Err(Error::new(Repr::NoHunks));
@@ -205,7 +233,19 @@ pub(crate) fn parse(patch: &[u8]) -> Result<Vec<FilePatch<'_>>, Error> {
 
 /// `diff --git` extended headers that ask for more than line changes.
 fn unsupported_git_header(text: &[u8]) -> Option<&'static str> {
-    if text.starts_with(b"rename from ") || text.starts_with(b"copy from ") {
+    let mode = |prefix: &[u8]| text.strip_prefix(prefix).map(|rest| rest.trim_ascii());
+    let symlink = [
+        &b"new file mode "[..],
+        b"deleted file mode ",
+        b"old mode ",
+        b"new mode ",
+    ]
+    .iter()
+    .any(|prefix| mode(prefix) == Some(b"120000"))
+        || (text.starts_with(b"index ") && text.ends_with(b" 120000"));
+    if symlink {
+        Some("is for a symbolic link (mode 120000), which argmend does not create or change")
+    } else if text.starts_with(b"rename from ") || text.starts_with(b"copy from ") {
         Some("renames or copies a file")
     } else if text.starts_with(b"GIT binary patch") || text.starts_with(b"Binary files ") {
         Some("is a binary patch")
@@ -215,15 +255,74 @@ fn unsupported_git_header(text: &[u8]) -> Option<&'static str> {
 }
 
 /// The path of a `---`/`+++` header: up to a tab (a timestamp may follow),
-/// `None` for `/dev/null`.
+/// `None` for `/dev/null`. A quoted path is decoded as git writes it.
 fn header_path(text: &[u8]) -> Option<String> {
-    let path = text.split(|&b| b == b'\t').next().unwrap_or(text);
-    let path = String::from_utf8_lossy(path).trim_end().to_owned();
-    let path = match path.strip_prefix('"').and_then(|p| p.strip_suffix('"')) {
-        Some(quoted) => quoted.replace("\\\"", "\"").replace("\\\\", "\\"),
-        None => path,
+    let path = if text.first() == Some(&b'"') {
+        unquote(text).map_or_else(|| String::from_utf8_lossy(text).into_owned(), |(p, _)| p)
+    } else {
+        let path = text.split(|&b| b == b'\t').next().unwrap_or(text);
+        String::from_utf8_lossy(path).trim_end().to_owned()
     };
     (path != "/dev/null").then_some(path)
+}
+
+/// The new-side name on a `diff --git a/X b/Y` line (prefix kept; see
+/// [`strip_git_prefixes`]), so a section with no `---`/`+++` (a rename, a
+/// binary or mode change) can still be named.
+fn git_line_name(text: &[u8]) -> Option<String> {
+    let rest = if text.first() == Some(&b'"') {
+        let (_, used) = unquote(text)?;
+        text[used..].trim_ascii_start()
+    } else {
+        // Unquoted names hold no `"`; the new one starts at the last ` b/`.
+        let at = text.windows(3).rposition(|w| w == b" b/")?;
+        &text[at + 1..]
+    };
+    let name = if rest.first() == Some(&b'"') {
+        unquote(rest)?.0
+    } else {
+        String::from_utf8_lossy(rest.trim_ascii_end()).into_owned()
+    };
+    Some(name.strip_prefix("b/").map(str::to_owned).unwrap_or(name))
+}
+
+/// A C-style quoted name as git writes one (`"a/\303\274.txt"`): the
+/// decoded name and the bytes the quoted form took. Octal escapes are raw
+/// bytes (UTF-8 spelled out byte by byte), as `git apply` reads them.
+fn unquote(text: &[u8]) -> Option<(String, usize)> {
+    let mut out = Vec::new();
+    let mut i = 1;
+    loop {
+        match *text.get(i)? {
+            b'"' => return Some((String::from_utf8_lossy(&out).into_owned(), i + 1)),
+            b'\\' => {
+                let c = *text.get(i + 1)?;
+                i += 2;
+                out.push(match c {
+                    b'a' => 0x07,
+                    b'b' => 0x08,
+                    b't' => b'\t',
+                    b'n' => b'\n',
+                    b'v' => 0x0B,
+                    b'f' => 0x0C,
+                    b'r' => b'\r',
+                    b'0'..=b'3' => {
+                        let digits = text.get(i..i + 2)?;
+                        if !digits.iter().all(|d| (b'0'..=b'7').contains(d)) {
+                            return None;
+                        }
+                        i += 2;
+                        (c - b'0') * 64 + (digits[0] - b'0') * 8 + (digits[1] - b'0')
+                    }
+                    other => other,
+                });
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
 }
 
 /// Git writes `a/` and `b/` before the paths; the files are without them.

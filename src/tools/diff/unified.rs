@@ -292,7 +292,14 @@ pub(crate) fn read_file(workspace: &Workspace, path: &Path) -> Result<Vec<u8>, E
 
 /// Read a resolved file of at most 4 MB; `name` is how messages show it.
 pub(crate) fn read_real(real: &Path, name: &str) -> Result<Vec<u8>, Error> {
-    let file = File::open(real).map_err(|e| Error::io("read", name, e))?;
+    let file = File::open(real).map_err(|error| {
+        let error = if error.kind() == std::io::ErrorKind::NotFound {
+            crate::tools::near::not_found(real, name)
+        } else {
+            error
+        };
+        Error::io("read", name, error)
+    })?;
     let size = file
         .metadata()
         .map_err(|e| Error::io("read", name, e))?

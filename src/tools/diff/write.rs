@@ -10,7 +10,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use super::apply::Job;
-use super::error::Error;
+use super::error::{Error, Repr};
 
 /// Write every job: `.bak` first, then the file through a temporary file
 /// renamed over it. If a write fails, the files already written get their
@@ -21,11 +21,21 @@ pub(super) fn write_all(jobs: &mut [Job]) -> Result<(), Error> {
             if let Some(backup) = &jobs[idx].backup {
                 let _ = fs::remove_file(backup);
             }
+            let mut restored = Vec::new();
+            let mut not_restored = Vec::new();
             for job in jobs[..idx].iter().rev() {
-                // Best effort: the error that stopped the run is what is reported.
-                let _ = restore(job);
+                let name = job.report.path.clone();
+                match restore(job) {
+                    Ok(()) => restored.push(name),
+                    Err(error) => not_restored.push(format!("`{name}` ({error})")),
+                }
             }
-            return Err(Error::io("write", jobs[idx].report.path.clone(), error));
+            return Err(Error::new(Repr::WriteFailed {
+                path: jobs[idx].report.path.clone(),
+                error,
+                restored,
+                not_restored,
+            }));
         }
     }
     Ok(())

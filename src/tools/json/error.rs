@@ -144,6 +144,7 @@ impl Error {
                 WorkspaceErrorKind::BadRoot
                 | WorkspaceErrorKind::Empty
                 | WorkspaceErrorKind::NotAFile => ErrorKind::InvalidArgument,
+                WorkspaceErrorKind::DanglingLink => ErrorKind::Io,
                 _ => ErrorKind::OutsideWorkspace,
             },
             Repr::InvalidArgument(_) => ErrorKind::InvalidArgument,
@@ -191,45 +192,6 @@ impl fmt::Display for KeyList<'_> {
     }
 }
 
-/// The key the model most likely meant: the same but for case, or at most
-/// two edits away (one for short keys).
-fn nearest<'a>(wanted: &str, keys: &'a [String]) -> Option<&'a String> {
-    let lower = wanted.to_lowercase();
-    if let Some(key) = keys.iter().find(|k| k.to_lowercase() == lower) {
-        return Some(key);
-    }
-    let wanted: Vec<char> = lower.chars().collect();
-    let limit = if wanted.len() <= 4 { 1 } else { 2 };
-    keys.iter()
-        .filter(|k| k.len() <= 64)
-        .map(|k| {
-            (
-                edits(&wanted, &k.to_lowercase().chars().collect::<Vec<_>>()),
-                k,
-            )
-        })
-        .filter(|(n, _)| *n <= limit)
-        .min_by_key(|(n, _)| *n)
-        .map(|(_, k)| k)
-}
-
-/// Levenshtein distance (keys are short: at most 64 characters).
-fn edits(a: &[char], b: &[char]) -> usize {
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
-}
-
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &*self.0 {
@@ -248,7 +210,7 @@ impl fmt::Display for Error {
                         "no key `{segment}` at `{at}`: the keys there are {}",
                         KeyList(keys, *n_keys)
                     )?;
-                    if let Some(near) = nearest(key, keys) {
+                    if let Some(near) = crate::tools::near::nearest(key, keys) {
                         write!(
                             f,
                             " (did you mean `{}`?)",

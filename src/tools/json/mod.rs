@@ -162,7 +162,12 @@ pub(crate) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<
         Source::File(file) => {
             let real = workspace.resolve(file)?;
             let shown = file.display().to_string();
-            let io = |error| {
+            let io = |error: std::io::Error| {
+                let error = if error.kind() == std::io::ErrorKind::NotFound {
+                    crate::tools::near::not_found(&real, &shown)
+                } else {
+                    error
+                };
                 Error::new(Repr::Io {
                     path: shown.clone(),
                     error,
