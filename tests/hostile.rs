@@ -258,6 +258,25 @@ fn a_newline_in_a_file_name_cannot_forge_a_line_of_a_listing() {
         !listing.lines().any(|line| line.starts_with("changed")),
         "{listing}"
     );
+    // A patch header quotes such a name as git does, and applies back.
+    let workspace = dir.workspace();
+    let name = "b/x\nchanged  secret.txt";
+    dir.write("new.txt", "real\n");
+    let patch = diff::diff_files(&workspace, name, "new.txt", Default::default()).unwrap();
+    let text = patch.to_string();
+    assert!(
+        text.starts_with("--- \"b/x\\nchanged  secret.txt\"\n+++ new.txt\n"),
+        "{text}"
+    );
+    let error =
+        argmend::tools::json::get(&workspace, json::Source::File("q\nw.json".as_ref()), "a")
+            .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with(r#"cannot read `"q\nw.json"`"#),
+        "{error}"
+    );
 }
 
 #[test]

@@ -18,3 +18,14 @@ pub(crate) mod near;
 mod workspace;
 
 pub use self::workspace::{PROTECTED_DIRS, Workspace, WorkspaceError, WorkspaceErrorKind};
+
+/// A name as any tool's output shows it: as it is, or, when it holds a
+/// control character (a newline would forge a line of a listing or a
+/// message), as a JSON string.
+pub(crate) fn shown_name(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.chars().any(char::is_control) || name.starts_with('"') {
+        std::borrow::Cow::Owned(serde_json::Value::from(name).to_string())
+    } else {
+        std::borrow::Cow::Borrowed(name)
+    }
+}

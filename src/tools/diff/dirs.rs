@@ -84,7 +84,7 @@ impl fmt::Display for DirDiff {
         let mut n_bytes = 0;
         let mut n_shown = 0;
         for (path, change) in &self.entries {
-            let line = format!("{:<8} {}\n", change.word(), shown_name(path));
+            let line = format!("{:<8} {}\n", change.word(), crate::tools::shown_name(path));
             if n_shown == MAX_ENTRIES || n_bytes + line.len() > MAX_OUTPUT - 600 {
                 break;
             }
@@ -118,16 +118,6 @@ impl fmt::Display for DirDiff {
             )?;
         }
         Ok(())
-    }
-}
-
-/// A name as a listing shows it: as it is, or, when it holds a control
-/// character (a newline would forge a line of the listing), as a JSON string.
-fn shown_name(name: &str) -> std::borrow::Cow<'_, str> {
-    if name.chars().any(char::is_control) || name.starts_with('"') {
-        std::borrow::Cow::Owned(serde_json::Value::from(name).to_string())
-    } else {
-        std::borrow::Cow::Borrowed(name)
     }
 }
 

@@ -425,7 +425,11 @@ impl fmt::Display for Error {
                 action,
                 path,
                 error,
-            } => write!(f, "cannot {action} `{path}`: {error}"),
+            } => write!(
+                f,
+                "cannot {action} `{}`: {error}",
+                crate::tools::shown_name(path)
+            ),
             Repr::WriteFailed {
                 path,
                 error,

@@ -405,7 +405,12 @@ fn shown_range(range: &Range<usize>) -> String {
 fn render(diff: &mut Diff, old: &[&[u8]], new: &[&[u8]], ops: Vec<DiffOp>, options: DiffOptions) {
     let groups = similar::group_diff_ops(ops, options.context);
     diff.stats.n_hunks = groups.len();
-    let mut out = format!("--- {}\n+++ {}\n", diff.names[0], diff.names[1]).into_bytes();
+    let mut out = format!(
+        "--- {}\n+++ {}\n",
+        git_quoted(&diff.names[0]),
+        git_quoted(&diff.names[1])
+    )
+    .into_bytes();
     let budget = options.max_output.saturating_sub(NOTE_ROOM);
     let warning_len = diff.warning.as_ref().map_or(0, |w| w.len() + 1);
     let mut cut: Option<(usize, usize)> = None;
@@ -504,4 +509,32 @@ fn push_line(out: &mut Vec<u8>, sign: u8, line: &[u8]) {
     if !line.ends_with(b"\n") {
         out.extend_from_slice(b"\n\\ No newline at end of file\n");
     }
+}
+
+/// A header name as git writes it: as it is, or C-quoted when it holds a
+/// control character or starts with `"` (a newline in a name would forge a
+/// header line). The patch parser decodes the same form.
+fn git_quoted(name: &str) -> std::borrow::Cow<'_, str> {
+    if !name.chars().any(char::is_control) && !name.starts_with('"') {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    let mut out = String::from("\"");
+    for c in name.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                let mut buf = [0; 4];
+                for byte in c.encode_utf8(&mut buf).bytes() {
+                    out.push_str(&format!("\\{byte:03o}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    std::borrow::Cow::Owned(out)
 }

@@ -286,7 +286,11 @@ impl fmt::Display for Error {
             ),
             Repr::Workspace(error) => write!(f, "refused: {error}"),
             Repr::InvalidArgument(message) => f.write_str(message),
-            Repr::Io { path, error } => write!(f, "cannot read `{path}`: {error}"),
+            Repr::Io { path, error } => write!(
+                f,
+                "cannot read `{}`: {error}",
+                crate::tools::shown_name(path)
+            ),
         }
     }
 }
