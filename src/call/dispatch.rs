@@ -166,7 +166,8 @@ impl fmt::Debug for Dispatcher {
 }
 
 impl Dispatcher {
-    /// A dispatcher with `@json` and `@diff`, confined to `workspace`.
+    /// A dispatcher with `@json` and `@diff` (also named `json` and `diff`,
+    /// as MCP names them), confined to `workspace`.
     pub fn new(workspace: Workspace) -> Self {
         Dispatcher {
             workspace: Arc::new(workspace),
@@ -178,6 +179,9 @@ impl Dispatcher {
         }
         .with_tool("@json", JsonTool)
         .with_tool("@diff", DiffTool)
+        // The names MCP gives them, so a call written either way runs.
+        .with_tool("json", JsonTool)
+        .with_tool("diff", DiffTool)
     }
 
     /// Register `tool` under `name` (replacing one of the same name).

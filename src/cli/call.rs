@@ -36,6 +36,15 @@ impl RuntimeArgs {
     pub(crate) fn dispatcher(&self) -> Result<Dispatcher, String> {
         let root = self.workspace.clone().unwrap_or_else(|| PathBuf::from("."));
         let workspace = Workspace::new(&root).map_err(|error| error.to_string())?;
+        // Desktop MCP clients may start servers in `/`: a workspace there
+        // would put every file on the machine in a model's reach.
+        if workspace.root().parent().is_none() {
+            return Err(format!(
+                "refusing `{}` as the workspace: it would let the tools read and patch every \
+                 file on the machine; pass --workspace DIR (the project directory)",
+                workspace.root().display()
+            ));
+        }
         Ok(Dispatcher::new(workspace)
             .output_cap(self.max_output)
             .time_limit(Duration::from_millis(self.timeout_ms)))

@@ -53,7 +53,7 @@ const BUILTIN_FIELDS: [(&str, &str); 38] = [
 ];
 
 /// Tools whose arguments are a subcommand and its flags.
-const BUILTIN_SUBCOMMAND_TOOLS: [&str; 4] = ["@coder", "coder", "@json", "@diff"];
+const BUILTIN_SUBCOMMAND_TOOLS: [&str; 6] = ["@coder", "coder", "@json", "@diff", "json", "diff"];
 
 /// The positional words of the built-in tools' verbs, in the order their
 /// command lines take them (`files a.txt b.txt`, `apply app.py --patch …`,

@@ -326,7 +326,7 @@ pub(crate) fn load_strict(raw: Raw<'_>) -> Result<Loaded<'_>, Error> {
         // their answers, and an answer 200,000 levels deep is 80 GB of spaces.
         if let Some(at) = deeper_than(&loaded.bytes, MAX_NESTING) {
             return Err(Error::argument(format!(
-                "{} nests deeper than {MAX_NESTING} levels (at byte {at}): `@json` answers \
+                "{} nests deeper than {MAX_NESTING} levels (at byte {at}): the json tool answers \
                  documents up to {MAX_NESTING} levels deep; `validate` still checks it",
                 loaded.name
             )));
