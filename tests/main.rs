@@ -18,6 +18,7 @@ mod normalize; // tool-aware normalization (issue 3)
 mod properties; // proptest: the six guarantees
 mod python; // the Python package: pytest in target/py-venv (issue 12)
 mod quoted_code; // generated tool calls with unescaped quotes in code (issue 11)
+mod serve; // argmend serve: bad lines, ids, bounded memory (issue 14)
 mod stream; // ToolCallStream: field events, the snapshot as a value (issue 15)
 mod support; // helpers shared by the modules above (a temp dir with a workspace)
 mod truncation; // real calls cut at every byte: a prefix of the truth (issue 11)

@@ -204,3 +204,135 @@ fn schema_examples_are_accepted_by_the_tools() {
         }
     }
 }
+
+/// Issue 14: every request with an id gets exactly one response, whatever
+/// the line holds; the limits hold for `repair` too; messages over MCP name
+/// the tools as MCP does.
+#[test]
+fn every_request_with_an_id_is_answered() {
+    let dir = workspace();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_argmend"))
+        .args(["mcp", "--max-output", "2000", "--workspace"])
+        .arg(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut receive = || {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
+    writeln!(stdin, "{init}").unwrap();
+    assert_eq!(receive()["id"], 1);
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    )
+    .unwrap();
+    // Each bad line, alone, and the answer it must get.
+    let cases: Vec<(Vec<u8>, Value, i64)> = vec![
+        (b"{\"jsonrpc\": \"2.0\", \"id\": 10, \"method\": ".to_vec(), json!(10), -32700),
+        (b"not json at all".to_vec(), Value::Null, -32700),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"tools/list\",\"x\":\"\xff\"}".to_vec(), json!(11), -32700),
+        (br#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"json","arguments":{"text":"\ud800"}}}"#.to_vec(), json!(12), -32700),
+        (br#"{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"arguments":{}}}"#.to_vec(), json!(13), -32602),
+        (br#"{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"json","arguments":"get"}}"#.to_vec(), json!(14), -32602),
+    ];
+    for (line, id, code) in cases {
+        stdin.write_all(&line).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+        let answer = receive();
+        assert_eq!(answer["id"], id, "{answer}");
+        assert_eq!(answer["error"]["code"], code, "{answer}");
+    }
+    // Over 16 MiB (rmcp's own limit) and under argmend's: answered.
+    let text = format!("[\"{}\"]", "x".repeat(17 << 20));
+    let big = json!({"jsonrpc": "2.0", "id": 20, "method": "tools/call", "params": {
+        "name": "json", "arguments": {"cmd": "validate", "args": {"text": text}}}});
+    writeln!(stdin, "{big}").unwrap();
+    let answer = receive();
+    assert_eq!(answer["id"], 20);
+    assert!(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("valid JSON"),
+        "{}",
+        &answer.to_string()[..200]
+    );
+    // Over argmend's limit: an error that says the limit.
+    let huge = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":21,\"method\":\"tools/call\",\"params\":{{\"name\":\"repair\",\"arguments\":{{\"text\":\"{}\"}}}}}}",
+        "y".repeat(65 << 20)
+    );
+    writeln!(stdin, "{huge}").unwrap();
+    let answer = receive();
+    assert_eq!(answer["id"], 21);
+    assert_eq!(answer["error"]["code"], -32600);
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("64 MiB"),
+        "{answer}"
+    );
+    // `repair` obeys --max-output, and does not send the JSON twice.
+    let long = format!("[{}]", vec!["'abc'"; 1000].join(","));
+    let call = json!({"jsonrpc": "2.0", "id": 22, "method": "tools/call", "params": {
+        "name": "repair", "arguments": {"text": long}}});
+    writeln!(stdin, "{call}").unwrap();
+    let answer = receive();
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("--max-output of 2000"),
+        "{answer}"
+    );
+    let call = json!({"jsonrpc": "2.0", "id": 23, "method": "tools/call", "params": {
+        "name": "repair", "arguments": {"text": "{a: 1}"}}});
+    writeln!(stdin, "{call}").unwrap();
+    let answer = receive();
+    assert_eq!(answer["result"]["content"][0]["text"], "{\"a\": 1}");
+    assert!(
+        answer["result"]["structuredContent"].get("json").is_none(),
+        "{answer}"
+    );
+    // Messages say `json`, the name the client called.
+    let call = json!({"jsonrpc": "2.0", "id": 24, "method": "tools/call", "params": {
+        "name": "json", "arguments": {"cmd": "get", "args": "--file"}}});
+    writeln!(stdin, "{call}").unwrap();
+    let answer = receive();
+    assert!(!answer.to_string().contains("@json"), "{answer}");
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(log.contains("argmend mcp: workspace "), "{log}");
+}
+
+#[test]
+fn the_root_directory_is_refused_as_a_workspace() {
+    for command in ["mcp", "serve"] {
+        let output = Command::new(env!("CARGO_BIN_EXE_argmend"))
+            .args([command, "--workspace", "/"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{command}");
+        let log = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            log.contains("refusing `/` as the workspace"),
+            "{command}: {log}"
+        );
+    }
+}

@@ -232,3 +232,17 @@ pub(crate) fn repairs_json(strategy: Option<u8>, fixes: &[argmend::ToolFix]) -> 
         .collect();
     serde_json::json!({"strategy": strategy, "fixes": fixes})
 }
+
+/// The id of a line that is not a request, when it can be read at all: the
+/// repair engine reads broken JSON, so `{"id": 7, "tool": ` still has one.
+pub(crate) fn find_id(bytes: &[u8]) -> serde_json::Value {
+    use serde_json::Value;
+    let text = String::from_utf8_lossy(bytes);
+    match argmend::repair(text.as_bytes()).to_value() {
+        Some(Value::Object(mut object)) => match object.remove("id") {
+            Some(id @ (Value::Number(_) | Value::String(_))) => id,
+            _ => Value::Null,
+        },
+        _ => Value::Null,
+    }
+}

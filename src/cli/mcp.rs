@@ -28,10 +28,12 @@ use rmcp::model::{
     ToolAnnotations,
 };
 use rmcp::service::RequestContext;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 
 use super::call::{RuntimeArgs, repairs_json};
+use super::mcp_gate;
 
 /// Options of `argmend mcp`.
 #[derive(Debug, Args)]
@@ -56,6 +58,21 @@ pub(crate) fn main(args: &McpArgs) -> ExitCode {
         Ok(dispatcher) => Arc::new(dispatcher),
         Err(error) => return fail(&error),
     };
+    // rmcp's warnings (a message it drops, a protocol error) go to stderr,
+    // where MCP clients keep a server's log.
+    let _ = tracing_subscriber::fmt()
+        .with_writer(io::stderr)
+        .with_max_level(tracing_subscriber::filter::LevelFilter::WARN)
+        .with_ansi(false)
+        .try_init();
+    let _ = writeln!(
+        io::stderr().lock(),
+        "argmend mcp: workspace {}",
+        dispatcher.workspace().root().display()
+    );
+    let caps = Caps {
+        max_output: args.runtime.max_output,
+    };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -64,14 +81,20 @@ pub(crate) fn main(args: &McpArgs) -> ExitCode {
         Err(error) => return fail(&format!("cannot start the async runtime: {error}")),
     };
     let served = runtime.block_on(async move {
-        let server = Server { dispatcher }
-            .serve(rmcp::transport::stdio())
+        let (pipes, flushed) = mcp_gate::start();
+        let transport = AsyncRwTransport::new_server(pipes.server_in, pipes.server_out)
+            .with_max_line_length(mcp_gate::MAX_MESSAGE + 2);
+        let server = Server { dispatcher, caps }
+            .serve(transport)
             .await
             .map_err(|error| format!("the MCP handshake failed: {error}"))?;
-        server
+        let stopped = server
             .waiting()
             .await
-            .map_err(|error| format!("the MCP server stopped: {error}"))
+            .map_err(|error| format!("the MCP server stopped: {error}"));
+        // Every answer rmcp wrote reaches stdout before the process ends.
+        let _ = flushed.await;
+        stopped
     });
     // The stdin reader may still be parked in a blocking read; do not wait for it.
     runtime.shutdown_background();
@@ -89,6 +112,13 @@ fn fail(message: &str) -> ExitCode {
 /// The MCP handler: the tool table and a dispatcher shared by every call.
 struct Server {
     dispatcher: Arc<Dispatcher>,
+    caps: Caps,
+}
+
+/// The limits `repair` obeys like the other tools.
+#[derive(Debug, Clone, Copy)]
+struct Caps {
+    max_output: usize,
 }
 
 impl ServerHandler for Server {
@@ -119,10 +149,12 @@ impl ServerHandler for Server {
         let name = request.name.to_string();
         let arguments = request.arguments.unwrap_or_default();
         let dispatcher = Arc::clone(&self.dispatcher);
+        let caps = self.caps;
         let call = move || match name.as_str() {
-            "json" => Ok(envelope_call(&dispatcher, "@json", arguments)),
-            "diff" => Ok(envelope_call(&dispatcher, "@diff", arguments)),
-            "repair" => Ok(repair_call(arguments)),
+            // Called by their MCP names, so every message says `json`/`diff`.
+            "json" => Ok(envelope_call(&dispatcher, "json", arguments)),
+            "diff" => Ok(envelope_call(&dispatcher, "diff", arguments)),
+            "repair" => Ok(repair_call(arguments, caps)),
             other => Err(McpError::invalid_params(
                 format!("unknown tool `{other}`: the tools are json, diff and repair"),
                 None,
@@ -220,7 +252,7 @@ fn tool_result(result: ToolResult) -> CallToolResult {
 }
 
 /// `repair`: mend `text` (with `tool` and `schema`, as its arguments).
-fn repair_call(mut arguments: JsonObject) -> CallToolResult {
+fn repair_call(mut arguments: JsonObject, caps: Caps) -> CallToolResult {
     let text = match take_text(&mut arguments) {
         Ok(text) => text,
         Err(message) => return CallToolResult::error(vec![ContentBlock::text(message)]),
@@ -255,6 +287,7 @@ fn repair_call(mut arguments: JsonObject) -> CallToolResult {
             outcome.text(),
             outcome.reason(),
             json!({"fixes": fixes}),
+            caps,
         );
     }
     let mut options = ToolOptions::default().tools(ToolMap::builtin());
@@ -274,6 +307,7 @@ fn repair_call(mut arguments: JsonObject) -> CallToolResult {
         normalized.text(),
         normalized.reason().map(str::to_owned),
         repairs,
+        caps,
     )
 }
 
@@ -303,6 +337,7 @@ fn repaired(
     text: &str,
     reason: Option<String>,
     repairs: Value,
+    caps: Caps,
 ) -> CallToolResult {
     let mut structured = Map::new();
     structured.insert("verdict".to_owned(), Value::from(verdict.name()));
@@ -317,7 +352,23 @@ fn repaired(
         answer.structured_content = Some(Value::Object(structured));
         return answer;
     }
-    structured.insert("json".to_owned(), Value::from(text));
+    // `--max-output` holds here as for every tool: the mended JSON is cut
+    // short no more than an answer is, so a too-large one is refused, with
+    // its size, rather than returned half.
+    if text.len() > caps.max_output {
+        let message = format!(
+            "the mended JSON is {} bytes, over the server's --max-output of {} bytes: mend it \
+             with `argmend repair FILE` instead",
+            text.len(),
+            caps.max_output
+        );
+        structured.insert("reason".to_owned(), Value::from(message.clone()));
+        let mut answer = CallToolResult::error(vec![ContentBlock::text(message)]);
+        answer.structured_content = Some(Value::Object(structured));
+        return answer;
+    }
+    // The JSON is the text content; the structured content says how it was
+    // mended, without a second copy of it.
     let mut answer = CallToolResult::success(vec![ContentBlock::text(text)]);
     answer.structured_content = Some(Value::Object(structured));
     answer

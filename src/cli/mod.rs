@@ -8,6 +8,8 @@ mod diff;
 mod json;
 #[cfg(feature = "mcp")]
 mod mcp;
+#[cfg(feature = "mcp")]
+mod mcp_gate;
 mod quotes;
 mod serve;
 mod tool;

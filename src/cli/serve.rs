@@ -18,7 +18,7 @@ use argmend::Dispatcher;
 use clap::Args;
 use serde_json::{Value, json};
 
-use super::call::{RuntimeArgs, repairs_json};
+use super::call::{RuntimeArgs, find_id, repairs_json};
 
 /// The longest request line: a 20 MB file's text, JSON-escaped, fits.
 pub(crate) const MAX_REQUEST: usize = 64 << 20;
@@ -74,8 +74,11 @@ pub(crate) fn main(args: &ServeArgs) -> ExitCode {
     let receive = Arc::new(Mutex::new(receive));
     let pool: Vec<_> = (0..n_workers)
         .filter_map(|_| {
-            let (dispatcher, out, receive) =
-                (Arc::clone(&dispatcher), Arc::clone(&out), Arc::clone(&receive));
+            let (dispatcher, out, receive) = (
+                Arc::clone(&dispatcher),
+                Arc::clone(&out),
+                Arc::clone(&receive),
+            );
             thread::Builder::new()
                 .name("argmend-serve".to_owned())
                 .spawn(move || work(&dispatcher, &out, &receive))
@@ -119,21 +122,33 @@ fn read_requests(mut input: impl BufRead, send: &SyncSender<Job>, out: &Mutex<io
             if skip_line(&mut input).is_err() {
                 return;
             }
-            respond(out, &error(id, &format!(
-                "the request is over {} MiB, the most one line may hold; send a file's path \
+            respond(
+                out,
+                &error(
+                    id,
+                    &format!(
+                        "the request is over {} MiB, the most one line may hold; send a file's path \
                  (`file`) instead of its text",
-                MAX_REQUEST >> 20
-            )));
+                        MAX_REQUEST >> 20
+                    ),
+                ),
+            );
             continue;
         }
         let text = match std::str::from_utf8(&line) {
             Ok(text) => text,
             Err(bad) => {
                 let id = find_id(&line);
-                respond(out, &error(id, &format!(
-                    "the request is not valid UTF-8 (at byte {}); send UTF-8 JSON",
-                    bad.valid_up_to()
-                )));
+                respond(
+                    out,
+                    &error(
+                        id,
+                        &format!(
+                            "the request is not valid UTF-8 (at byte {}); send UTF-8 JSON",
+                            bad.valid_up_to()
+                        ),
+                    ),
+                );
                 continue;
             }
         };
@@ -174,7 +189,10 @@ fn skip_line(input: &mut impl BufRead) -> io::Result<()> {
 /// A worker: run queued calls until the queue closes.
 fn work(dispatcher: &Dispatcher, out: &Mutex<io::Stdout>, receive: &Mutex<Receiver<Job>>) {
     loop {
-        let job = receive.lock().unwrap_or_else(PoisonError::into_inner).recv();
+        let job = receive
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .recv();
         let Ok(Job { id, tool, args }) = job else {
             return;
         };
@@ -191,19 +209,6 @@ fn work(dispatcher: &Dispatcher, out: &Mutex<io::Stdout>, receive: &Mutex<Receiv
 
 fn error(id: Value, message: &str) -> Value {
     json!({"id": id, "ok": false, "error": message})
-}
-
-/// The id of a line that is not a request, when it can be read at all: the
-/// repair engine reads broken JSON, so `{"id": 7, "tool": ` still has one.
-fn find_id(bytes: &[u8]) -> Value {
-    let text = String::from_utf8_lossy(bytes);
-    match argmend::repair(text.as_bytes()).to_value() {
-        Some(Value::Object(mut object)) => match object.remove("id") {
-            Some(id @ (Value::Number(_) | Value::String(_))) => id,
-            _ => Value::Null,
-        },
-        _ => Value::Null,
-    }
 }
 
 /// The id, tool and arguments of a request line; on error, the id (when
