@@ -3,6 +3,7 @@
 mod adversarial; // issue 7: inputs built to break the engine
 mod api; // facts about the public API (Send + Sync, limits)
 mod call; // the tool-call runtime (issue 6)
+mod call_hostile; // prose tags, cut-off calls, attribute bounds (issue 14)
 mod cli; // the built binary: golden tests of `argmend repair`
 mod clients; // the model API adapters on recorded streams (issue 15)
 mod conformance; // the peers' public suites, read from ../shared/conformance

@@ -164,6 +164,8 @@ impl ArgsStream {
             strategy: normalized.strategy(),
             fixes: normalized.fixes().to_vec(),
             complete,
+            // The parser, which sees the call's end, says otherwise.
+            closed: true,
             args: normalized.into_text(),
             name: self.name,
         });

@@ -92,6 +92,12 @@ pub enum Event {
         /// Whether the arguments arrived whole: `false` when a string, a
         /// container or a number had to be closed because they stopped.
         complete: bool,
+        /// Whether the call's own end was seen (`</tool_call>`, `/>`, the
+        /// object's `}`): `false` when the input ended first. A call cut off
+        /// like this may be half of what the model meant (a `write_file`
+        /// whose content stops mid-way); `argmend call` reports it and does
+        /// not run it unless told to (`--run-incomplete`).
+        closed: bool,
     },
     /// A call that cannot be mended (`<tool_call name="x" args='read --file "a' />`).
     Error {

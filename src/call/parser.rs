@@ -31,7 +31,16 @@ struct Call {
     /// Argument bytes not yet given to the stream (batched per chunk, or
     /// held while the name is unknown).
     pending: Vec<u8>,
+    /// The call's bytes as written while it may still turn out to be text
+    /// (a prose mention of `<tool_call>`); dropped once it cannot.
+    raw: Vec<u8>,
+    /// Whether the call came as an object (`{"name": …, "arguments": …}`,
+    /// alone or in a tag's body) rather than with a `name="…"` attribute.
+    object_form: bool,
 }
+
+/// How much of a tag is kept while it may still be prose.
+const MAX_RAW: usize = 4096;
 
 impl Call {
     fn new(number: usize) -> Self {
@@ -39,7 +48,15 @@ impl Call {
             number,
             stream: None,
             pending: Vec::new(),
+            raw: Vec::new(),
+            object_form: false,
         }
+    }
+
+    /// Whether the call can still be taken back as text: it has no name and
+    /// no arguments yet, and its bytes were all kept.
+    fn may_be_text(&self) -> bool {
+        self.stream.is_none() && self.pending.is_empty() && self.raw.len() < MAX_RAW
     }
 
     fn set_name(&mut self, name: &str, options: &ToolOptions, events: &mut Vec<Event>) {
@@ -63,14 +80,25 @@ impl Call {
         }
     }
 
-    fn finish(mut self, events: &mut Vec<Event>) {
+    /// End the call; `closed` says whether its own end was seen.
+    fn finish(mut self, events: &mut Vec<Event>, closed: bool) {
         self.flush(events);
         match self.stream {
-            Some(stream) => stream.finish_into(events),
+            Some(stream) => {
+                stream.finish_into(events);
+                if let Some(Event::CallReady { closed: seen, .. }) = events.last_mut() {
+                    *seen = closed;
+                }
+            }
             None => events.push(Event::Error {
                 call: self.number,
                 name: None,
-                reason: "the call names no tool: add name=\"TOOL\"".to_owned(),
+                reason: if self.object_form {
+                    "the call object names no tool: write {\"name\": \"TOOL\", \"arguments\": {…}}"
+                        .to_owned()
+                } else {
+                    "the call names no tool: add name=\"TOOL\"".to_owned()
+                },
                 raw: String::from_utf8_lossy(&self.pending).into_owned(),
             }),
         }
@@ -97,6 +125,12 @@ enum State {
     },
     /// After `<tool_call … args='…'>`: an optional closing tag.
     MaybeClose {
+        close: &'static [u8],
+    },
+    /// The body of `<tool_call>` with no name, before its first byte that
+    /// is not a space: a `{` makes it a call object, anything else makes the
+    /// tag prose (`I could emit a <tool_call> here, but…`).
+    BodyStart {
         close: &'static [u8],
     },
     /// The body of `<tool_call name="…">…</tool_call>`; without a name the
@@ -252,8 +286,15 @@ impl CallParser {
                 }
             }
             State::Tag { .. } | State::Object(_) => {}
+            State::BodyStart { .. } => {
+                // `<tool_call>` and spaces, then the end: prose.
+                if let Some(call) = self.call.take() {
+                    self.calls -= 1;
+                    self.text.extend_from_slice(&call.raw);
+                }
+            }
         }
-        self.end_call();
+        self.end_call_with(false);
         self.flush_text(true);
         self.events
     }
@@ -282,9 +323,14 @@ impl CallParser {
         self.calls += 1;
     }
 
+    /// The call's own end was seen.
     fn end_call(&mut self) {
+        self.end_call_with(true);
+    }
+
+    fn end_call_with(&mut self, closed: bool) {
         if let Some(call) = self.call.take() {
-            call.finish(&mut self.events);
+            call.finish(&mut self.events, closed);
         }
         self.state = match self.sequence {
             Some(sequence) => State::Between(sequence),
@@ -301,6 +347,27 @@ impl CallParser {
     fn name(&mut self, name: &str) {
         if let Some(call) = &mut self.call {
             call.set_name(name, &self.options, &mut self.events);
+        }
+    }
+
+    /// Take back a call that turned out to be prose: its bytes are text,
+    /// and `b` is read again as text.
+    pub(super) fn call_was_text(&mut self, b: u8) {
+        if let Some(call) = self.call.take() {
+            self.calls -= 1;
+            self.text.extend_from_slice(&call.raw);
+        }
+        self.held.clear();
+        self.state = State::Text;
+        self.byte(b);
+    }
+
+    /// Keep a byte of a call that may still be prose.
+    pub(super) fn keep_raw(&mut self, b: u8) {
+        if let Some(call) = &mut self.call
+            && call.raw.len() < MAX_RAW
+        {
+            call.raw.push(b);
         }
     }
 
@@ -346,6 +413,9 @@ impl CallParser {
                 match b {
                     b'{' => {
                         self.start_call();
+                        if let Some(call) = &mut self.call {
+                            call.object_form = true;
+                        }
                         self.state = State::Object(ObjectScanner::new());
                     }
                     // The list's own `[`, separators, and space between calls.
@@ -391,6 +461,25 @@ impl CallParser {
                     self.give_up(b);
                 }
             }
+            State::BodyStart { close } => {
+                let close = *close;
+                if b.is_ascii_whitespace() {
+                    self.keep_raw(b);
+                } else if b == b'{' {
+                    if let Some(call) = &mut self.call {
+                        call.raw = Vec::new();
+                        call.object_form = true;
+                    }
+                    self.state = State::Body {
+                        close,
+                        object: Some(ObjectScanner::new_before_brace()),
+                        ended: false,
+                    };
+                    self.body(b);
+                } else {
+                    self.call_was_text(b);
+                }
+            }
             State::Body { .. } => self.body(b),
             State::Object(scanner) => {
                 let action = scanner.step(b);
@@ -418,8 +507,11 @@ impl CallParser {
             None
         };
         if let Some(close) = close {
-            self.held.clear();
+            let opened = std::mem::take(&mut self.held);
             self.start_call();
+            if let Some(call) = &mut self.call {
+                call.raw = opened;
+            }
             self.state = State::Tag {
                 attr: Attr::Between,
                 word: Vec::new(),
@@ -458,12 +550,18 @@ impl CallParser {
             Head::ToolCall => {
                 self.held.clear();
                 self.start_call();
+                if let Some(call) = &mut self.call {
+                    call.object_form = true;
+                }
                 self.state = State::Object(ObjectScanner::after_key(b"tool_call"));
             }
             Head::Named => {
                 // The held bytes (after the `{`) are the object's first bytes.
                 let held = std::mem::take(&mut self.held);
                 self.start_call();
+                if let Some(call) = &mut self.call {
+                    call.object_form = true;
+                }
                 self.state = State::Object(ObjectScanner::new());
                 for &c in held.get(1..).unwrap_or_default() {
                     self.byte(c);

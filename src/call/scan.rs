@@ -33,6 +33,11 @@ impl ValueScanner {
         self.started
     }
 
+    /// Whether the scanner is inside a string.
+    pub(super) fn in_string(&self) -> bool {
+        self.quote.is_some()
+    }
+
     pub(super) fn step(&mut self, b: u8) -> Step {
         if !self.started {
             self.started = true;

@@ -59,10 +59,13 @@ Reads model output as it arrives and runs each call as soon as it is complete:
   <tool_call name=\"@json\">get --file a.json --path data</tool_call>
   <tool name=\"@diff\">{\"cmd\": \"text\", \"args\": {\"a\": \"x\\n\", \"b\": \"y\\n\"}}</tool>
   {\"tool_call\": \"@json\", \"args\": {\"cmd\": \"schema\", \"args\": {\"file\": \"a.json\"}}}
-Each result is printed as
+Text around the calls is printed as it is, each result in its place as
   <tool_result name=\"@json\" ok=\"true\">
   …
   </tool_result>
+A tag that is not a well-formed call (`a <tool_call> here`) is text. A call
+the input cuts off before its end is reported and not run (--run-incomplete
+runs it).
 With --events, nothing runs: the parser's events are printed as JSON Lines.
 
 Exit codes:
@@ -77,6 +80,12 @@ pub(crate) struct CallArgs {
     /// Print the parser's events as JSON Lines instead of running the calls.
     #[arg(long)]
     pub(crate) events: bool,
+
+    /// Run a call the input cut off before its end (`</tool_call>`, `/>`,
+    /// `}`) too; by default it is reported and not run, so a broken stream
+    /// never writes half a file.
+    #[arg(long)]
+    pub(crate) run_incomplete: bool,
 
     #[command(flatten)]
     pub(crate) runtime: RuntimeArgs,
@@ -109,6 +118,8 @@ fn run(args: &CallArgs) -> io::Result<ExitCode> {
     let mut parser = CallParser::new();
     let mut buf = vec![0; 64 * 1024];
     let mut n_failed = 0;
+    // Whether the output is at the start of a line (a result starts one).
+    let mut line_start = true;
     loop {
         let n = match input.read(&mut buf) {
             Ok(0) => break,
@@ -117,11 +128,14 @@ fn run(args: &CallArgs) -> io::Result<ExitCode> {
             Err(e) => return Err(e),
         };
         for event in parser.feed(&buf[..n]) {
-            n_failed += handle(args.events, &dispatcher, event, &mut out)?;
+            n_failed += handle(args, &dispatcher, event, &mut out, &mut line_start)?;
         }
     }
     for event in parser.finish() {
-        n_failed += handle(args.events, &dispatcher, event, &mut out)?;
+        n_failed += handle(args, &dispatcher, event, &mut out, &mut line_start)?;
+    }
+    if !line_start {
+        writeln!(out)?;
     }
     out.flush()?;
     Ok(if n_failed > 0 {
@@ -134,37 +148,82 @@ fn run(args: &CallArgs) -> io::Result<ExitCode> {
 /// Print one event (with --events) or run the call it completes; returns 1
 /// for a failed call.
 fn handle(
-    events: bool,
+    args: &CallArgs,
     dispatcher: &Dispatcher,
     event: Event,
     out: &mut impl Write,
+    line_start: &mut bool,
 ) -> io::Result<usize> {
-    if events {
+    if args.events {
         writeln!(out, "{}", event_json(&event))?;
         out.flush()?;
         return Ok(0);
     }
+    let failed = |output: String| ToolResult {
+        ok: false,
+        output,
+        strategy: None,
+        fixes: Vec::new(),
+    };
     let (name, result) = match event {
+        Event::CallReady {
+            name,
+            closed: false,
+            ..
+        } if !args.run_incomplete => {
+            let output = "not run: the input ended before the call did (no `</tool_call>`, \
+                          `/>` or closing `}`), so its arguments may be cut short; pass \
+                          --run-incomplete to run such calls"
+                .to_owned();
+            (name, failed(output))
+        }
         Event::CallReady { name, args, .. } => {
             let result = dispatcher.run(&name, &args);
             (name, result)
         }
         Event::Error {
+            name: Some(name), ..
+        } if !dispatcher.has_tool(&name) => {
+            // Whatever its arguments, the tool is not there: say that first.
+            let output = format!(
+                "unknown tool `{name}`: the tools are {}",
+                tool_names(dispatcher)
+            );
+            (name, failed(output))
+        }
+        Event::Error {
             name, raw, reason, ..
         } => {
-            let result = ToolResult {
-                ok: false,
-                output: format!("the arguments could not be read ({reason}): {raw}"),
-                strategy: None,
-                fixes: Vec::new(),
-            };
-            (name.unwrap_or_default(), result)
+            let output = format!("the arguments could not be read ({reason}): {raw}");
+            (name.unwrap_or_default(), failed(output))
+        }
+        Event::Text(text) => {
+            // Text around the calls is the model's own words: printed as it is.
+            out.write_all(text.as_bytes())?;
+            if !text.is_empty() {
+                *line_start = text.ends_with('\n');
+            }
+            return Ok(0);
         }
         _ => return Ok(0),
     };
+    if !*line_start {
+        writeln!(out)?;
+    }
+    *line_start = true;
     write_result(out, &name, &result)?;
     out.flush()?;
     Ok(usize::from(!result.ok))
+}
+
+/// The names a dispatcher answers to, for an unknown tool's message.
+fn tool_names(dispatcher: &Dispatcher) -> String {
+    let mut names: Vec<&str> = ["@json", "@diff", "json", "diff"]
+        .into_iter()
+        .filter(|name| dispatcher.has_tool(name))
+        .collect();
+    names.dedup();
+    names.join(", ")
 }
 
 fn write_result(out: &mut impl Write, name: &str, result: &ToolResult) -> io::Result<()> {
@@ -206,12 +265,14 @@ pub(crate) fn event_json(event: &Event) -> serde_json::Value {
             strategy,
             fixes,
             complete,
+            closed,
         } => json!({
             "event": "call_ready",
             "call": call,
             "name": name,
             "args": args,
             "complete": complete,
+            "closed": closed,
             "repairs": repairs_json(strategy.map(|s| s.number()), fixes),
         }),
         Event::Error {

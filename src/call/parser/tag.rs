@@ -1,7 +1,7 @@
 //! The attributes of `<tool_call name="…" args='…'>`.
 
 use super::{CallParser, State};
-use crate::call::scan::{ObjectScanner, Step, ValueScanner, is_args_key};
+use crate::call::scan::{Step, ValueScanner, is_args_key};
 
 /// Where a tag's attributes stand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,12 +22,17 @@ pub(super) enum Attr {
     ArgsJson(u8),
     /// Arguments that are plain text up to the quote.
     ArgsPlain(u8),
+    /// Inside JSON arguments, outside any string, the attribute's own quote
+    /// came: if `/>` or `>` follows (after spaces), the attribute ends there
+    /// whatever the JSON still lacks; the lookahead bytes are in `held`.
+    ArgsQuote(u8),
     /// After `/`, expecting `>`.
     Slash,
 }
 
 impl CallParser {
     pub(super) fn tag(&mut self, b: u8) {
+        self.keep_raw(b);
         let State::Tag {
             attr,
             word,
@@ -66,6 +71,15 @@ impl CallParser {
             Attr::Equals => match b {
                 b'=' => *attr = Attr::ValueStart,
                 b if b.is_ascii_whitespace() => {}
+                b if !*args_seen && self.call.as_ref().is_some_and(super::Call::may_be_text) => {
+                    // A word without `=` in a tag with no name yet: prose
+                    // (`a <tool_call tag for that`), not a call. `b` is read
+                    // again as text, so it leaves the kept bytes.
+                    if let Some(call) = &mut self.call {
+                        call.raw.pop();
+                    }
+                    self.call_was_text(b);
+                }
                 b => {
                     // A name without a value: start the next attribute.
                     *attr = Attr::Between;
@@ -123,11 +137,54 @@ impl CallParser {
                 }
             }
             Attr::ArgsJson(quote) => {
+                if b == quote && !scanner.in_string() {
+                    *attr = Attr::ArgsQuote(quote);
+                    self.held.push(b);
+                    return;
+                }
                 if scanner.started() && scanner.step(b) == Step::EndAfter {
                     // The structure ended: the attribute's quote should follow.
                     *attr = Attr::ArgsPlain(quote);
                 }
                 self.arg_byte(b);
+            }
+            Attr::ArgsQuote(quote) => {
+                let rest = &self.held[1..];
+                let spaces = rest.iter().take_while(|c| c.is_ascii_whitespace()).count();
+                let after = &rest[spaces..];
+                match b {
+                    b if b.is_ascii_whitespace()
+                        && after.is_empty()
+                        && rest.len() < super::LOOKAHEAD =>
+                    {
+                        self.held.push(b);
+                    }
+                    b'/' if after.is_empty() => self.held.push(b),
+                    b'>' if after.is_empty() || after == b"/" => {
+                        // The attribute ends here; the JSON is mended as it is.
+                        let self_closing = after == b"/";
+                        self.held.clear();
+                        *attr = Attr::Between;
+                        if self_closing {
+                            self.end_call();
+                        } else {
+                            self.tag_end();
+                        }
+                    }
+                    b => {
+                        // The quote was the JSON's own: replay it as arguments.
+                        let held = std::mem::take(&mut self.held);
+                        *attr = Attr::ArgsJson(quote);
+                        if scanner.step(quote) == Step::EndAfter {
+                            *attr = Attr::ArgsPlain(quote);
+                        }
+                        self.arg_byte(quote);
+                        for &c in &held[1..] {
+                            self.tag(c);
+                        }
+                        self.tag(b);
+                    }
+                }
             }
             Attr::ArgsPlain(quote) => {
                 if b == quote {
@@ -161,10 +218,15 @@ impl CallParser {
             return;
         }
         let named = self.call.as_ref().is_some_and(|call| call.stream.is_some());
-        self.state = State::Body {
-            close,
-            object: (!named).then(ObjectScanner::new_before_brace),
-            ended: false,
+        self.state = if named {
+            State::Body {
+                close,
+                object: None,
+                ended: false,
+            }
+        } else {
+            // No name: the body must be a call object, or the tag was prose.
+            State::BodyStart { close }
         };
     }
 }

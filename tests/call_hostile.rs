@@ -1,0 +1,165 @@
+//! Issue 14, the call parser's part: prose that mentions a tag stays text,
+//! a call cut off by the end of input is not run, an attribute ends at its
+//! quote and the tag's close, and messages name the real problem.
+
+use std::process::Command;
+
+use argmend::{CallParser, Event};
+
+use crate::support::TempDir;
+
+/// All events for `input` fed in chunks of `size` bytes.
+fn events(input: &str, size: usize) -> Vec<Event> {
+    let mut parser = CallParser::new();
+    let mut events = Vec::new();
+    for chunk in input.as_bytes().chunks(size.max(1)) {
+        events.extend(parser.feed(chunk));
+    }
+    events.extend(parser.finish());
+    events
+}
+
+fn text_of(events: &[Event]) -> String {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            Event::Text(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn calls(events: &[Event]) -> usize {
+    events
+        .iter()
+        .filter(|e| matches!(e, Event::CallReady { .. } | Event::Error { .. }))
+        .count()
+}
+
+#[test]
+fn a_prose_mention_of_a_tag_is_text() {
+    for input in [
+        "I could emit a <tool_call> here, but I do not need one. The answer is 3.",
+        "Use a <tool_call tag for that, then pass it to the @json tool.</think> The answer is 3.",
+        "A bare <tool_call>\n\n",
+        "Or <tool> maybe.",
+    ] {
+        for size in [1, 3, 7, 64] {
+            let events = events(input, size);
+            assert_eq!(
+                calls(&events),
+                0,
+                "{input:?} in {size}-byte chunks: {events:?}"
+            );
+            assert_eq!(text_of(&events), input, "{input:?} in {size}-byte chunks");
+        }
+    }
+    // A real call in the same position still runs.
+    let events = events(
+        "<tool_call>{\"name\": \"@json\", \"arguments\": {\"cmd\": \"keys\"}}</tool_call>",
+        5,
+    );
+    assert!(
+        matches!(events.last(), Some(Event::CallReady { closed: true, .. })),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn a_call_cut_off_says_so() {
+    let input = "<tool_call name=\"@json\">get --file resp.json --path data.items[2].na";
+    for size in [1, 4, 100] {
+        let events = events(input, size);
+        assert!(
+            matches!(events.last(), Some(Event::CallReady { closed: false, .. })),
+            "{events:?}"
+        );
+    }
+    let closed = events("<tool_call name=\"@json\">get --file a.json</tool_call>", 3);
+    assert!(
+        matches!(closed.last(), Some(Event::CallReady { closed: true, .. })),
+        "{closed:?}"
+    );
+    let object = events(
+        "{\"tool_call\": \"@json\", \"args\": {\"cmd\": \"keys\", \"args\": {\"file\": \"a.json\"",
+        2,
+    );
+    assert!(
+        matches!(object.last(), Some(Event::CallReady { closed: false, .. })),
+        "{object:?}"
+    );
+}
+
+#[test]
+fn an_attribute_ends_at_its_quote_and_the_tag_close() {
+    let input = "<tool_call name=\"@json\" args='{\"cmd\":\"get\",\"args\":{\"file\":\"resp.json\",\"path\":\"data.items[0].name\"' />\nDone.";
+    for size in [1, 2, 5, 13, 200] {
+        let events = events(input, size);
+        let Some(Event::CallReady { args, closed, .. }) =
+            events.iter().find(|e| matches!(e, Event::CallReady { .. }))
+        else {
+            panic!("{events:?}");
+        };
+        assert_eq!(
+            args, r#"{"cmd":"get","args":{"file":"resp.json","path":"data.items[0].name"}}"#,
+            "{size}-byte chunks"
+        );
+        assert!(*closed);
+        assert_eq!(text_of(&events), "\nDone.", "{size}-byte chunks");
+    }
+    // A quote of the JSON's own (single-quoted strings) is not the end.
+    let events = events("<tool_call name=\"@json\" args='{'cmd': 'keys'}' />", 3);
+    let Some(Event::CallReady { args, .. }) = events.last() else {
+        panic!("{events:?}")
+    };
+    assert_eq!(args, r#"{"cmd": "keys"}"#);
+}
+
+#[test]
+fn the_cli_reports_cut_off_calls_and_unknown_tools() {
+    let dir = TempDir::new();
+    dir.write(
+        "resp.json",
+        "{\"data\": {\"items\": [{\"name\": \"web\"}]}}",
+    );
+    let run = |input: &str, extra: &[&str]| {
+        let path = dir.path().join("in.txt");
+        std::fs::write(&path, input).unwrap();
+        let output = Command::new(env!("CARGO_BIN_EXE_argmend"))
+            .arg("call")
+            .args(extra)
+            .arg(&path)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        (
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            output.status.code(),
+        )
+    };
+    let cut =
+        "Reading it: <tool_call name=\"@json\">get --file resp.json --path data.items[0].name";
+    let (out, code) = run(cut, &[]);
+    assert_eq!(code, Some(1));
+    assert!(
+        out.starts_with(
+            "Reading it: \n<tool_result name=\"@json\" ok=\"false\">\nnot run: the input ended"
+        ),
+        "{out}"
+    );
+    let (out, code) = run(cut, &["--run-incomplete"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("\"web\""), "{out}");
+    let (out, _) = run("<tool_call name=\"@bash\">ls -la</tool_call>", &[]);
+    assert!(
+        out.contains("unknown tool `@bash`: the tools are @json, @diff, json, diff"),
+        "{out}"
+    );
+    assert!(!out.contains("ToolMap"), "{out}");
+    let (out, _) = run("<tool_call>{\"arguments\": {\"a\": 1}}</tool_call>", &[]);
+    assert!(out.contains("the call object names no tool"), "{out}");
+    assert!(!out.contains("add name="), "{out}");
+    // Prose is printed as prose.
+    let prose = "I could emit a <tool_call> here, but I do not need one. The answer is 3.\n";
+    assert_eq!(run(prose, &[]), (prose.to_owned(), Some(0)));
+}
