@@ -394,7 +394,7 @@ fn refusal_bad_header_counts() {
         refusal(FILE, patch),
         (
             ErrorKind::BadCounts,
-            "patch line 6: hunk 1 (@@ -1,3 +1,3 @@) ends before its header counts: the header says 3 old and 3 new lines, the body has 2 old and 2 new (context lines count on both sides): fix the counts or add the missing lines"
+            "refused: patch line 6: hunk 1 (@@ -1,3 +1,3 @@) ends before its header counts: the header says 3 old and 3 new lines, the body has 2 old and 2 new (context lines count on both sides): fix the counts or add the missing lines"
                 .to_owned()
         )
     );
@@ -403,7 +403,7 @@ fn refusal_bad_header_counts() {
         refusal(FILE, patch),
         (
             ErrorKind::BadCounts,
-            "patch line 5: hunk 1 (@@ -1,2 +1,2 @@) has more lines than its header counts: the header says 2 old and 2 new lines, the body has 3 old and 3 new (context lines count on both sides): raise the counts"
+            "refused: patch line 5: hunk 1 (@@ -1,2 +1,2 @@) has more lines than its header counts: the header says 2 old and 2 new lines, the body has 3 old and 3 new (context lines count on both sides): raise the counts"
                 .to_owned()
         )
     );
@@ -416,7 +416,7 @@ fn refusal_malformed_hunk_header() {
         refusal(FILE, patch),
         (
             ErrorKind::MalformedHeader,
-            "patch line 3: malformed hunk header \"@@ -1,3 +x @@\": expected `@@ -START,COUNT +START,COUNT @@` (a count of 1 may be left out)"
+            "refused: patch line 3: malformed hunk header \"@@ -1,3 +x @@\": expected `@@ -START,COUNT +START,COUNT @@` (a count of 1 may be left out)"
                 .to_owned()
         )
     );
@@ -428,14 +428,14 @@ fn refusal_malformed_patches() {
         refusal(FILE, "just some prose\n"),
         (
             ErrorKind::MalformedPatch,
-            "the patch holds no hunk: a unified patch has `--- old` and `+++ new` lines, then hunks that start with `@@ -START,COUNT +START,COUNT @@`".to_owned()
+            "refused: the patch holds no hunk: a unified patch has `--- old` and `+++ new` lines, then hunks that start with `@@ -START,COUNT +START,COUNT @@`".to_owned()
         )
     );
     assert_eq!(
         refusal(FILE, "--- a/x\n+++ b/x\n-    s = 0\n+    s = 1\n"),
         (
             ErrorKind::MalformedPatch,
-            "patch line 3: \"-    s = 0\" stands outside any hunk: every `+`, `-` and ` ` line must follow an `@@ -START,COUNT +START,COUNT @@` header whose counts include it".to_owned()
+            "refused: patch line 3: \"-    s = 0\" stands outside any hunk: every `+`, `-` and ` ` line must follow an `@@ -START,COUNT +START,COUNT @@` header whose counts include it".to_owned()
         )
     );
 }

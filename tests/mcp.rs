@@ -122,6 +122,41 @@ fn raw_json_rpc_session() {
         tools[1]["inputSchema"]["properties"]["cmd"]["enum"],
         json!(["files", "text", "dirs", "apply", "json"])
     );
+    // The schemas say what is accepted: `args` as an object or a string,
+    // only `cmd` always required, each verb's own required arguments.
+    let json_schema = &tools[0]["inputSchema"];
+    assert_eq!(
+        json_schema["properties"]["args"]["type"],
+        json!(["object", "string"])
+    );
+    assert_eq!(json_schema["required"], json!(["cmd"]));
+    let get_rule = json_schema["allOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|rule| rule["if"]["properties"]["cmd"]["const"] == "get")
+        .unwrap();
+    assert_eq!(
+        get_rule["then"]["properties"]["args"]["required"],
+        json!(["path"])
+    );
+    assert_eq!(
+        get_rule["then"]["properties"]["args"]["anyOf"],
+        json!([{"required": ["file"]}, {"required": ["text"]}])
+    );
+    let apply_rule = &tools[1]["inputSchema"]["allOf"][3];
+    assert_eq!(
+        apply_rule["then"]["properties"]["args"]["required"],
+        json!(["file", "patch"])
+    );
+    // Each tool says what its structured content holds.
+    for tool in tools {
+        assert_eq!(tool["outputSchema"]["type"], "object", "{tool}");
+    }
+    assert_eq!(
+        tools[0]["outputSchema"]["required"],
+        json!(["ok", "output", "repairs"])
+    );
 
     // `args` as a command line: parsed, run, and the repair reported.
     send(

@@ -185,6 +185,7 @@ fn tools() -> Vec<Tool> {
              or pretty-print. Send {\"cmd\": VERB, \"args\": {…}}.",
             object(argmend::tools::json::input_schema()),
         )
+        .with_raw_output_schema(object(call_output_schema()))
         .with_annotations(ToolAnnotations::new().read_only(true).open_world(false)),
         Tool::new(
             "diff",
@@ -193,6 +194,7 @@ fn tools() -> Vec<Tool> {
              {\"cmd\": VERB, \"args\": {…}}; apply is a dry run unless dry_run is false.",
             object(argmend::tools::diff::input_schema()),
         )
+        .with_raw_output_schema(object(call_output_schema()))
         .with_annotations(
             ToolAnnotations::new()
                 .read_only(false)
@@ -207,6 +209,7 @@ fn tools() -> Vec<Tool> {
              becomes fields); with `schema`, values are coerced to the declared types.",
             object(repair_schema()),
         )
+        .with_raw_output_schema(object(repair_output_schema()))
         .with_annotations(
             ToolAnnotations::new()
                 .read_only(true)
@@ -214,6 +217,46 @@ fn tools() -> Vec<Tool> {
                 .open_world(false),
         ),
     ]
+}
+
+/// What the repairs of a call's arguments look like in a result.
+fn repairs_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "strategy": {"type": ["integer", "null"], "description": "Which strategy the arguments needed (1: valid JSON … 6: a plain value or command line)."},
+            "fixes": {"type": "array", "items": {"type": "object", "properties": {
+                "kind": {"type": "string"}, "offset": {"type": "integer"}}}},
+        },
+    })
+}
+
+/// The structured content of a `json` or `diff` result.
+fn call_output_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "ok": {"type": "boolean", "description": "Whether the tool answered (false: `output` says why not)."},
+            "output": {"type": "string", "description": "The answer as the model reads it (also the text content)."},
+            "repairs": repairs_schema(),
+        },
+        "required": ["ok", "output", "repairs"],
+    })
+}
+
+/// The structured content of a `repair` result (the mended JSON itself is
+/// the text content, not repeated here).
+fn repair_output_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "verdict": {"type": "string", "enum": ["valid", "repaired", "completed", "not_json", "refused"]},
+            "fixes": repairs_schema()["properties"]["fixes"].clone(),
+            "strategy": {"type": ["integer", "null"]},
+            "reason": {"type": "string", "description": "Why there is no JSON, or why it was not sent."},
+        },
+        "required": ["verdict"],
+    })
 }
 
 fn repair_schema() -> Value {
@@ -255,7 +298,11 @@ fn tool_result(result: ToolResult) -> CallToolResult {
 fn repair_call(mut arguments: JsonObject, caps: Caps) -> CallToolResult {
     let text = match take_text(&mut arguments) {
         Ok(text) => text,
-        Err(message) => return CallToolResult::error(vec![ContentBlock::text(message)]),
+        Err(message) => {
+            let mut answer = CallToolResult::error(vec![ContentBlock::text(message.clone())]);
+            answer.structured_content = Some(json!({"verdict": "refused", "reason": message}));
+            return answer;
+        }
     };
     let tool = match arguments.remove("tool") {
         Some(Value::String(tool)) => Some(tool),
@@ -325,10 +372,13 @@ fn take_text(arguments: &mut JsonObject) -> Result<String, String> {
 }
 
 fn usage(problem: &str) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(format!(
+    let message = format!(
         "`repair`: {problem}; it takes text, tool?, schema?, strict?; e.g. \
          {{\"text\": \"main.go\", \"tool\": \"read_file\"}}"
-    ))])
+    );
+    let mut answer = CallToolResult::error(vec![ContentBlock::text(message.clone())]);
+    answer.structured_content = Some(json!({"verdict": "refused", "reason": message}));
+    answer
 }
 
 /// The answer of `repair`: the mended text, or why there was none.

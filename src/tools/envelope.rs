@@ -15,6 +15,9 @@ pub(crate) struct Verb {
     pub(crate) name: &'static str,
     pub(crate) about: &'static str,
     pub(crate) args: &'static [&'static str],
+    /// The arguments the verb cannot do without (besides one of `file` and
+    /// `text`, for a verb that takes both).
+    pub(crate) required: &'static [&'static str],
     pub(crate) example: &'static str,
 }
 
@@ -46,13 +49,36 @@ impl fmt::Display for Examples {
 /// `cmd`, and the examples are one valid call per verb.
 pub(crate) fn input_schema(about: &str, verbs: &[Verb], params: &[Param]) -> Value {
     let mut cmd_about = String::from("The verb:");
+    let mut rules = Vec::new();
     for verb in verbs {
+        let either = verb.args.contains(&"file") && verb.args.contains(&"text");
+        let mut needs: Vec<String> = verb
+            .required
+            .iter()
+            .map(|name| (*name).to_owned())
+            .collect();
+        if either {
+            needs.insert(0, "file or text".to_owned());
+        }
         cmd_about.push_str(&format!(
-            "\n- {}: {} (args: {})",
+            "\n- {}: {} (args: {}; required: {})",
             verb.name,
             verb.about,
-            verb.args.join(", ")
+            verb.args.join(", "),
+            if needs.is_empty() {
+                "none".to_owned()
+            } else {
+                needs.join(", ")
+            }
         ));
+        let mut then = serde_json::json!({"required": verb.required});
+        if either {
+            then["anyOf"] = serde_json::json!([{"required": ["file"]}, {"required": ["text"]}]);
+        }
+        rules.push(serde_json::json!({
+            "if": {"properties": {"cmd": {"const": verb.name}}, "required": ["cmd"]},
+            "then": {"properties": {"args": then}},
+        }));
     }
     let mut properties = Map::new();
     for param in params {
@@ -75,14 +101,18 @@ pub(crate) fn input_schema(about: &str, verbs: &[Verb], params: &[Param]) -> Val
                 "description": cmd_about,
             },
             "args": {
-                "type": "object",
-                "description": "The verb's arguments (see `cmd` for which verb takes which).",
+                "type": ["object", "string"],
+                "description": "The verb's arguments (see `cmd` for which verb takes which): \
+                    an object, or as a string a command line (`--file resp.json --path data`) \
+                    or JSON, mended before use. May be left out when `cmd` holds the whole \
+                    command line (`get --file resp.json --path data`).",
                 "properties": properties,
                 "additionalProperties": false,
             },
         },
-        "required": ["cmd", "args"],
+        "required": ["cmd"],
         "additionalProperties": false,
+        "allOf": rules,
         "examples": examples,
     })
 }

@@ -349,7 +349,7 @@ impl fmt::Display for Error {
                 };
                 write!(
                     f,
-                    "patch line {patch_line}: hunk {hunk} ({header}) {how} its header counts: \
+                    "refused: patch line {patch_line}: hunk {hunk} ({header}) {how} its header counts: \
                      the header says {} old and {} new lines, the body has {} old and {} new \
                      (context lines count on both sides): {advice}",
                     want.0, want.1, got.0, got.1
@@ -357,22 +357,22 @@ impl fmt::Display for Error {
             }
             Repr::MalformedHeader { patch_line, text } => write!(
                 f,
-                "patch line {patch_line}: malformed hunk header {text:?}: expected \
+                "refused: patch line {patch_line}: malformed hunk header {text:?}: expected \
                  `@@ -START,COUNT +START,COUNT @@` (a count of 1 may be left out)"
             ),
             Repr::StrayLine { patch_line, text } => write!(
                 f,
-                "patch line {patch_line}: {text:?} stands outside any hunk: every `+`, `-` and \
+                "refused: patch line {patch_line}: {text:?} stands outside any hunk: every `+`, `-` and \
                  ` ` line must follow an `@@ -START,COUNT +START,COUNT @@` header whose counts \
                  include it"
             ),
             Repr::NoHunks => f.write_str(
-                "the patch holds no hunk: a unified patch has `--- old` and `+++ new` lines, \
+                "refused: the patch holds no hunk: a unified patch has `--- old` and `+++ new` lines, \
                  then hunks that start with `@@ -START,COUNT +START,COUNT @@`",
             ),
             Repr::MissingPlus { patch_line } => write!(
                 f,
-                "patch line {patch_line}: a `---` file header must be followed by a `+++` line"
+                "refused: patch line {patch_line}: a `---` file header must be followed by a `+++` line"
             ),
             Repr::HunkOrder {
                 at,
