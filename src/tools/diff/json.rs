@@ -214,7 +214,7 @@ pub fn diff_json(workspace: &Workspace, a: &str, b: &str) -> Result<JsonDiff, Er
 ///
 /// Inline text starts with `{` or `[` (JSON, and judged only as JSON, so a
 /// broken JSON document is never read as YAML flow syntax) or holds a
-/// newline (YAML); anything else is a path. Files ending in `.yaml` or
+/// newline (valid JSON, else YAML); anything else is a path. Files ending in `.yaml` or
 /// `.yml` are YAML, the rest JSON.
 fn load(workspace: &Workspace, source: &str, which: &str) -> Result<Loaded<'static>, Error> {
     let trimmed = source.trim_start();
@@ -225,10 +225,12 @@ fn load(workspace: &Workspace, source: &str, which: &str) -> Result<Loaded<'stat
             false,
         )
     } else if source.contains('\n') {
+        // Valid JSON is JSON (`"a string"`, `3`), as `@json` reads text.
+        let json = crate::tools::json::syntax::validate(source.as_bytes()).is_ok();
         (
             source.as_bytes().to_vec(),
             format!("{which} (inline)"),
-            true,
+            !json,
         )
     } else {
         let path = Path::new(source);
