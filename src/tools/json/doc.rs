@@ -11,6 +11,25 @@ use memchr::memchr2;
 
 use super::syntax::{Syntax, SyntaxKind};
 
+/// Bytes that matter when skipping a container: quotes and brackets.
+static STRUCTURAL: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'"' as usize] = true;
+    table[b'{' as usize] = true;
+    table[b'}' as usize] = true;
+    table[b'[' as usize] = true;
+    table[b']' as usize] = true;
+    table
+};
+
+/// Bytes that matter inside a string: its end, and an escape.
+static IN_STRING: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
 /// What a value is, from its first byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -162,21 +181,41 @@ impl<'a> Doc<'a> {
     }
 
     /// The offset past the container starting at `pos`: brackets matched by
-    /// kind, strings run through with memchr, nothing built.
+    /// kind, nothing built. A tight loop over a byte table runs past the
+    /// bytes that cannot matter (every `get` skips the members it does not
+    /// take, to honour the last of duplicate keys, so this is the hot path).
     fn skip_container(&self, pos: usize) -> Result<usize, Syntax> {
         let bytes = self.bytes;
         // The closers still expected, innermost last.
         let mut closers: Vec<u8> = Vec::with_capacity(16);
         let mut i = pos;
-        while i < bytes.len() {
-            match bytes[i] {
+        loop {
+            while i < bytes.len() && !STRUCTURAL[usize::from(bytes[i])] {
+                i += 1;
+            }
+            let Some(&b) = bytes.get(i) else {
+                return Err(self.err(bytes.len(), SyntaxKind::UnexpectedEnd));
+            };
+            match b {
                 b'"' => {
-                    i = self.skip_string(i)?;
+                    // Through the string body: to the next quote or backslash.
+                    let mut j = i + 1;
+                    loop {
+                        while j < bytes.len() && !IN_STRING[usize::from(bytes[j])] {
+                            j += 1;
+                        }
+                        match bytes.get(j) {
+                            Some(b'"') => break,
+                            Some(_) => j += 2,
+                            None => return Err(self.err(i, SyntaxKind::UnclosedString)),
+                        }
+                    }
+                    i = j + 1;
                     continue;
                 }
                 b'{' => closers.push(b'}'),
                 b'[' => closers.push(b']'),
-                b @ (b'}' | b']') => {
+                _ => {
                     if closers.pop() != Some(b) {
                         return Err(self.err(i, SyntaxKind::MismatchedCloser));
                     }
@@ -184,11 +223,9 @@ impl<'a> Doc<'a> {
                         return Ok(i + 1);
                     }
                 }
-                _ => {}
             }
             i += 1;
         }
-        Err(self.err(bytes.len(), SyntaxKind::UnexpectedEnd))
     }
 
     /// The members of the object `node`, in document order.
