@@ -371,3 +371,50 @@ fn the_root_directory_is_refused_as_a_workspace() {
         );
     }
 }
+
+/// `repair` obeys `--timeout-ms` like the other tools.
+#[test]
+fn repair_obeys_the_time_limit() {
+    let dir = workspace();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_argmend"))
+        .args(["mcp", "--timeout-ms", "1", "--workspace"])
+        .arg(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut receive = || {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
+    writeln!(stdin, "{init}").unwrap();
+    receive();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    )
+    .unwrap();
+    let text = format!("[{}]", vec!["{a: 'x', b: [1, 2,],}"; 200_000].join(","));
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "repair", "arguments": {"text": text}}});
+    writeln!(stdin, "{call}").unwrap();
+    let answer = receive();
+    assert_eq!(answer["id"], 2);
+    assert_eq!(
+        answer["result"]["isError"],
+        true,
+        "{}",
+        &answer.to_string()[..200.min(answer.to_string().len())]
+    );
+    let message = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(message.contains("--timeout-ms of 1 ms"), "{message}");
+    drop(stdin);
+    let _ = child.wait();
+}

@@ -72,6 +72,7 @@ pub(crate) fn main(args: &McpArgs) -> ExitCode {
     );
     let caps = Caps {
         max_output: args.runtime.max_output,
+        time_limit: std::time::Duration::from_millis(args.runtime.timeout_ms),
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -119,6 +120,8 @@ struct Server {
 #[derive(Debug, Clone, Copy)]
 struct Caps {
     max_output: usize,
+    /// `json` and `diff` get it from the dispatcher; `repair` here.
+    time_limit: std::time::Duration,
 }
 
 impl ServerHandler for Server {
@@ -150,6 +153,7 @@ impl ServerHandler for Server {
         let arguments = request.arguments.unwrap_or_default();
         let dispatcher = Arc::clone(&self.dispatcher);
         let caps = self.caps;
+        let is_repair = name == "repair";
         let call = move || match name.as_str() {
             // Called by their MCP names, so every message says `json`/`diff`.
             "json" => Ok(envelope_call(&dispatcher, "json", arguments)),
@@ -161,7 +165,28 @@ impl ServerHandler for Server {
             )),
         };
         // Tools read files and diff them: keep them off the protocol's thread.
-        match tokio::task::spawn_blocking(call).await {
+        // The dispatcher bounds `json` and `diff` in time itself; this bounds
+        // `repair` (a slower call is answered and left to finish unheard).
+        let limit = if is_repair {
+            caps.time_limit
+        } else {
+            caps.time_limit * 2 + std::time::Duration::from_secs(1)
+        };
+        let task = tokio::task::spawn_blocking(call);
+        let Ok(joined) = tokio::time::timeout(limit, task).await else {
+            let message = format!(
+                "the call took longer than the server's --timeout-ms of {} ms",
+                caps.time_limit.as_millis()
+            );
+            let mut answer = CallToolResult::error(vec![ContentBlock::text(message.clone())]);
+            answer.structured_content = Some(if is_repair {
+                json!({"verdict": "refused", "reason": message})
+            } else {
+                json!({"ok": false, "output": message, "repairs": {"fixes": [], "strategy": null}})
+            });
+            return Ok(answer.into());
+        };
+        match joined {
             Ok(result) => result.map(CallToolResponse::from),
             Err(error) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
                 "the call failed unexpectedly: {error}"
