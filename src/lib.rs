@@ -87,8 +87,15 @@
 //!
 //! ## Feature flags
 //!
-//! - `cli` (default): builds the `argmend` binary (clap, anyhow). Library
-//!   users can turn it off with `default-features = false`.
+//! - `tools` (default): [`tools::json`], [`tools::diff`], the workspace and
+//!   the [`Dispatcher`] that runs them (regex, similar, saphyr-parser). With
+//!   `default-features = false` the crate is the engine alone: repair,
+//!   normalization, the call parser and the streams (logos, memchr,
+//!   smallvec, bytes, simdutf8, serde_json).
+//! - `cli` (default): builds the `argmend` binary (clap, anyhow; implies
+//!   `tools`).
+//! - `mcp` (default): `argmend mcp`, the MCP server (rmcp, tokio,
+//!   tracing-subscriber).
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -100,13 +107,18 @@ mod error;
 mod lex;
 mod normalize;
 mod repair;
+#[cfg(feature = "tools")]
 pub mod tools;
 mod utf8;
 
+#[cfg(feature = "tools")]
 pub use crate::call::{
-    Access, AnthropicStream, ArgsStream, ArgsUpdate, CallEnd, CallParser, ClientEvent,
-    DEFAULT_OUTPUT_CAP, DEFAULT_TIME_LIMIT, DiffTool, Dispatcher, Event, FieldEvent, JsonTool,
-    OpenAiChatStream, OpenAiResponsesStream, Tool, ToolCallStream, ToolResult, ValueKind,
+    Access, DEFAULT_OUTPUT_CAP, DEFAULT_TIME_LIMIT, DiffTool, Dispatcher, JsonTool, Tool,
+    ToolResult,
+};
+pub use crate::call::{
+    AnthropicStream, ArgsStream, ArgsUpdate, CallEnd, CallParser, ClientEvent, Event, FieldEvent,
+    OpenAiChatStream, OpenAiResponsesStream, ToolCallStream, ValueKind,
 };
 pub use crate::error::{Error, ErrorKind};
 pub use crate::normalize::{
@@ -120,6 +132,6 @@ pub use crate::repair::{
 };
 
 /// The README's examples run as doc tests.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "tools"))]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;

@@ -20,6 +20,7 @@
 
 mod args;
 mod clients;
+#[cfg(feature = "tools")]
 mod dispatch;
 mod live;
 mod parser;
@@ -28,6 +29,7 @@ mod walk;
 
 pub use self::args::ArgsStream;
 pub use self::clients::{AnthropicStream, ClientEvent, OpenAiChatStream, OpenAiResponsesStream};
+#[cfg(feature = "tools")]
 pub use self::dispatch::{
     Access, DEFAULT_OUTPUT_CAP, DEFAULT_TIME_LIMIT, DiffTool, Dispatcher, JsonTool, Tool,
     ToolResult,

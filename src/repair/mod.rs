@@ -25,6 +25,7 @@ pub use self::fix::{Fix, FixKind};
 pub use self::hints::Hints;
 use self::machine::{Frame, Machine};
 pub(crate) use self::scalar::push_json_escaped;
+#[cfg(feature = "tools")]
 pub(crate) use self::valid::is_strict_json;
 use crate::error::Error;
 
