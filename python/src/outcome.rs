@@ -119,7 +119,7 @@ impl<'i> Mended<'i> {
             argmend::repair_with(bytes, options).map(|outcome| Mended {
                 verdict: outcome.verdict(),
                 fixes: fixes(&outcome),
-                reason: outcome.reason(),
+                reason: outcome.reason().map(str::to_owned),
                 text: outcome.into_text(),
             })
         });

@@ -123,7 +123,7 @@ impl Repairer {
         let outcome = repairer.finish().map_err(|error| limit_error(&error))?;
         let fixes = fixes(&outcome);
         let verdict = outcome.verdict();
-        let reason = outcome.reason();
+        let reason = outcome.reason().map(str::to_owned);
         let text = PyString::new(py, outcome.text());
         Ok(Outcome::new(text, verdict, fixes, reason))
     }

@@ -357,7 +357,7 @@ fn repair_call(mut arguments: JsonObject, caps: Caps) -> CallToolResult {
         return repaired(
             outcome.verdict(),
             outcome.text(),
-            outcome.reason(),
+            outcome.reason().map(str::to_owned),
             json!({"fixes": fixes}),
             caps,
         );

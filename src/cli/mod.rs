@@ -175,7 +175,7 @@ fn whole(
         Err(error) => return Ok(Err(error)),
     };
     write_out(out, outcome.text())?;
-    let reason = outcome.reason();
+    let reason = outcome.reason().map(str::to_owned);
     Ok(Ok((outcome.verdict(), outcome.fixes().to_vec(), reason)))
 }
 
@@ -223,7 +223,7 @@ fn finish(repairer: Repairer, out: &mut impl Write) -> Result<Ended, Failure> {
         Err(error) => return Ok(Err(error)),
     };
     write_out(out, outcome.text())?;
-    let reason = outcome.reason();
+    let reason = outcome.reason().map(str::to_owned);
     Ok(Ok((outcome.verdict(), outcome.fixes().to_vec(), reason)))
 }
 

@@ -217,7 +217,8 @@ fn fix(kind: ToolFixKind, offset: usize) -> ToolFix {
 fn reason(outcome: &Outcome<'_>) -> String {
     outcome
         .reason()
-        .unwrap_or_else(|| "no JSON value found in the input".to_owned())
+        .unwrap_or("no JSON value found in the input")
+        .to_owned()
 }
 
 fn not_json(raw: &[u8], reason: String) -> Normalized {

@@ -160,6 +160,8 @@ pub struct Outcome<'a> {
     verdict: Verdict,
     fixes: Vec<Fix>,
     error: Option<Error>,
+    /// The error's message, kept so [`Outcome::reason`] can lend it.
+    reason: Option<Box<str>>,
 }
 
 impl<'a> Outcome<'a> {
@@ -201,10 +203,10 @@ impl<'a> Outcome<'a> {
     /// assert_eq!(outcome.verdict(), argmend::Verdict::NotJson);
     /// assert!(outcome.reason().is_some());
     /// ```
-    pub fn reason(&self) -> Option<String> {
-        match (&self.error, self.verdict) {
-            (Some(error), _) => Some(error.to_string()),
-            (None, Verdict::NotJson) => Some("no JSON value found in the input".to_owned()),
+    pub fn reason(&self) -> Option<&str> {
+        match (&self.reason, self.verdict) {
+            (Some(reason), _) => Some(reason),
+            (None, Verdict::NotJson) => Some("no JSON value found in the input"),
             _ => None,
         }
     }
@@ -229,6 +231,7 @@ impl<'a> Outcome<'a> {
             verdict: self.verdict,
             fixes: self.fixes,
             error: self.error,
+            reason: self.reason,
         }
     }
 }
@@ -446,6 +449,7 @@ impl Repairer {
             verdict,
             fixes,
             error: None,
+            reason: None,
         })
     }
 }
@@ -468,6 +472,7 @@ pub fn repair(input: &[u8]) -> Outcome<'_> {
             text: Cow::Borrowed(""),
             verdict: Verdict::NotJson,
             fixes: Vec::new(),
+            reason: Some(error.to_string().into()),
             error: Some(error),
         },
     }
@@ -517,6 +522,7 @@ fn repair_whole(
             verdict: Verdict::Valid,
             fixes: Vec::new(),
             error: None,
+            reason: None,
         });
     }
     let machine = Machine::whole(options, hints, input)?;
@@ -532,6 +538,7 @@ fn repair_whole(
             verdict,
             fixes: Vec::new(),
             error: None,
+            reason: None,
         });
     }
     let (text, fixes) = machine.into_parts();
@@ -540,5 +547,6 @@ fn repair_whole(
         verdict,
         fixes,
         error: None,
+        reason: None,
     })
 }
