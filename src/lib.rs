@@ -114,7 +114,7 @@ mod utf8;
 #[cfg(feature = "tools")]
 pub use crate::call::{
     Access, DEFAULT_OUTPUT_CAP, DEFAULT_TIME_LIMIT, DiffTool, Dispatcher, JsonTool, Tool,
-    ToolResult,
+    ToolError, ToolErrorKind, ToolResult,
 };
 pub use crate::call::{
     AnthropicStream, ArgsStream, ArgsUpdate, CallEnd, CallParser, ClientEvent, Event, FieldEvent,

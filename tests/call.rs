@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 use argmend::tools::Workspace;
 
 use crate::support::TempDir;
-use argmend::{ArgsStream, CallParser, Dispatcher, Event, Tool, ToolOptions};
+use argmend::{
+    ArgsStream, CallParser, Dispatcher, Event, Tool, ToolError, ToolErrorKind, ToolOptions,
+};
 use serde_json::{Value, json};
 
 fn streams_dir() -> PathBuf {
@@ -313,7 +315,7 @@ fn workspace() -> (TempDir, Workspace) {
 
 struct Sleep(Duration, Arc<AtomicUsize>);
 impl Tool for Sleep {
-    fn run(&self, _: &Workspace, args: &Value) -> Result<String, String> {
+    fn run(&self, _: &Workspace, args: &Value) -> Result<String, ToolError> {
         let now = self.1.fetch_add(1, Ordering::SeqCst) + 1;
         std::thread::sleep(self.0);
         self.1.fetch_sub(1, Ordering::SeqCst);
@@ -323,14 +325,14 @@ impl Tool for Sleep {
 
 struct Fails;
 impl Tool for Fails {
-    fn run(&self, _: &Workspace, _: &Value) -> Result<String, String> {
+    fn run(&self, _: &Workspace, _: &Value) -> Result<String, ToolError> {
         Err("the disk is full".into())
     }
 }
 
 struct Panics;
 impl Tool for Panics {
-    fn run(&self, _: &Workspace, _: &Value) -> Result<String, String> {
+    fn run(&self, _: &Workspace, _: &Value) -> Result<String, ToolError> {
         let v: Vec<u8> = Vec::new();
         Ok(format!("{}", v.len() / v.len()))
     }
@@ -365,6 +367,7 @@ fn dispatcher_errors_never_crash() {
         .with_tool("slow", Sleep(Duration::from_millis(600), Arc::default()));
     let result = dispatcher.run("nope", "{}");
     assert!(!result.ok);
+    assert_eq!(result.error, Some(ToolErrorKind::UnknownTool));
     assert!(
         result.output.starts_with("unknown tool `nope`"),
         "{}",
@@ -375,11 +378,39 @@ fn dispatcher_errors_never_crash() {
         (result.ok, result.output.as_str()),
         (false, "the disk is full")
     );
+    assert_eq!(result.error, Some(ToolErrorKind::Refused));
     let result = dispatcher.run("panics", "{}");
     assert!(
         !result.ok && result.output.contains("panicked"),
         "{}",
         result.output
+    );
+    assert_eq!(result.error, Some(ToolErrorKind::Failed));
+    // The built-in tools' errors keep their kinds.
+    let result = dispatcher.run("@json", "get --file missing.json --path a");
+    assert_eq!(result.error, Some(ToolErrorKind::Io), "{}", result.output);
+    let result = dispatcher.run("@json", "get --file resp.json --path nope");
+    assert_eq!(
+        result.error,
+        Some(ToolErrorKind::Refused),
+        "{}",
+        result.output
+    );
+    let result = dispatcher.run(
+        "@json",
+        "{\"cmd\": \"get\", \"args\": {\"file\": \"resp.json\"}}",
+    );
+    assert_eq!(
+        result.error,
+        Some(ToolErrorKind::InvalidArguments),
+        "{}",
+        result.output
+    );
+    assert_eq!(
+        dispatcher
+            .run("@json", "get --file resp.json --path data")
+            .error,
+        None
     );
     let dispatcher = dispatcher
         .time_limit(Duration::from_millis(100))

@@ -31,31 +31,130 @@ pub enum Access {
     Write(String),
 }
 
+/// Why a tool gave no answer: the message the model reads, and a kind the
+/// caller can match (retry an I/O error, count refusals, fix its own bug).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    kind: ToolErrorKind,
+    message: String,
+}
+
+/// What kind of failure a [`ToolError`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ToolErrorKind {
+    /// The call was understood and refused: the model should ask otherwise
+    /// (a key that is not there, a patch that does not match, a path out of
+    /// the workspace).
+    Refused,
+    /// The arguments are missing, unknown or of the wrong type.
+    InvalidArguments,
+    /// Reading or writing a file failed.
+    Io,
+    /// The tool ran out of time, or failed unexpectedly (it panicked).
+    Failed,
+    /// No tool of that name is registered.
+    UnknownTool,
+}
+
+impl ToolError {
+    /// An error of `kind` with the message the model reads.
+    pub fn new(kind: ToolErrorKind, message: impl Into<String>) -> Self {
+        ToolError {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// What kind of failure it is.
+    pub fn kind(&self) -> ToolErrorKind {
+        self.kind
+    }
+
+    /// The message the model reads.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+/// A plain message is a refusal: `Err("no such user".into())`.
+impl From<String> for ToolError {
+    fn from(message: String) -> Self {
+        ToolError::new(ToolErrorKind::Refused, message)
+    }
+}
+
+impl From<&str> for ToolError {
+    fn from(message: &str) -> Self {
+        ToolError::new(ToolErrorKind::Refused, message)
+    }
+}
+
+impl From<crate::tools::json::Error> for ToolError {
+    fn from(error: crate::tools::json::Error) -> Self {
+        use crate::tools::json::ErrorKind as K;
+        let kind = match error.kind() {
+            K::InvalidArgument | K::InvalidPath | K::InvalidWhere | K::InvalidRegex => {
+                ToolErrorKind::InvalidArguments
+            }
+            K::Io => ToolErrorKind::Io,
+            _ => ToolErrorKind::Refused,
+        };
+        ToolError::new(kind, error.to_string())
+    }
+}
+
+impl From<crate::tools::diff::Error> for ToolError {
+    fn from(error: crate::tools::diff::Error) -> Self {
+        use crate::tools::diff::ErrorKind as K;
+        let kind = match error.kind() {
+            K::InvalidArgument => ToolErrorKind::InvalidArguments,
+            K::Io => ToolErrorKind::Io,
+            _ => ToolErrorKind::Refused,
+        };
+        ToolError::new(kind, error.to_string())
+    }
+}
+
 /// A tool the dispatcher can run.
 ///
 /// `run` gets the normalized arguments (a JSON value) and returns the text
-/// the model sees, or an error message that tells it how to do better.
+/// the model sees, or a [`ToolError`] whose message tells it how to do
+/// better (a `String` converts into a refusal).
 ///
 /// ```
 /// use argmend::tools::Workspace;
-/// use argmend::{Dispatcher, Tool};
+/// use argmend::{Dispatcher, Tool, ToolError, ToolErrorKind};
 /// use serde_json::{Map, Value};
 ///
 /// struct Echo;
 /// impl Tool for Echo {
-///     fn run(&self, _workspace: &Workspace, args: &Value) -> Result<String, String> {
-///         Ok(args.to_string())
+///     fn run(&self, _workspace: &Workspace, args: &Value) -> Result<String, ToolError> {
+///         match args.get("say") {
+///             Some(say) => Ok(say.to_string()),
+///             None => Err(ToolError::new(ToolErrorKind::InvalidArguments, "`say` is missing")),
+///         }
 ///     }
 /// }
 /// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
 /// let dispatcher = Dispatcher::new(workspace).with_tool("echo", Echo);
 /// let result = dispatcher.run("echo", "{say: 'hi',}");
 /// assert!(result.ok);
-/// assert_eq!(result.output, r#"{"say":"hi"}"#);
+/// assert_eq!(result.output, r#""hi""#);
+/// let result = dispatcher.run("echo", "{}");
+/// assert_eq!(result.error, Some(ToolErrorKind::InvalidArguments));
 /// ```
 pub trait Tool: Send + Sync + 'static {
     /// Run one call.
-    fn run(&self, workspace: &Workspace, args: &Value) -> Result<String, String>;
+    fn run(&self, workspace: &Workspace, args: &Value) -> Result<String, ToolError>;
 
     /// What this call does to the workspace; by default it only reads.
     fn access(&self, args: &Value) -> Access {
@@ -69,10 +168,8 @@ pub trait Tool: Send + Sync + 'static {
 pub struct JsonTool;
 
 impl Tool for JsonTool {
-    fn run(&self, workspace: &Workspace, args: &Value) -> Result<String, String> {
-        crate::tools::json::call(workspace, &args.to_string())
-            .map(|answer| answer.to_string())
-            .map_err(|error| error.to_string())
+    fn run(&self, workspace: &Workspace, args: &Value) -> Result<String, ToolError> {
+        Ok(crate::tools::json::call(workspace, &args.to_string())?.to_string())
     }
 }
 
@@ -81,10 +178,8 @@ impl Tool for JsonTool {
 pub struct DiffTool;
 
 impl Tool for DiffTool {
-    fn run(&self, workspace: &Workspace, args: &Value) -> Result<String, String> {
-        crate::tools::diff::call(workspace, &args.to_string())
-            .map(|answer| answer.to_string())
-            .map_err(|error| error.to_string())
+    fn run(&self, workspace: &Workspace, args: &Value) -> Result<String, ToolError> {
+        Ok(crate::tools::diff::call(workspace, &args.to_string())?.to_string())
     }
 
     fn access(&self, args: &Value) -> Access {
@@ -114,6 +209,8 @@ pub struct ToolResult {
     pub strategy: Option<Strategy>,
     /// What the normalizer changed in the arguments.
     pub fixes: Vec<ToolFix>,
+    /// What kind of failure it was (`None` when the tool answered).
+    pub error: Option<ToolErrorKind>,
 }
 
 impl fmt::Display for ToolResult {
@@ -225,7 +322,10 @@ impl Dispatcher {
             let mut names: Vec<&str> = self.tools.keys().map(String::as_str).collect();
             names.sort_unstable();
             return self.error(
-                format!("unknown tool `{name}`: the tools are {}", names.join(", ")),
+                ToolError::new(
+                    ToolErrorKind::UnknownTool,
+                    format!("unknown tool `{name}`: the tools are {}", names.join(", ")),
+                ),
                 None,
                 Vec::new(),
             );
@@ -236,14 +336,20 @@ impl Dispatcher {
         if normalized.verdict() == Verdict::NotJson {
             let reason = normalized.reason().unwrap_or("no JSON found");
             return self.error(
-                format!("the arguments of `{name}` could not be read: {reason}"),
+                ToolError::new(
+                    ToolErrorKind::InvalidArguments,
+                    format!("the arguments of `{name}` could not be read: {reason}"),
+                ),
                 None,
                 fixes,
             );
         }
         let Some(mut args) = normalized.to_value() else {
             return self.error(
-                format!("the arguments of `{name}` could not be read"),
+                ToolError::new(
+                    ToolErrorKind::InvalidArguments,
+                    format!("the arguments of `{name}` could not be read"),
+                ),
                 strategy,
                 fixes,
             );
@@ -258,8 +364,9 @@ impl Dispatcher {
                 output: cap(output, self.output_cap),
                 strategy,
                 fixes,
+                error: None,
             },
-            Err(message) => self.error(message, strategy, fixes),
+            Err(error) => self.error(error, strategy, fixes),
         }
     }
 
@@ -319,25 +426,27 @@ impl Dispatcher {
 
     fn error(
         &self,
-        message: String,
+        error: ToolError,
         strategy: Option<Strategy>,
         fixes: Vec<ToolFix>,
     ) -> ToolResult {
         ToolResult {
             ok: false,
-            output: cap(message, self.output_cap),
+            error: Some(error.kind),
+            output: cap(error.message, self.output_cap),
             strategy,
             fixes,
         }
     }
 
-    fn execute(&self, name: &str, tool: Arc<dyn Tool>, args: Value) -> Result<String, String> {
+    fn execute(&self, name: &str, tool: Arc<dyn Tool>, args: Value) -> Result<String, ToolError> {
+        let failed = |message: String| ToolError::new(ToolErrorKind::Failed, message);
         let lock = match tool.access(&args) {
             Access::Read => None,
             Access::Write(file) => {
                 let key = match self.workspace.resolve(&file) {
                     Ok(path) => path.display().to_string(),
-                    Err(error) => return Err(error.to_string()),
+                    Err(error) => return Err(ToolError::from(error.to_string())),
                 };
                 let mut writes = self.writes.lock().unwrap_or_else(PoisonError::into_inner);
                 Some(Arc::clone(writes.entry(key).or_default()))
@@ -358,17 +467,19 @@ impl Dispatcher {
                 let _ = send.send(result);
             });
         if let Err(error) = spawned {
-            return Err(format!("`{name}` could not start: {error}"));
+            return Err(failed(format!("`{name}` could not start: {error}")));
         }
         match receive.recv_timeout(self.time_limit) {
             Ok(Ok(result)) => result,
-            Ok(Err(_)) => Err(format!("`{name}` failed unexpectedly (it panicked)")),
-            Err(mpsc::RecvTimeoutError::Timeout) => Err(format!(
+            Ok(Err(_)) => Err(failed(format!(
+                "`{name}` failed unexpectedly (it panicked)"
+            ))),
+            Err(mpsc::RecvTimeoutError::Timeout) => Err(failed(format!(
                 "`{name}` ran out of time after {} ms; ask for less",
                 self.time_limit.as_millis()
-            )),
+            ))),
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                Err(format!("`{name}` failed unexpectedly"))
+                Err(failed(format!("`{name}` failed unexpectedly")))
             }
         }
     }

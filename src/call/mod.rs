@@ -32,7 +32,7 @@ pub use self::clients::{AnthropicStream, ClientEvent, OpenAiChatStream, OpenAiRe
 #[cfg(feature = "tools")]
 pub use self::dispatch::{
     Access, DEFAULT_OUTPUT_CAP, DEFAULT_TIME_LIMIT, DiffTool, Dispatcher, JsonTool, Tool,
-    ToolResult,
+    ToolError, ToolErrorKind, ToolResult,
 };
 pub use self::live::{ArgsUpdate, CallEnd, ToolCallStream};
 pub use self::parser::CallParser;

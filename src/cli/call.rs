@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use argmend::tools::Workspace;
-use argmend::{CallParser, Dispatcher, Event, ToolResult};
+use argmend::{CallParser, Dispatcher, Event, ToolErrorKind, ToolResult};
 use clap::Args;
 
 /// Exit 1: at least one call failed (its error was printed as its result).
@@ -159,11 +159,12 @@ fn handle(
         out.flush()?;
         return Ok(0);
     }
-    let failed = |output: String| ToolResult {
+    let failed = |output: String, kind| ToolResult {
         ok: false,
         output,
         strategy: None,
         fixes: Vec::new(),
+        error: Some(kind),
     };
     let (name, result) = match event {
         Event::CallReady {
@@ -175,7 +176,7 @@ fn handle(
                           `/>` or closing `}`), so its arguments may be cut short; pass \
                           --run-incomplete to run such calls"
                 .to_owned();
-            (name, failed(output))
+            (name, failed(output, ToolErrorKind::Refused))
         }
         Event::CallReady { name, args, .. } => {
             let result = dispatcher.run(&name, &args);
@@ -189,13 +190,16 @@ fn handle(
                 "unknown tool `{name}`: the tools are {}",
                 tool_names(dispatcher)
             );
-            (name, failed(output))
+            (name, failed(output, ToolErrorKind::UnknownTool))
         }
         Event::Error {
             name, raw, reason, ..
         } => {
             let output = format!("the arguments could not be read ({reason}): {raw}");
-            (name.unwrap_or_default(), failed(output))
+            (
+                name.unwrap_or_default(),
+                failed(output, ToolErrorKind::InvalidArguments),
+            )
         }
         Event::Text(text) => {
             // Text around the calls is the model's own words: printed as it is.
