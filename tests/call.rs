@@ -25,7 +25,7 @@ fn recorded(name: &str) -> Vec<u8> {
 }
 
 /// Feed `input` cut at `cuts` (sorted offsets); all events.
-fn parse_cut(input: &[u8], cuts: &[usize]) -> Vec<Event> {
+pub(crate) fn parse_cut(input: &[u8], cuts: &[usize]) -> Vec<Event> {
     let mut parser = CallParser::new();
     let mut events = Vec::new();
     let mut from = 0;
@@ -52,7 +52,7 @@ fn calls(events: &[Event]) -> Vec<Event> {
         .collect()
 }
 
-fn text(events: &[Event]) -> String {
+pub(crate) fn text(events: &[Event]) -> String {
     events
         .iter()
         .filter_map(|event| match event {

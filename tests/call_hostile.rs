@@ -4,29 +4,16 @@
 
 use std::process::Command;
 
-use argmend::{CallParser, Event};
+use argmend::Event;
+
+use crate::call::{parse_cut, text as text_of};
 
 use crate::support::TempDir;
 
 /// All events for `input` fed in chunks of `size` bytes.
 fn events(input: &str, size: usize) -> Vec<Event> {
-    let mut parser = CallParser::new();
-    let mut events = Vec::new();
-    for chunk in input.as_bytes().chunks(size.max(1)) {
-        events.extend(parser.feed(chunk));
-    }
-    events.extend(parser.finish());
-    events
-}
-
-fn text_of(events: &[Event]) -> String {
-    events
-        .iter()
-        .filter_map(|event| match event {
-            Event::Text(text) => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
+    let cuts: Vec<usize> = (size.max(1)..input.len()).step_by(size.max(1)).collect();
+    parse_cut(input.as_bytes(), &cuts)
 }
 
 fn calls(events: &[Event]) -> usize {

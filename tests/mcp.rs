@@ -240,37 +240,79 @@ fn schema_examples_are_accepted_by_the_tools() {
     }
 }
 
+/// A raw JSON-RPC session with `argmend mcp`, initialized.
+struct Session {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: BufReader<std::process::ChildStdout>,
+}
+
+impl Session {
+    /// Start `argmend mcp` in `dir` with `args` before `--workspace`, and
+    /// initialize it.
+    fn start(dir: &TempDir, args: &[&str]) -> Session {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_argmend"))
+            .arg("mcp")
+            .args(args)
+            .arg("--workspace")
+            .arg(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut session = Session {
+            child,
+            stdin,
+            stdout,
+        };
+        session.send(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}}),
+        );
+        assert_eq!(session.receive()["id"], 1);
+        session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        session
+    }
+
+    fn send(&mut self, message: &Value) {
+        self.send_raw(message.to_string().as_bytes());
+    }
+
+    /// One line as given (it need not be JSON, nor UTF-8).
+    fn send_raw(&mut self, line: &[u8]) {
+        self.stdin.write_all(line).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn receive(&mut self) -> Value {
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+    }
+
+    /// Close stdin and wait: whether it exited 0, and its stderr.
+    fn finish(self) -> (bool, String) {
+        drop(self.stdin);
+        let output = self.child.wait_with_output().unwrap();
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    }
+}
+
 /// Issue 14: every request with an id gets exactly one response, whatever
 /// the line holds; the limits hold for `repair` too; messages over MCP name
 /// the tools as MCP does.
 #[test]
 fn every_request_with_an_id_is_answered() {
     let dir = workspace();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_argmend"))
-        .args(["mcp", "--max-output", "2000", "--workspace"])
-        .arg(dir.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut receive = || {
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
-    };
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
-    writeln!(stdin, "{init}").unwrap();
-    assert_eq!(receive()["id"], 1);
-    writeln!(
-        stdin,
-        "{}",
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    )
-    .unwrap();
+    let mut session = Session::start(&dir, &["--max-output", "2000"]);
     // Each bad line, alone, and the answer it must get.
     let cases: Vec<(Vec<u8>, Value, i64)> = vec![
         (b"{\"jsonrpc\": \"2.0\", \"id\": 10, \"method\": ".to_vec(), json!(10), -32700),
@@ -281,10 +323,8 @@ fn every_request_with_an_id_is_answered() {
         (br#"{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"json","arguments":"get"}}"#.to_vec(), json!(14), -32602),
     ];
     for (line, id, code) in cases {
-        stdin.write_all(&line).unwrap();
-        stdin.write_all(b"\n").unwrap();
-        stdin.flush().unwrap();
-        let answer = receive();
+        session.send_raw(&line);
+        let answer = session.receive();
         assert_eq!(answer["id"], id, "{answer}");
         assert_eq!(answer["error"]["code"], code, "{answer}");
     }
@@ -292,8 +332,8 @@ fn every_request_with_an_id_is_answered() {
     let text = format!("[\"{}\"]", "x".repeat(17 << 20));
     let big = json!({"jsonrpc": "2.0", "id": 20, "method": "tools/call", "params": {
         "name": "json", "arguments": {"cmd": "validate", "args": {"text": text}}}});
-    writeln!(stdin, "{big}").unwrap();
-    let answer = receive();
+    session.send_raw(big.to_string().as_bytes());
+    let answer = session.receive();
     assert_eq!(answer["id"], 20);
     assert!(
         answer["result"]["content"][0]["text"]
@@ -308,8 +348,8 @@ fn every_request_with_an_id_is_answered() {
         "{{\"jsonrpc\":\"2.0\",\"id\":21,\"method\":\"tools/call\",\"params\":{{\"name\":\"repair\",\"arguments\":{{\"text\":\"{}\"}}}}}}",
         "y".repeat(65 << 20)
     );
-    writeln!(stdin, "{huge}").unwrap();
-    let answer = receive();
+    session.send_raw(huge.to_string().as_bytes());
+    let answer = session.receive();
     assert_eq!(answer["id"], 21);
     assert_eq!(answer["error"]["code"], -32600);
     assert!(
@@ -323,8 +363,8 @@ fn every_request_with_an_id_is_answered() {
     let long = format!("[{}]", vec!["'abc'"; 1000].join(","));
     let call = json!({"jsonrpc": "2.0", "id": 22, "method": "tools/call", "params": {
         "name": "repair", "arguments": {"text": long}}});
-    writeln!(stdin, "{call}").unwrap();
-    let answer = receive();
+    session.send_raw(call.to_string().as_bytes());
+    let answer = session.receive();
     assert_eq!(answer["result"]["isError"], true, "{answer}");
     assert!(
         answer["result"]["content"][0]["text"]
@@ -335,8 +375,8 @@ fn every_request_with_an_id_is_answered() {
     );
     let call = json!({"jsonrpc": "2.0", "id": 23, "method": "tools/call", "params": {
         "name": "repair", "arguments": {"text": "{a: 1}"}}});
-    writeln!(stdin, "{call}").unwrap();
-    let answer = receive();
+    session.send_raw(call.to_string().as_bytes());
+    let answer = session.receive();
     assert_eq!(answer["result"]["content"][0]["text"], "{\"a\": 1}");
     assert!(
         answer["result"]["structuredContent"].get("json").is_none(),
@@ -345,13 +385,11 @@ fn every_request_with_an_id_is_answered() {
     // Messages say `json`, the name the client called.
     let call = json!({"jsonrpc": "2.0", "id": 24, "method": "tools/call", "params": {
         "name": "json", "arguments": {"cmd": "get", "args": "--file"}}});
-    writeln!(stdin, "{call}").unwrap();
-    let answer = receive();
+    session.send_raw(call.to_string().as_bytes());
+    let answer = session.receive();
     assert!(!answer.to_string().contains("@json"), "{answer}");
-    drop(stdin);
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success());
-    let log = String::from_utf8_lossy(&output.stderr);
+    let (ok, log) = session.finish();
+    assert!(ok);
     assert!(log.contains("argmend mcp: workspace "), "{log}");
 }
 
@@ -376,45 +414,16 @@ fn the_root_directory_is_refused_as_a_workspace() {
 #[test]
 fn repair_obeys_the_time_limit() {
     let dir = workspace();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_argmend"))
-        .args(["mcp", "--timeout-ms", "1", "--workspace"])
-        .arg(dir.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut receive = || {
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
-    };
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
-    writeln!(stdin, "{init}").unwrap();
-    receive();
-    writeln!(
-        stdin,
-        "{}",
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    )
-    .unwrap();
+    let mut session = Session::start(&dir, &["--timeout-ms", "1"]);
     let text = format!("[{}]", vec!["{a: 'x', b: [1, 2,],}"; 200_000].join(","));
-    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-        "name": "repair", "arguments": {"text": text}}});
-    writeln!(stdin, "{call}").unwrap();
-    let answer = receive();
-    assert_eq!(answer["id"], 2);
-    assert_eq!(
-        answer["result"]["isError"],
-        true,
-        "{}",
-        &answer.to_string()[..200.min(answer.to_string().len())]
+    session.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "repair", "arguments": {"text": text}}}),
     );
+    let answer = session.receive();
+    assert_eq!(answer["id"], 2);
+    assert_eq!(answer["result"]["isError"], true);
     let message = answer["result"]["content"][0]["text"].as_str().unwrap();
     assert!(message.contains("--timeout-ms of 1 ms"), "{message}");
-    drop(stdin);
-    let _ = child.wait();
+    session.finish();
 }
