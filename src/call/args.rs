@@ -5,7 +5,8 @@
 
 use super::Event;
 use super::walk::{FieldEvent, Walker};
-use crate::{Options, Repairer, Retain, ToolFixKind, ToolOptions, ToolRepairer, Values, Verdict};
+use crate::normalize::{ToolFixKind, ToolOptions, ToolRepairer};
+use crate::repair::{Options, Repairer, Retain, Values, Verdict};
 
 /// The arguments of one call, fed as string deltas (the native tool-use
 /// form: OpenAI `tool_calls[].function.arguments`, Anthropic

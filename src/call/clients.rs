@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::live::{CallEnd, ToolCallStream};
 use super::walk::FieldEvent;
-use crate::ToolOptions;
+use crate::normalize::ToolOptions;
 
 /// What happened in a model's stream, per tool call. `call` numbers the
 /// calls in the order they appeared (0, 1, …); `id` is the model's own id

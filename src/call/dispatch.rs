@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use crate::normalize::{Strategy, ToolFix, ToolFixKind, ToolOptions, normalize_tool_args_with};
+use crate::repair::Verdict;
 use crate::tools::Workspace;
-use crate::{Strategy, ToolFix, ToolFixKind, ToolOptions, Verdict, normalize_tool_args_with};
 
 /// The default output cap per call, in bytes.
 pub const DEFAULT_OUTPUT_CAP: usize = 64 * 1024;
@@ -398,7 +399,7 @@ impl Dispatcher {
         };
         let at = |key: &str| raw.find(&format!("\"{key}\"")).unwrap_or(0);
         if inner.starts_with('{') {
-            let outcome = crate::repair(inner.as_bytes());
+            let outcome = crate::repair::repair(inner.as_bytes());
             if let Some(value @ Value::Object(_)) = outcome.to_value() {
                 fixes.push(ToolFix {
                     kind: ToolFixKind::UnwrappedString,

@@ -4,7 +4,8 @@
 use serde_json::Value;
 
 use super::walk::{FieldEvent, Walker};
-use crate::{Strategy, ToolFix, ToolFixKind, ToolOptions, ToolRepairer, Verdict};
+use crate::normalize::{Strategy, ToolFix, ToolFixKind, ToolOptions, ToolRepairer};
+use crate::repair::Verdict;
 
 /// The arguments of one tool call, fed fragment by fragment as the model
 /// streams them (OpenAI's `function.arguments` deltas, Anthropic's

@@ -37,7 +37,7 @@ pub use self::dispatch::{
 pub use self::live::{ArgsUpdate, CallEnd, ToolCallStream};
 pub use self::parser::CallParser;
 pub use self::walk::{FieldEvent, ValueKind};
-use crate::{Strategy, ToolFix};
+use crate::normalize::{Strategy, ToolFix};
 
 /// What the parser found in the stream. `call` numbers the calls in the
 /// order they began (0, 1, …), so a client can keep parallel previews apart.

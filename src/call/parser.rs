@@ -4,7 +4,7 @@ use self::tag::Attr;
 use super::Event;
 use super::args::ArgsStream;
 use super::scan::{Action, HEAD_LOOKAHEAD, Head, ObjectScanner, ValueScanner, classify_head};
-use crate::ToolOptions;
+use crate::normalize::ToolOptions;
 
 mod tag;
 

@@ -32,7 +32,7 @@ pub use self::strategy::Strategy;
 pub use self::stream::ToolRepairer;
 pub use self::validate::Violation;
 pub use self::wrap::ToolMap;
-use crate::{FixKind, Options, Verdict};
+use crate::repair::{FixKind, Options, Verdict};
 
 /// One tool-level change: what was done, at which input byte offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -24,7 +24,8 @@ use super::tree::{self, Edit, Kind, Node};
 use super::validate::{fits, violations};
 use super::wrap::{looks_like_command_line, schema_primary, typed_plain, wrap};
 use super::{Normalized, Strategy, ToolFix, ToolFixKind, ToolOptions, argv, is_code_path};
-use crate::{Error, FixKind, Hints, Outcome, Retain, Values, Verdict};
+use crate::error::Error;
+use crate::repair::{FixKind, Hints, Outcome, Retain, Values, Verdict};
 
 /// Keys that name the file a writing tool writes.
 const PATH_KEYS: [&str; 6] = [
@@ -82,7 +83,9 @@ pub(super) fn normalize(
     let hints = engine_hints(tool, options);
     let outcome = match engine {
         Some(result) => result,
-        None => crate::repair_with_hints(raw, repair_options, &hints).map(Outcome::into_owned),
+        None => {
+            crate::repair::repair_with_hints(raw, repair_options, &hints).map(Outcome::into_owned)
+        }
     };
     let outcome = match outcome {
         Ok(outcome) => outcome,

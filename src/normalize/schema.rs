@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::ToolFixKind;
 use super::tree::{self, Edit, Kind, Member, Node, is_integer, is_number, quote};
 use super::validate::{MAX_SCHEMA_DEPTH, fits, resolve, simple_match, types};
-use crate::{FixKind, Verdict};
+use crate::repair::{FixKind, Verdict};
 
 /// How deep a double-encoded value may nest before it is left as a string.
 const MAX_INNER_DEPTH: usize = 128;
@@ -246,7 +246,7 @@ impl<'t, 's> Coercion<'t, 's> {
         let inner_text = match tree::parse(&content, MAX_INNER_DEPTH) {
             Some(_) => content,
             None => {
-                let outcome = crate::repair(content.as_bytes());
+                let outcome = crate::repair::repair(content.as_bytes());
                 let whole = outcome.fixes().iter().all(|fix| {
                     !matches!(
                         fix.kind,

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::{Fix, FixKind};
+use crate::repair::{Fix, FixKind};
 
 /// Which of the seven recovery strategies an input needed, in ChatCLI's
 /// numbering. argmend repairs everything in one pass; the strategy is the

@@ -1,7 +1,7 @@
 //! The streaming form of [`normalize_tool_args`](super::normalize_tool_args).
 
 use super::{Normalized, ToolOptions, pipeline};
-use crate::{Repairer, Retain, Snapshot, Values};
+use crate::repair::{Repairer, Retain, Snapshot, Values};
 
 /// Where the stream stands.
 #[derive(Debug, Clone)]
