@@ -28,6 +28,10 @@ pub enum ErrorKind {
     ///
     /// Triggered by feeding 11 bytes with a limit of 10.
     TooLarge,
+    /// The engine stopped making progress: a bug in argmend, reported (with
+    /// the offset) instead of handing back part of the input as the whole.
+    /// No input is known to cause it; the fuzzers check for it.
+    Stuck,
 }
 
 impl Error {
@@ -46,6 +50,15 @@ impl Error {
             kind: ErrorKind::TooLarge,
             offset,
             limit,
+        }
+    }
+
+    #[cold]
+    pub(crate) fn stuck(offset: usize) -> Self {
+        Error {
+            kind: ErrorKind::Stuck,
+            offset,
+            limit: 0,
         }
     }
 
@@ -77,6 +90,12 @@ impl fmt::Display for Error {
                 f,
                 "input larger than {} bytes at byte {}",
                 self.limit, self.offset
+            ),
+            ErrorKind::Stuck => write!(
+                f,
+                "the repair engine stopped making progress at byte {} (a bug in argmend: \
+                 please report the input)",
+                self.offset
             ),
         }
     }

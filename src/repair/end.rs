@@ -130,11 +130,11 @@ impl Machine<'_> {
             }
             None => (&self.out[..], ""),
         };
-        let value_tail = match self.state {
-            State::Str | State::Concat => "\"",
-            State::Colon => ":null",
-            State::Value if pending.is_some() => pending.unwrap_or_default(),
-            State::Value if matches!(top, Some(Frame::Object | Frame::Call)) => "null",
+        let value_tail = match (self.state, pending) {
+            (State::Str | State::Concat, _) => "\"",
+            (State::Colon, _) => ":null",
+            (State::Value, Some(pending)) => pending,
+            (State::Value, None) if matches!(top, Some(Frame::Object | Frame::Call)) => "null",
             _ => "",
         };
         (head, rest, value_tail, &self.stack)

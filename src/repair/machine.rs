@@ -534,7 +534,9 @@ impl<'a> Machine<'a> {
                 stuck += 1;
                 debug_assert!(stuck < 64, "repair machine seems stuck in {:?}", self.state);
                 if stuck >= 64 {
-                    break;
+                    // A bug, in every build an error: never a silent stop
+                    // that would pass part of the input off as the whole.
+                    return Err(Error::stuck(self.i));
                 }
             } else {
                 stuck = 0;
@@ -784,9 +786,10 @@ pub(super) fn push_ascii(out: &mut String, bytes: &[u8]) {
 }
 
 /// Input bytes known to be ASCII (whitespace, digits, escapes) as text.
-pub(super) fn ascii(bytes: &[u8]) -> &str {
+/// Were that ever wrong, the bytes come through replaced, never dropped.
+pub(super) fn ascii(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     debug_assert!(bytes.is_ascii());
-    crate::utf8::from_utf8(bytes).unwrap_or_default()
+    String::from_utf8_lossy(bytes)
 }
 
 /// [`Machine::write_out`] on the fields it needs, so a caller can hold a
@@ -801,8 +804,11 @@ pub(super) fn write_unwritten(
         let from = out.len();
         // The lane leaves output unwritten only when it checked it (or the
         // whole input) first.
-        let text = text_at(src, whole, from, from + *unwritten).unwrap_or_default();
-        out.push_str(text);
+        match text_at(src, whole, from, from + *unwritten) {
+            Ok(text) => out.push_str(text),
+            // Never dropped, should the lane's check ever be wrong.
+            Err(_) => out.push_str(&String::from_utf8_lossy(&src[from..from + *unwritten])),
+        }
         *unwritten = 0;
     }
 }

@@ -324,7 +324,8 @@ fn escape_into(out: &mut String, text: &[u8]) -> bool {
         .all(|&b| (0x20..0x7F).contains(&b) && b != b'"' && b != b'\\')
     {
         // Printable ASCII with nothing to escape, the common bare word.
-        out.push_str(std::str::from_utf8(text).unwrap_or_default());
+        // Printable ASCII, so one char per byte.
+        out.extend(text.iter().map(|&b| char::from(b)));
         return false;
     }
     let mut invalid = false;

@@ -324,8 +324,9 @@ impl Machine<'_> {
         let run = &self.src[at..at + n];
         let text = match text_at(&self.src, self.whole_text, at, at + n) {
             Ok(text) => text,
+            // The part before the first invalid byte is valid by definition.
             Err(error) if error.valid_up_to() > 0 => {
-                crate::utf8::from_utf8(&run[..error.valid_up_to()]).unwrap_or_default()
+                std::str::from_utf8(&run[..error.valid_up_to()]).unwrap_or("\u{FFFD}")
             }
             Err(error) => {
                 let bad = match error.error_len() {
@@ -382,7 +383,7 @@ impl Machine<'_> {
             }
             b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
                 let pair = [b'\\', next];
-                self.emit_body(ascii(&pair));
+                self.emit_body(&ascii(&pair));
                 self.i += 2;
             }
             b'\'' => {
@@ -430,7 +431,7 @@ impl Machine<'_> {
             self.emit_body("\\ufffd");
         } else {
             let at = self.i - self.base;
-            let text = ascii(&self.src[at..at + len]).to_owned();
+            let text = ascii(&self.src[at..at + len]).into_owned();
             self.emit_body(&text);
         }
         self.i += len;
