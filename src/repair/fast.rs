@@ -17,7 +17,8 @@
 use super::judge;
 use super::judge::Role;
 use super::machine::{Frame, LOOKAHEAD, Machine, State, text_at};
-use super::string::{Comma, Escaping, Str, find_quote_escape_or_control};
+use super::open_string::{Comma, Escaping, Str};
+use super::string::find_quote_escape_or_control;
 use crate::lex::{self, Quote};
 
 /// Where the loop may stop.
@@ -351,7 +352,7 @@ impl Machine<'_> {
 impl Machine<'_> {
     /// The lane stopped inside a value string (at its closing quote, or
     /// where what arrived ends): leave the string as the machine would have
-    /// after copying the same body (see `string::Str`), its trailing comma
+    /// after copying the same body (see `open_string::Str`), its trailing comma
     /// included.
     fn string_at_quote(&mut self, start: usize, out_start: usize, safe: Safe) {
         let (from, mut string) = match (safe.body, self.string) {
@@ -394,7 +395,7 @@ impl Machine<'_> {
 }
 
 /// Whether the body `src[body..close]` ends with a comma and spaces, as the
-/// machine sees it (see `string::Comma`): a comma more than the lookahead
+/// machine sees it (see `open_string::Comma`): a comma more than the lookahead
 /// window before the quote no longer counts. When the part scanned is only
 /// spaces, `prior` (the input position of a comma the machine saw earlier
 /// in the body) decides; `base` is the input position of `src[0]`.

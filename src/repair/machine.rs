@@ -20,7 +20,7 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use super::hints::Hints;
-use super::string::Str;
+use super::open_string::Str;
 use super::{Fix, FixKind, Options, Retain};
 use crate::error::Error;
 use crate::lex::{self, Token};

@@ -11,6 +11,7 @@ mod hints;
 mod judge;
 mod lenient;
 mod machine;
+mod open_string;
 mod quote;
 mod scalar;
 mod states;

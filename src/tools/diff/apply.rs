@@ -8,7 +8,11 @@ use std::path::{Path, PathBuf};
 use super::error::{Error, Hint, HunkAt, Repr};
 use super::patch::{self, Eol, FilePatch, HunkLine, Kind};
 use super::unified::{binary_offset, read_real, split_lines};
+use super::write::{self, Report};
 use crate::tools::Workspace;
+
+/// One file to change, with its report.
+type Job = write::Job<FileReport>;
 
 /// Whether `apply` only checks or also writes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -60,6 +64,16 @@ pub enum FileChange {
     Created,
     /// The file removed (`+++ /dev/null`).
     Deleted,
+}
+
+impl Report for FileReport {
+    fn name(&self) -> &str {
+        &self.path
+    }
+
+    fn set_backup(&mut self, backup: String) {
+        self.backup = Some(backup);
+    }
 }
 
 impl ApplyReport {
@@ -219,7 +233,7 @@ pub fn apply(
         }));
     }
     if mode == Mode::Write {
-        super::write::write_all(&mut jobs)?;
+        write::write_all(&mut jobs)?;
     }
     Ok(ApplyReport {
         mode,
@@ -238,16 +252,6 @@ fn targets(sections: &[FilePatch<'_>]) -> Vec<String> {
 fn shown(path: &Path) -> String {
     let path = path.strip_prefix(".").unwrap_or(path);
     path.display().to_string()
-}
-
-/// One file to change: where, what it held, what it will hold.
-pub(super) struct Job {
-    pub(super) real: PathBuf,
-    pub(super) original: Option<Vec<u8>>,
-    pub(super) result: Option<Vec<u8>>,
-    pub(super) report: FileReport,
-    /// The backup this run wrote, so a rollback can take it away again.
-    pub(super) backup: Option<PathBuf>,
 }
 
 /// Check one section against its file (or against what an earlier section

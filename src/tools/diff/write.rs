@@ -9,13 +9,32 @@ use std::fs::{self, OpenOptions, Permissions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::apply::Job;
 use super::error::{Error, Repr};
+
+/// One file to change: where, what it held, what it will hold, and the
+/// caller's report of it (`R`), which this module only names and tells of
+/// the backup; so it needs nothing from the apply step.
+pub(super) struct Job<R> {
+    pub(super) real: PathBuf,
+    pub(super) original: Option<Vec<u8>>,
+    pub(super) result: Option<Vec<u8>>,
+    pub(super) report: R,
+    /// The backup this run wrote, so a rollback can take it away again.
+    pub(super) backup: Option<PathBuf>,
+}
+
+/// What the writer needs of a job's report.
+pub(super) trait Report {
+    /// The file as messages show it.
+    fn name(&self) -> &str;
+    /// The backup written for it, as messages show it.
+    fn set_backup(&mut self, backup: String);
+}
 
 /// Write every job: `.bak` first, then the file through a temporary file
 /// renamed over it. If a write fails, the files already written get their
 /// originals back, so the patch applies to all or to none.
-pub(super) fn write_all(jobs: &mut [Job]) -> Result<(), Error> {
+pub(super) fn write_all<R: Report>(jobs: &mut [Job<R>]) -> Result<(), Error> {
     for idx in 0..jobs.len() {
         if let Err(error) = write_one(&mut jobs[idx]) {
             if let Some(backup) = &jobs[idx].backup {
@@ -24,14 +43,14 @@ pub(super) fn write_all(jobs: &mut [Job]) -> Result<(), Error> {
             let mut restored = Vec::new();
             let mut not_restored = Vec::new();
             for job in jobs[..idx].iter().rev() {
-                let name = job.report.path.clone();
+                let name = job.report.name().to_owned();
                 match restore(job) {
                     Ok(()) => restored.push(name),
                     Err(error) => not_restored.push(format!("`{name}` ({error})")),
                 }
             }
             return Err(Error::new(Repr::WriteFailed {
-                path: jobs[idx].report.path.clone(),
+                path: jobs[idx].report.name().to_owned(),
                 error,
                 restored,
                 not_restored,
@@ -41,13 +60,14 @@ pub(super) fn write_all(jobs: &mut [Job]) -> Result<(), Error> {
     Ok(())
 }
 
-fn write_one(job: &mut Job) -> io::Result<()> {
+fn write_one<R: Report>(job: &mut Job<R>) -> io::Result<()> {
     let permissions = fs::metadata(&job.real).ok().map(|meta| meta.permissions());
     if let Some(original) = &job.original {
         let (backup, suffix) = free_backup(&job.real)?;
         write_atomic(&backup, original, permissions.clone())?;
         job.backup = Some(backup);
-        job.report.backup = Some(format!("{}{suffix}", job.report.path));
+        let shown = format!("{}{suffix}", job.report.name());
+        job.report.set_backup(shown);
     }
     match &job.result {
         Some(bytes) => {
@@ -83,7 +103,7 @@ fn free_backup(real: &Path) -> io::Result<(PathBuf, String)> {
 
 /// Put a written file back as it was (its mode included) and take away the
 /// backup this run made of it.
-fn restore(job: &Job) -> io::Result<()> {
+fn restore<R>(job: &Job<R>) -> io::Result<()> {
     let permissions = fs::metadata(&job.real).ok().map(|meta| meta.permissions());
     let restored = match &job.original {
         Some(bytes) => write_atomic(&job.real, bytes, permissions),
