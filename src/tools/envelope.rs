@@ -11,7 +11,11 @@ use serde_json::{Map, Value};
 /// call. The same table checks a call's arguments, shows the examples in
 /// error messages and writes the tool's input schema, so the three cannot
 /// drift apart.
-pub(crate) struct Verb {
+///
+/// `H` is the tool's handler type: each verb carries the function that runs
+/// it, so a tool's dispatch is a lookup in its table, with no arm that a
+/// verb could lack.
+pub(crate) struct Verb<H: 'static = ()> {
     pub(crate) name: &'static str,
     pub(crate) about: &'static str,
     pub(crate) args: &'static [&'static str],
@@ -19,6 +23,7 @@ pub(crate) struct Verb {
     /// `text`, for a verb that takes both).
     pub(crate) required: &'static [&'static str],
     pub(crate) example: &'static str,
+    pub(crate) run: H,
 }
 
 /// One argument a tool's verbs take: its JSON type and what it means.
@@ -30,10 +35,17 @@ pub(crate) struct Param {
 }
 
 /// A tool's example calls (one per verb), written one per line, indented.
-#[derive(Clone, Copy)]
-struct Examples(&'static [Verb]);
+struct Examples<H: 'static>(&'static [Verb<H>]);
 
-impl fmt::Display for Examples {
+impl<H> Clone for Examples<H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H> Copy for Examples<H> {}
+
+impl<H> fmt::Display for Examples<H> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (idx, verb) in self.0.iter().enumerate() {
             let sep = if idx == 0 { "" } else { "\n" };
@@ -47,7 +59,7 @@ impl fmt::Display for Examples {
 /// an MCP client or a model API shows the model. `args` lists every
 /// argument any verb takes; each verb's own list is in the description of
 /// `cmd`, and the examples are one valid call per verb.
-pub(crate) fn input_schema(about: &str, verbs: &[Verb], params: &[Param]) -> Value {
+pub(crate) fn input_schema<H>(about: &str, verbs: &[Verb<H>], params: &[Param]) -> Value {
     let mut cmd_about = String::from("The verb:");
     let mut rules = Vec::new();
     for verb in verbs {
@@ -119,7 +131,7 @@ pub(crate) fn input_schema(about: &str, verbs: &[Verb], params: &[Param]) -> Val
 
 /// The verb named `cmd` in a tool's table; the error is the message for the
 /// model: the verbs there are, and one example call of each.
-pub(crate) fn verb(verbs: &'static [Verb], cmd: &str) -> Result<&'static Verb, String> {
+pub(crate) fn verb<H>(verbs: &'static [Verb<H>], cmd: &str) -> Result<&'static Verb<H>, String> {
     verbs.iter().find(|verb| verb.name == cmd).ok_or_else(|| {
         let names: Vec<&str> = verbs.iter().map(|verb| verb.name).collect();
         let listed = match names.split_last() {
@@ -135,9 +147,9 @@ pub(crate) fn verb(verbs: &'static [Verb], cmd: &str) -> Result<&'static Verb, S
 
 /// Read an envelope into its verb and arguments, for a tool with these
 /// verbs. The error is the message for the model.
-pub(crate) fn read(
+pub(crate) fn read<H>(
     envelope: &str,
-    verbs: &'static [Verb],
+    verbs: &'static [Verb<H>],
 ) -> Result<(String, Map<String, Value>), String> {
     let examples = Examples(verbs);
     let value: Value = serde_json::from_str(envelope).map_err(|error| {
@@ -185,7 +197,10 @@ pub(crate) struct Args<'a> {
 
 impl<'a> Args<'a> {
     /// The arguments of `verb`, checked against the names it takes.
-    pub(crate) fn of(verb: &'a Verb, args: &'a Map<String, Value>) -> Result<Self, ArgumentError> {
+    pub(crate) fn of<H>(
+        verb: &'a Verb<H>,
+        args: &'a Map<String, Value>,
+    ) -> Result<Self, ArgumentError> {
         Args::new(verb.name, args, verb.args, verb.example)
     }
 

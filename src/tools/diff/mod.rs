@@ -123,13 +123,20 @@ impl fmt::Display for Answer {
 
 /// The verbs: what each does, the arguments it takes, and one valid call
 /// (shown when a call is malformed, and in the input schema).
-const VERBS: [Verb; 5] = [
+/// How a verb runs: its checked arguments in, the answer out.
+type Handler = fn(&Workspace, &Args<'_>) -> Result<Answer, Error>;
+
+const VERBS: [Verb<Handler>; 5] = [
     Verb {
         name: "files",
         about: "a unified diff of two files in the workspace",
         args: &["a", "b", "context"],
         required: &["a", "b"],
         example: r#"{"cmd":"files","args":{"a":"old.txt","b":"new.txt","context":3}}"#,
+        run: |workspace, args| {
+            let options = DiffOptions::default().context(context(args)?);
+            diff_files(workspace, args.string("a")?, args.string("b")?, options).map(Answer::Diff)
+        },
     },
     Verb {
         name: "text",
@@ -137,6 +144,10 @@ const VERBS: [Verb; 5] = [
         args: &["a", "b", "context"],
         required: &["a", "b"],
         example: r#"{"cmd":"text","args":{"a":"one\ntwo\n","b":"one\n2\n"}}"#,
+        run: |_, args| {
+            let options = DiffOptions::default().context(context(args)?);
+            diff_text(args.string("a")?, args.string("b")?, options).map(Answer::Diff)
+        },
     },
     Verb {
         name: "dirs",
@@ -144,6 +155,10 @@ const VERBS: [Verb; 5] = [
         args: &["a", "b", "glob"],
         required: &["a", "b"],
         example: r#"{"cmd":"dirs","args":{"a":"v1","b":"v2","glob":"src/**/*.rs"}}"#,
+        run: |workspace, args| {
+            let glob = args.optional_string("glob")?;
+            diff_dirs(workspace, args.string("a")?, args.string("b")?, glob).map(Answer::Dirs)
+        },
     },
     Verb {
         name: "apply",
@@ -151,6 +166,7 @@ const VERBS: [Verb; 5] = [
         args: &["file", "patch", "dry_run"],
         required: &["file", "patch"],
         example: r#"{"cmd":"apply","args":{"file":"app.py","patch":"@@ -1 +1 @@\n-x = 1\n+x = 2\n","dry_run":true}}"#,
+        run: apply_verb,
     },
     Verb {
         name: "json",
@@ -158,6 +174,9 @@ const VERBS: [Verb; 5] = [
         args: &["a", "b"],
         required: &["a", "b"],
         example: r#"{"cmd":"json","args":{"a":"old.json","b":"new.json"}}"#,
+        run: |workspace, args| {
+            diff_json(workspace, args.string("a")?, args.string("b")?).map(Answer::Json)
+        },
     },
 ];
 
@@ -236,47 +255,28 @@ pub fn dispatch(
     args: &Map<String, Value>,
 ) -> Result<Answer, Error> {
     let verb = envelope::verb(&VERBS, cmd).map_err(Error::argument)?;
-    match verb.name {
-        "files" => {
-            let args = Args::of(verb, args)?;
-            let options = DiffOptions::default().context(context(&args)?);
-            diff_files(workspace, args.string("a")?, args.string("b")?, options).map(Answer::Diff)
+    let args = Args::of(verb, args)?;
+    (verb.run)(workspace, &args)
+}
+
+/// `apply`: the mode from `dry_run`, the patch text (or the file a one-line
+/// `patch` names), then the strict apply.
+fn apply_verb(workspace: &Workspace, args: &Args<'_>) -> Result<Answer, Error> {
+    let mode = match args.args.get("dry_run") {
+        None | Some(Value::Bool(true)) => Mode::DryRun,
+        Some(Value::Bool(false)) => Mode::Write,
+        Some(_) => return Err(args.invalid("`dry_run` must be true or false").into()),
+    };
+    let patch = args.string("patch")?;
+    let from_file;
+    let patch = match patch_file(workspace, patch)? {
+        Some(bytes) => {
+            from_file = bytes;
+            &from_file[..]
         }
-        "text" => {
-            let args = Args::of(verb, args)?;
-            let options = DiffOptions::default().context(context(&args)?);
-            diff_text(args.string("a")?, args.string("b")?, options).map(Answer::Diff)
-        }
-        "dirs" => {
-            let args = Args::of(verb, args)?;
-            let glob = args.optional_string("glob")?;
-            diff_dirs(workspace, args.string("a")?, args.string("b")?, glob).map(Answer::Dirs)
-        }
-        "apply" => {
-            let args = Args::of(verb, args)?;
-            let mode = match args.args.get("dry_run") {
-                None | Some(Value::Bool(true)) => Mode::DryRun,
-                Some(Value::Bool(false)) => Mode::Write,
-                Some(_) => return Err(args.invalid("`dry_run` must be true or false").into()),
-            };
-            let patch = args.string("patch")?;
-            let from_file;
-            let patch = match patch_file(workspace, patch)? {
-                Some(bytes) => {
-                    from_file = bytes;
-                    &from_file[..]
-                }
-                None => patch.as_bytes(),
-            };
-            apply(workspace, args.string("file")?, patch, mode).map(Answer::Apply)
-        }
-        "json" => {
-            let args = Args::of(verb, args)?;
-            diff_json(workspace, args.string("a")?, args.string("b")?).map(Answer::Json)
-        }
-        // Every verb of the table has an arm above.
-        other => Err(Error::argument(format!("`{other}` has no handler"))),
-    }
+        None => patch.as_bytes(),
+    };
+    apply(workspace, args.string("file")?, patch, mode).map(Answer::Apply)
 }
 
 /// A `patch` that is one line naming a file in the workspace (the command

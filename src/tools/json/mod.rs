@@ -430,13 +430,20 @@ impl fmt::Display for Answer {
 
 /// The verbs: what each does, the arguments it takes, and one valid call
 /// (shown when a call is malformed, and in the input schema).
-const VERBS: [Verb; 6] = [
+/// How a verb runs: its checked arguments in, the answer out.
+type Handler = fn(&Workspace, &Args<'_>) -> Result<Answer, Error>;
+
+const VERBS: [Verb<Handler>; 6] = [
     Verb {
         name: "get",
         about: "the value at a path, exactly as written",
         args: &["file", "text", "path"],
         required: &["path"],
         example: r#"{"cmd":"get","args":{"file":"resp.json","path":"data.items[3].name"}}"#,
+        run: |workspace, args| {
+            let path = args.string("path")?;
+            get(workspace, source(args)?, path).map(Answer::Get)
+        },
     },
     Verb {
         name: "keys",
@@ -444,6 +451,10 @@ const VERBS: [Verb; 6] = [
         args: &["file", "text", "path"],
         required: &[],
         example: r#"{"cmd":"keys","args":{"file":"resp.json","path":"data"}}"#,
+        run: |workspace, args| {
+            let path = args.optional_string("path")?.unwrap_or("");
+            keys(workspace, source(args)?, path).map(Answer::Keys)
+        },
     },
     Verb {
         name: "query",
@@ -451,6 +462,15 @@ const VERBS: [Verb; 6] = [
         args: &["file", "text", "path", "where", "select", "limit"],
         required: &["where"],
         example: r#"{"cmd":"query","args":{"file":"resp.json","path":"data.items","where":"status=failed && name~^web","select":"id,name","limit":20}}"#,
+        run: |workspace, args| {
+            let mut q = Query::new(args.string("where")?)
+                .path(args.optional_string("path")?.unwrap_or(""))
+                .limit(number(args, "limit", DEFAULT_LIMIT, MAX_LIMIT)?);
+            if let Some(select) = args.optional_string("select")? {
+                q = q.select(select);
+            }
+            query(workspace, source(args)?, &q).map(Answer::Query)
+        },
     },
     Verb {
         name: "schema",
@@ -458,6 +478,10 @@ const VERBS: [Verb; 6] = [
         args: &["file", "text", "depth"],
         required: &[],
         example: r#"{"cmd":"schema","args":{"file":"resp.json","depth":3}}"#,
+        run: |workspace, args| {
+            let depth = number(args, "depth", DEFAULT_DEPTH, MAX_DEPTH)?;
+            schema(workspace, source(args)?, depth).map(Answer::Schema)
+        },
     },
     Verb {
         name: "validate",
@@ -465,6 +489,7 @@ const VERBS: [Verb; 6] = [
         args: &["file", "text"],
         required: &[],
         example: r#"{"cmd":"validate","args":{"text":"{\"a\": 1}"}}"#,
+        run: |workspace, args| validate(workspace, source(args)?).map(Answer::Validate),
     },
     Verb {
         name: "pretty",
@@ -472,6 +497,14 @@ const VERBS: [Verb; 6] = [
         args: &["file", "text", "compact"],
         required: &[],
         example: r#"{"cmd":"pretty","args":{"file":"values.yaml","compact":true}}"#,
+        run: |workspace, args| {
+            let layout = match args.args.get("compact") {
+                None | Some(Value::Null) | Some(Value::Bool(false)) => Layout::Indented,
+                Some(Value::Bool(true)) => Layout::Compact,
+                Some(_) => return Err(args.invalid("`compact` must be true or false").into()),
+            };
+            pretty(workspace, source(args)?, layout).map(Answer::Pretty)
+        },
     },
 ];
 
@@ -555,48 +588,8 @@ pub fn dispatch(
     args: &Map<String, Value>,
 ) -> Result<Answer, Error> {
     let verb = envelope::verb(&VERBS, cmd).map_err(Error::argument)?;
-    match verb.name {
-        "get" => {
-            let args = Args::of(verb, args)?;
-            let path = args.string("path")?;
-            get(workspace, source(&args)?, path).map(Answer::Get)
-        }
-        "keys" => {
-            let args = Args::of(verb, args)?;
-            let path = args.optional_string("path")?.unwrap_or("");
-            keys(workspace, source(&args)?, path).map(Answer::Keys)
-        }
-        "query" => {
-            let args = Args::of(verb, args)?;
-            let mut q = Query::new(args.string("where")?)
-                .path(args.optional_string("path")?.unwrap_or(""))
-                .limit(number(&args, "limit", DEFAULT_LIMIT, MAX_LIMIT)?);
-            if let Some(select) = args.optional_string("select")? {
-                q = q.select(select);
-            }
-            query(workspace, source(&args)?, &q).map(Answer::Query)
-        }
-        "schema" => {
-            let args = Args::of(verb, args)?;
-            let depth = number(&args, "depth", DEFAULT_DEPTH, MAX_DEPTH)?;
-            schema(workspace, source(&args)?, depth).map(Answer::Schema)
-        }
-        "validate" => {
-            let args = Args::of(verb, args)?;
-            validate(workspace, source(&args)?).map(Answer::Validate)
-        }
-        "pretty" => {
-            let args = Args::of(verb, args)?;
-            let layout = match args.args.get("compact") {
-                None | Some(Value::Null) | Some(Value::Bool(false)) => Layout::Indented,
-                Some(Value::Bool(true)) => Layout::Compact,
-                Some(_) => return Err(args.invalid("`compact` must be true or false").into()),
-            };
-            pretty(workspace, source(&args)?, layout).map(Answer::Pretty)
-        }
-        // Every verb of the table has an arm above.
-        other => Err(Error::argument(format!("`{other}` has no handler"))),
-    }
+    let args = Args::of(verb, args)?;
+    (verb.run)(workspace, &args)
 }
 
 impl From<ArgumentError> for Error {
