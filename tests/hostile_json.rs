@@ -225,3 +225,51 @@ fn a_capped_query_keeps_its_count_and_tells_the_true_size() {
         + "300 of 300 elements matched; showing the first 200 (raise `limit`, at most 200, or narrow `where`)\n".len();
     assert_eq!(of, truth, "{note}");
 }
+
+/// Documents over 1 MiB skip their big containers through an index built in
+/// one pass; every answer must still be the one a full parse gives.
+#[test]
+fn big_documents_answer_like_a_full_parse() {
+    let row = |i: usize| format!(r#"{{"id": {i}, "tags": ["a", "b]"], "n": {{"x": "}}{i}"}}}}"#);
+    let big_array = |n: usize, from: usize| {
+        format!(
+            "[{}]",
+            (from..from + n).map(row).collect::<Vec<_>>().join(",")
+        )
+    };
+    let doc = format!(
+        r#"{{"a": {}, "b": {{"inner": {}, "c": {{"deep": {}, "k": 1}}, "last": "x"}}, "a2": [{}, {}], "z": 7, "a": {}}}"#,
+        big_array(9000, 0),
+        big_array(9000, 10_000),
+        big_array(6000, 20_000),
+        big_array(3000, 30_000),
+        big_array(3000, 40_000),
+        big_array(2000, 50_000),
+    );
+    assert!(doc.len() > 1 << 20, "{}", doc.len());
+    let truth: serde_json::Value = serde_json::from_str(&doc).unwrap();
+    let workspace = TempDir::new().workspace();
+    let paths: [(&str, &serde_json::Value); 9] = [
+        ("z", &truth["z"]),
+        ("b.last", &truth["b"]["last"]),
+        ("b.c.k", &truth["b"]["c"]["k"]),
+        (
+            "b.c.deep[5999].n.x",
+            &truth["b"]["c"]["deep"][5999]["n"]["x"],
+        ),
+        ("b.inner[4500].id", &truth["b"]["inner"][4500]["id"]),
+        ("a2[1][2999].tags[1]", &truth["a2"][1][2999]["tags"][1]),
+        ("a2[0][0].id", &truth["a2"][0][0]["id"]),
+        // The last `a` wins.
+        ("a[1999].id", &truth["a"][1999]["id"]),
+        ("a[-1].n", &truth["a"][1999]["n"]),
+    ];
+    for (path, want) in paths {
+        let got = json::get(&workspace, Source::Text(&doc), path).unwrap();
+        let got: serde_json::Value = serde_json::from_str(&got.matches()[0].json).unwrap();
+        assert_eq!(&got, want, "{path}");
+    }
+    let keys = json::keys(&workspace, Source::Text(&doc), "b").unwrap();
+    let names: Vec<_> = keys.entries().iter().map(|e| e.key.as_str()).collect();
+    assert_eq!(names, ["inner", "c", "last"]);
+}

@@ -7,6 +7,9 @@
 //! subtree is checked only for balanced brackets and closed strings. The
 //! `validate` verb ([`super::syntax`]) checks everything.
 
+use std::cell::OnceCell;
+use std::rc::Rc;
+
 use memchr::memchr2;
 
 use super::syntax::{Syntax, SyntaxKind};
@@ -50,9 +53,61 @@ pub(crate) struct Node {
 }
 
 /// A document over borrowed bytes.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Doc<'a> {
     pub(crate) bytes: &'a [u8],
+    /// Where the big containers of a big document end, `(start, end)` by
+    /// start: built in one pass the first time one is skipped, so a lookup
+    /// that must skip the same 20 MB array at two levels (the last of
+    /// duplicate keys wins, so every member after the one taken is skipped)
+    /// pays for one pass, not two.
+    big: Rc<OnceCell<Vec<(usize, usize)>>>,
+}
+
+/// Documents from this size on get the index of big containers.
+const INDEXED_DOC: usize = 1 << 20;
+/// Containers from this size on are in the index.
+const BIG_CONTAINER: usize = 1 << 16;
+
+/// The big containers of `bytes` (valid JSON): one bracket-matching pass.
+fn big_containers(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut open: Vec<usize> = Vec::new();
+    let mut big = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        while i < bytes.len() && !STRUCTURAL[usize::from(bytes[i])] {
+            i += 1;
+        }
+        match bytes.get(i) {
+            Some(b'"') => {
+                let mut j = i + 1;
+                loop {
+                    while j < bytes.len() && !IN_STRING[usize::from(bytes[j])] {
+                        j += 1;
+                    }
+                    match bytes.get(j) {
+                        Some(b'"') => break,
+                        Some(_) => j += 2,
+                        None => return big,
+                    }
+                }
+                i = j;
+            }
+            Some(b'{' | b'[') => open.push(i),
+            Some(_) => {
+                let Some(start) = open.pop() else {
+                    return big;
+                };
+                if i - start >= BIG_CONTAINER {
+                    big.push((start, i + 1));
+                }
+            }
+            None => break,
+        }
+        i += 1;
+    }
+    big.sort_unstable();
+    big
 }
 
 /// An object's members, each key once, and the keys that were repeated.
@@ -97,7 +152,10 @@ pub(crate) fn decode_body(body: &[u8]) -> String {
 
 impl<'a> Doc<'a> {
     pub(crate) fn new(bytes: &'a [u8]) -> Self {
-        Doc { bytes }
+        Doc {
+            bytes,
+            big: Rc::default(),
+        }
     }
 
     /// The top-level value (only its first byte is looked at).
@@ -186,6 +244,16 @@ impl<'a> Doc<'a> {
     /// take, to honour the last of duplicate keys, so this is the hot path).
     fn skip_container(&self, pos: usize) -> Result<usize, Syntax> {
         let bytes = self.bytes;
+        let big: &[(usize, usize)] = if bytes.len() >= INDEXED_DOC {
+            self.big.get_or_init(|| big_containers(bytes))
+        } else {
+            &[]
+        };
+        if let Ok(k) = big.binary_search_by_key(&pos, |&(start, _)| start) {
+            return Ok(big[k].1);
+        }
+        // The next big container inside this one, jumped over whole.
+        let mut next = big.partition_point(|&(start, _)| start <= pos);
         // The closers still expected, innermost last.
         let mut closers: Vec<u8> = Vec::with_capacity(16);
         let mut i = pos;
@@ -213,8 +281,18 @@ impl<'a> Doc<'a> {
                     i = j + 1;
                     continue;
                 }
-                b'{' => closers.push(b'}'),
-                b'[' => closers.push(b']'),
+                b'{' | b'[' => {
+                    // Past the big ones inside a container already jumped.
+                    while big.get(next).is_some_and(|&(start, _)| start < i) {
+                        next += 1;
+                    }
+                    if big.get(next).is_some_and(|&(start, _)| start == i) {
+                        i = big[next].1;
+                        next += 1;
+                        continue;
+                    }
+                    closers.push(if b == b'{' { b'}' } else { b']' });
+                }
                 _ => {
                     if closers.pop() != Some(b) {
                         return Err(self.err(i, SyntaxKind::MismatchedCloser));
@@ -231,7 +309,7 @@ impl<'a> Doc<'a> {
     /// The members of the object `node`, in document order.
     pub(crate) fn members(&self, node: Node) -> Members<'a> {
         Members {
-            doc: *self,
+            doc: self.clone(),
             pos: node.start + 1,
             first: true,
             done: false,
@@ -242,7 +320,7 @@ impl<'a> Doc<'a> {
     /// The elements of the array `node`, in document order.
     pub(crate) fn elements(&self, node: Node) -> Elements<'a> {
         Elements {
-            doc: *self,
+            doc: self.clone(),
             pos: node.start + 1,
             first: true,
             done: false,
@@ -400,7 +478,7 @@ impl<'a> Iterator for Members<'a> {
 
 impl<'a> Members<'a> {
     fn step(&mut self) -> Result<Option<Member<'a>>, Syntax> {
-        let doc = self.doc;
+        let doc = &self.doc;
         let bytes = doc.bytes;
         if let Some(previous) = self.previous.take() {
             let (next, done) = doc.separator(doc.end(previous)?, b'}')?;
@@ -459,7 +537,7 @@ impl Iterator for Elements<'_> {
 
 impl Elements<'_> {
     fn step(&mut self) -> Result<Option<Node>, Syntax> {
-        let doc = self.doc;
+        let doc = &self.doc;
         if let Some(previous) = self.previous.take() {
             let (next, done) = doc.separator(doc.end(previous)?, b']')?;
             if done {
