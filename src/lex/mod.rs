@@ -203,6 +203,44 @@ pub(crate) fn continues_plainly(token: Token, rest: &[u8]) -> bool {
     }
 }
 
+/// The length of the strict JSON number at the start of `bytes` (`-0`,
+/// `12.5e-3`), if one starts there: the one grammar for numbers that the
+/// validator, the lazy document, the normalize tree and the engine's
+/// normalising of lenient numbers share. `01` yields 1 (the `0`); a caller
+/// that needs the number to end at a delimiter checks the byte after it.
+pub(crate) fn number_len(bytes: &[u8]) -> Option<usize> {
+    let digits = |from: usize| {
+        bytes.get(from..).map_or(0, |rest| {
+            rest.iter().take_while(|b| b.is_ascii_digit()).count()
+        })
+    };
+    let mut i = usize::from(bytes.first() == Some(&b'-'));
+    match bytes.get(i)? {
+        b'0' => i += 1,
+        b'1'..=b'9' => i += digits(i),
+        _ => return None,
+    }
+    if bytes.get(i) == Some(&b'.') {
+        let n = digits(i + 1);
+        if n == 0 {
+            return None;
+        }
+        i += 1 + n;
+    }
+    if matches!(bytes.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(bytes.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let n = digits(i);
+        if n == 0 {
+            return None;
+        }
+        i += n;
+    }
+    Some(i)
+}
+
 /// JSON whitespace.
 #[inline]
 pub(crate) fn is_ws(b: u8) -> bool {
@@ -278,6 +316,25 @@ mod tests {
             bytes = &bytes[len..];
         }
         out
+    }
+
+    #[test]
+    fn number_len_is_json_grammar() {
+        for (text, want) in [
+            ("0", Some(1)),
+            ("-0", Some(2)),
+            ("12.5e-3,", Some(7)),
+            ("1E+9]", Some(4)),
+            ("01", Some(1)),
+            ("1.", None),
+            ("1e", None),
+            ("-", None),
+            (".5", None),
+            ("+1", None),
+            ("", None),
+        ] {
+            assert_eq!(number_len(text.as_bytes()), want, "{text:?}");
+        }
     }
 
     #[test]

@@ -100,7 +100,7 @@ impl Parser<'_> {
             b'f' => self.word(b"false", Kind::Bool)?,
             b'n' => self.word(b"null", Kind::Null)?,
             _ => {
-                self.pos += number_len(&self.bytes[self.pos..])?;
+                self.pos += crate::lex::number_len(&self.bytes[self.pos..])?;
                 Kind::Number
             }
         };
@@ -198,48 +198,9 @@ impl Parser<'_> {
     }
 }
 
-/// The length of the strict JSON number at the start of `bytes`, if there is one.
-pub(super) fn number_len(bytes: &[u8]) -> Option<usize> {
-    let mut i = 0;
-    if bytes.first() == Some(&b'-') {
-        i += 1;
-    }
-    match bytes.get(i)? {
-        b'0' => i += 1,
-        b'1'..=b'9' => {
-            while bytes.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-        }
-        _ => return None,
-    }
-    if bytes.get(i) == Some(&b'.') {
-        i += 1;
-        if !bytes.get(i)?.is_ascii_digit() {
-            return None;
-        }
-        while bytes.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-    }
-    if let Some(b'e' | b'E') = bytes.get(i) {
-        i += 1;
-        if let Some(b'+' | b'-') = bytes.get(i) {
-            i += 1;
-        }
-        if !bytes.get(i)?.is_ascii_digit() {
-            return None;
-        }
-        while bytes.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-    }
-    Some(i)
-}
-
 /// Whether `text` is exactly one strict JSON number.
 pub(super) fn is_number(text: &str) -> bool {
-    number_len(text.as_bytes()) == Some(text.len())
+    crate::lex::number_len(text.as_bytes()) == Some(text.len())
 }
 
 /// Whether `text` is exactly one strict JSON integer (no fraction, no exponent).

@@ -363,36 +363,7 @@ fn ascii_owned(bytes: Cow<'_, [u8]>) -> String {
 
 /// Whether `text` is a number exactly as JSON spells it.
 fn is_json_number(text: &[u8]) -> bool {
-    let digits = |t: &[u8]| {
-        t.iter()
-            .position(|b| !b.is_ascii_digit())
-            .unwrap_or(t.len())
-    };
-    let t = text.strip_prefix(b"-").unwrap_or(text);
-    let n = digits(t);
-    if n == 0 || (n > 1 && t[0] == b'0') {
-        return false;
-    }
-    let mut t = &t[n..];
-    if let Some(frac) = t.strip_prefix(b".") {
-        let n = digits(frac);
-        if n == 0 {
-            return false;
-        }
-        t = &frac[n..];
-    }
-    if let Some(exp) = t.strip_prefix(b"e").or_else(|| t.strip_prefix(b"E")) {
-        let exp = exp
-            .strip_prefix(b"+")
-            .or_else(|| exp.strip_prefix(b"-"))
-            .unwrap_or(exp);
-        let n = digits(exp);
-        if n == 0 {
-            return false;
-        }
-        t = &exp[n..];
-    }
-    t.is_empty()
+    crate::lex::number_len(text) == Some(text.len())
 }
 
 /// Normalise a lenient number; `true` if the text changed.

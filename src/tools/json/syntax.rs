@@ -149,42 +149,20 @@ impl fmt::Display for Shown<'_> {
     }
 }
 
-/// The length of the strict JSON number at the start of `bytes`, or 0.
+/// The length of the strict JSON number at the start of `bytes`, or 0:
+/// [`crate::lex::number_len`], which must end where a token can (`01` and
+/// `1x` are not numbers).
 pub(crate) fn number_len(bytes: &[u8]) -> usize {
-    let digits = |from: usize| {
-        bytes[from..]
-            .iter()
-            .take_while(|b| b.is_ascii_digit())
-            .count()
-    };
-    let mut i = usize::from(bytes.first() == Some(&b'-'));
-    match bytes.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => i += digits(i),
-        _ => return 0,
-    }
-    if bytes.get(i) == Some(&b'.') {
-        let n = digits(i + 1);
-        if n == 0 {
-            return 0;
+    match crate::lex::number_len(bytes) {
+        Some(n)
+            if !matches!(
+                bytes.get(n),
+                Some(b'0'..=b'9' | b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'.')
+            ) =>
+        {
+            n
         }
-        i += 1 + n;
-    }
-    if matches!(bytes.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(bytes.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        let n = digits(i);
-        if n == 0 {
-            return 0;
-        }
-        i += n;
-    }
-    // `01` and `1x` are not numbers.
-    match bytes.get(i) {
-        Some(b'0'..=b'9' | b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'.') => 0,
-        _ => i,
+        _ => 0,
     }
 }
 
