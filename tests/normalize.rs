@@ -506,3 +506,23 @@ fn one_shot_default_is_the_same_as_with_default_options() {
         normalize_tool_args_with("@coder", raw, &ToolOptions::default())
     );
 }
+
+/// JSON inside a string (an `object` field sent as text) is mended with the
+/// caller's engine limits, not the defaults.
+#[test]
+fn nested_repairs_obey_the_callers_limits() {
+    let schema = json!({"type": "object", "properties": {"cfg": {"type": "object"}}});
+    let raw = r#"{"cfg": "{'a': {'b': {'c': {'d': 1}}}}"}"#;
+    let loose = ToolOptions::default().schema(schema.clone());
+    let decoded = normalize_tool_args_with("t", raw, &loose)
+        .to_value()
+        .unwrap();
+    assert_eq!(decoded["cfg"]["a"]["b"]["c"]["d"], 1, "{decoded}");
+    let tight = ToolOptions::default()
+        .schema(schema)
+        .repair_options(argmend::Options::default().max_depth(3));
+    let kept = normalize_tool_args_with("t", raw, &tight)
+        .to_value()
+        .unwrap();
+    assert!(kept["cfg"].is_string(), "{kept}");
+}

@@ -397,10 +397,14 @@ impl Dispatcher {
             None | Some(Value::Null) if cmd.trim().contains(char::is_whitespace) => "",
             _ => return,
         };
-        let at = |key: &str| raw.find(&format!("\"{key}\"")).unwrap_or(0);
+        let at = |key: &str| top_level_key(raw, key).unwrap_or(0);
         if inner.starts_with('{') {
-            let outcome = crate::repair::repair(inner.as_bytes());
-            if let Some(value @ Value::Object(_)) = outcome.to_value() {
+            // The caller's limits hold for the inner text too.
+            let outcome =
+                crate::repair::repair_with(inner.as_bytes(), self.options.engine_options());
+            if let Some(value @ Value::Object(_)) =
+                outcome.ok().and_then(|outcome| outcome.to_value())
+            {
                 fixes.push(ToolFix {
                     kind: ToolFixKind::UnwrappedString,
                     offset: at("args"),
@@ -486,6 +490,35 @@ impl Dispatcher {
     }
 }
 
+/// Where the key `"key"` of the outermost object of `raw` (a call's
+/// arguments as the model wrote them, maybe broken) starts: strings are
+/// stepped over whole, so a `"args"` inside a string value or a nested
+/// object is not taken for it.
+fn top_level_key(raw: &str, key: &str) -> Option<usize> {
+    let bytes = raw.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            quote @ (b'"' | b'\'') => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != quote {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                if depth == 1 && raw.get(start + 1..i.min(raw.len())) == Some(key) {
+                    return Some(start);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Cut `output` at `limit` bytes (on a character boundary) with a note.
 fn cap(mut output: String, limit: usize) -> String {
     if output.len() <= limit {
@@ -501,4 +534,18 @@ fn cap(mut output: String, limit: usize) -> String {
         "\n… (output cut at {limit} of {total} bytes; ask for less)\n"
     ));
     output
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_envelope_key_is_found_at_the_top_level_only() {
+        let raw = r#"{"cmd": "say \"args\"", "x": {"args": 1}, "args": "--file a"}"#;
+        assert_eq!(top_level_key(raw, "args"), raw.rfind("\"args\""));
+        assert_eq!(top_level_key(raw, "cmd"), Some(1));
+        assert_eq!(top_level_key("{'args': 'x'}", "args"), Some(1));
+        assert_eq!(top_level_key(r#"{"a": "b"}"#, "args"), None);
+    }
 }

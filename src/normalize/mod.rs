@@ -159,6 +159,11 @@ impl ToolOptions {
         self
     }
 
+    /// The engine's limits in use (see [`ToolOptions::repair_options`]).
+    pub(crate) fn engine_options(&self) -> Options {
+        self.repair
+    }
+
     /// The tool table in use.
     pub fn tool_map(&self) -> &ToolMap {
         &self.tools

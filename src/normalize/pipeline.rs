@@ -353,7 +353,7 @@ fn content_rules(
         return;
     };
     let strict = options.mode == super::SchemaMode::Strict;
-    let mut coercion = Coercion::new(&text_a, schema, strict);
+    let mut coercion = Coercion::new(&text_a, schema, strict, options.repair);
     coercion.top(&root_a, schema);
     let text_b = tree::apply(&text_a, 0, text_a.len(), &coercion.edits);
     let rebase = Rebase::new(&edits);

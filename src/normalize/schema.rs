@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::ToolFixKind;
 use super::tree::{self, Edit, Kind, Member, Node, is_integer, is_number, quote};
 use super::validate::{MAX_SCHEMA_DEPTH, fits, resolve, simple_match, types};
-use crate::repair::{FixKind, Verdict};
+use crate::repair::{FixKind, Options, Verdict};
 
 /// How deep a double-encoded value may nest before it is left as a string.
 const MAX_INNER_DEPTH: usize = 128;
@@ -30,23 +30,26 @@ pub(super) struct Coercion<'t, 's> {
     text: &'t str,
     root: &'s Value,
     strict: bool,
+    /// The caller's engine limits, for a value that is JSON inside a string.
+    repair: Options,
     pub(super) edits: Vec<Edit>,
     pub(super) fixes: Vec<(ToolFixKind, usize)>,
 }
 
 impl<'t, 's> Coercion<'t, 's> {
-    pub(super) fn new(text: &'t str, root: &'s Value, strict: bool) -> Self {
+    pub(super) fn new(text: &'t str, root: &'s Value, strict: bool, repair: Options) -> Self {
         Coercion {
             text,
             root,
             strict,
+            repair,
             edits: Vec::new(),
             fixes: Vec::new(),
         }
     }
 
     fn trial(&self) -> Self {
-        Coercion::new(self.text, self.root, self.strict)
+        Coercion::new(self.text, self.root, self.strict, self.repair)
     }
 
     fn adopt(&mut self, other: Coercion<'_, '_>) {
@@ -246,7 +249,11 @@ impl<'t, 's> Coercion<'t, 's> {
         let inner_text = match tree::parse(&content, MAX_INNER_DEPTH) {
             Some(_) => content,
             None => {
-                let outcome = crate::repair::repair(content.as_bytes());
+                // The caller's limits hold inside the string too.
+                let Ok(outcome) = crate::repair::repair_with(content.as_bytes(), self.repair)
+                else {
+                    return false;
+                };
                 let whole = outcome.fixes().iter().all(|fix| {
                     !matches!(
                         fix.kind,
@@ -268,7 +275,7 @@ impl<'t, 's> Coercion<'t, 's> {
         if inner.type_name() != kind {
             return false;
         }
-        let mut sub = Coercion::new(&inner_text, self.root, self.strict);
+        let mut sub = Coercion::new(&inner_text, self.root, self.strict, self.repair);
         sub.coerce(&inner, schema, depth + 1);
         let rendered = sub.render(&inner);
         self.fix(ToolFixKind::UnwrappedString, node.start);
