@@ -170,7 +170,7 @@ pub struct JsonTool;
 
 impl Tool for JsonTool {
     fn run(&self, workspace: &Workspace, args: &Value) -> Result<String, ToolError> {
-        Ok(crate::tools::json::call(workspace, &args.to_string())?.to_string())
+        Ok(crate::tools::json::call_value(workspace, args)?.to_string())
     }
 }
 
@@ -180,7 +180,7 @@ pub struct DiffTool;
 
 impl Tool for DiffTool {
     fn run(&self, workspace: &Workspace, args: &Value) -> Result<String, ToolError> {
-        Ok(crate::tools::diff::call(workspace, &args.to_string())?.to_string())
+        Ok(crate::tools::diff::call_value(workspace, args)?.to_string())
     }
 
     fn access(&self, args: &Value) -> Access {

@@ -151,12 +151,22 @@ pub(crate) fn read<H>(
     envelope: &str,
     verbs: &'static [Verb<H>],
 ) -> Result<(String, Map<String, Value>), String> {
-    let examples = Examples(verbs);
     let value: Value = serde_json::from_str(envelope).map_err(|error| {
         format!(
-            "the call is not valid JSON ({error}); send {{\"cmd\": VERB, \"args\": {{…}}}}, e.g.\n{examples}"
+            "the call is not valid JSON ({error}); send {{\"cmd\": VERB, \"args\": {{…}}}}, e.g.\n{}",
+            Examples(verbs)
         )
     })?;
+    from_value(&value, verbs)
+}
+
+/// [`read`] for an envelope already parsed (the runtime's normalized
+/// arguments), so it is not written out as text to be parsed again.
+pub(crate) fn from_value<H>(
+    value: &Value,
+    verbs: &'static [Verb<H>],
+) -> Result<(String, Map<String, Value>), String> {
+    let examples = Examples(verbs);
     let Value::Object(envelope) = value else {
         return Err(format!(
             "the call must be a JSON object {{\"cmd\": VERB, \"args\": {{…}}}}, e.g.\n{examples}"

@@ -581,6 +581,13 @@ pub fn call(workspace: &Workspace, envelope: &str) -> Result<Answer, Error> {
     dispatch(workspace, &cmd, &args)
 }
 
+/// [`call`] on an envelope already parsed (the runtime's normalized
+/// arguments).
+pub(crate) fn call_value(workspace: &Workspace, envelope: &Value) -> Result<Answer, Error> {
+    let (cmd, args) = envelope::from_value(envelope, &VERBS).map_err(Error::argument)?;
+    dispatch(workspace, &cmd, &args)
+}
+
 /// Run one verb with its arguments (the envelope's `cmd` and `args`).
 pub fn dispatch(
     workspace: &Workspace,
