@@ -121,11 +121,11 @@ impl fmt::Display for Answer {
     }
 }
 
-/// The verbs: what each does, the arguments it takes, and one valid call
-/// (shown when a call is malformed, and in the input schema).
 /// How a verb runs: its checked arguments in, the answer out.
 type Handler = fn(&Workspace, &Args<'_>) -> Result<Answer, Error>;
 
+/// The verbs: what each does, the arguments it takes, one valid call (shown
+/// when a call is malformed, and in the input schema), and its handler.
 const VERBS: [Verb<Handler>; 5] = [
     Verb {
         name: "files",

@@ -41,6 +41,7 @@
 
 pub(crate) mod doc;
 mod error;
+mod load;
 pub(crate) mod path;
 mod query;
 mod schema;
@@ -49,14 +50,15 @@ mod verbs;
 mod whole;
 mod yaml;
 
-use std::borrow::Cow;
 use std::fmt;
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
 pub use self::error::{Error, ErrorKind};
-use self::error::{MAX_FILE, Repr};
+pub use self::load::MAX_NESTING;
+pub(crate) use self::load::{Loaded, load_bytes};
+use self::load::{load, load_strict, read};
 pub use self::query::{DEFAULT_LIMIT, MAX_LIMIT, Matched, Query, Row, query};
 pub use self::schema::{DEFAULT_DEPTH, MAX_DEPTH, SAMPLE, Schema, Shape, schema};
 pub(crate) use self::verbs::duplicate_note;
@@ -86,286 +88,6 @@ pub enum Format {
     Json,
     /// YAML, converted to JSON text first (key order kept).
     Yaml,
-}
-
-/// The bytes as read, before YAML is converted.
-pub(crate) struct Raw<'a> {
-    bytes: Cow<'a, [u8]>,
-    name: String,
-    format: Format,
-    /// What reading changed (a byte-order mark skipped).
-    notes: Vec<String>,
-}
-
-impl Raw<'_> {
-    /// The size of the input as read.
-    pub(crate) fn len(&self) -> usize {
-        self.bytes.len()
-    }
-}
-
-/// A document ready for the verbs: JSON bytes.
-pub(crate) struct Loaded<'a> {
-    pub(crate) bytes: Cow<'a, [u8]>,
-    pub(crate) name: String,
-    pub(crate) format: Format,
-    /// What the answer must say besides the value: how the input was read
-    /// (a byte-order mark, several YAML documents), and what the verb met
-    /// on its way (duplicate keys). Shared by the verbs through `&self`.
-    notes: std::cell::RefCell<Vec<String>>,
-}
-
-impl Loaded<'_> {
-    /// Add a note to the answer (once, however often it is met).
-    pub(crate) fn note(&self, note: String) {
-        let mut notes = self.notes.borrow_mut();
-        if !notes.contains(&note) {
-            notes.push(note);
-        }
-    }
-
-    /// `text` with the notes after it, one `note:` line each.
-    pub(crate) fn noted(&self, mut text: String) -> String {
-        for note in self.notes.borrow().iter() {
-            if !text.is_empty() && !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text.push_str("note: ");
-            text.push_str(note);
-            text.push('\n');
-        }
-        text
-    }
-
-    /// The notes so far.
-    pub(crate) fn notes(&self) -> Vec<String> {
-        self.notes.borrow().clone()
-    }
-
-    /// A syntax error found on the way, as the model reads it.
-    #[cold]
-    pub(crate) fn syntax_error(&self, error: syntax::Syntax) -> Error {
-        Error::new(Repr::InvalidJson {
-            name: self.name.clone(),
-            detail: error.show(&self.bytes).to_string(),
-        })
-    }
-}
-
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
-const BOM_NOTE: &str = "a UTF-8 byte-order mark at the start was skipped";
-
-/// Read the source: a file through the workspace (size checked first), or
-/// the text, with a first guess at its format.
-pub(crate) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<'a>, Error> {
-    match source {
-        Source::File(file) => {
-            let real = workspace.resolve(file)?;
-            let shown = file.display().to_string();
-            let io = |error: std::io::Error| {
-                let error = if error.kind() == std::io::ErrorKind::NotFound {
-                    crate::tools::near::not_found(&real, &shown)
-                } else {
-                    error
-                };
-                Error::new(Repr::Io {
-                    path: shown.clone(),
-                    error,
-                })
-            };
-            let size = std::fs::metadata(&real).map_err(io)?.len();
-            if size > MAX_FILE {
-                return Err(Error::new(Repr::TooLarge { file: shown, size }));
-            }
-            let mut bytes = std::fs::read(&real).map_err(io)?;
-            let mut notes = Vec::new();
-            // A UTF-8 byte-order mark (editors on Windows write one) is not
-            // part of the document.
-            if bytes.starts_with(UTF8_BOM) {
-                bytes.drain(..UTF8_BOM.len());
-                notes.push(BOM_NOTE.to_owned());
-            }
-            let is_yaml = matches!(
-                real.extension()
-                    .and_then(|e| e.to_str())
-                    .map(str::to_ascii_lowercase)
-                    .as_deref(),
-                Some("yaml" | "yml")
-            );
-            Ok(Raw {
-                bytes: Cow::Owned(bytes),
-                name: format!("`{shown}`"),
-                format: if is_yaml { Format::Yaml } else { Format::Json },
-                notes,
-            })
-        }
-        Source::Text(text) => {
-            let mut notes = Vec::new();
-            let text = match text.strip_prefix('\u{FEFF}') {
-                Some(rest) => {
-                    notes.push(BOM_NOTE.to_owned());
-                    rest
-                }
-                None => text,
-            };
-            let trimmed = text.trim_start();
-            let format =
-                if trimmed.starts_with(['{', '[']) || syntax::validate(text.as_bytes()).is_ok() {
-                    Format::Json
-                } else if looks_like_yaml(text)
-                    || yaml::to_json(text).is_ok_and(|converted| converted.is_container)
-                {
-                    Format::Yaml
-                } else {
-                    Format::Json
-                };
-            Ok(Raw {
-                bytes: Cow::Borrowed(text.as_bytes()),
-                name: "the text".to_owned(),
-                format,
-                notes,
-            })
-        }
-    }
-}
-
-/// A document whose bytes the caller read (`@diff json` reads its own
-/// files), read by `@json`'s rules: a byte-order mark skipped, YAML
-/// converted, strict JSON required, nesting bounded.
-pub(crate) fn load_bytes(
-    bytes: Vec<u8>,
-    name: String,
-    yaml: bool,
-) -> Result<Loaded<'static>, Error> {
-    let mut bytes = bytes;
-    let mut notes = Vec::new();
-    if bytes.starts_with(UTF8_BOM) {
-        bytes.drain(..UTF8_BOM.len());
-        notes.push(BOM_NOTE.to_owned());
-    }
-    load_strict(Raw {
-        bytes: Cow::Owned(bytes),
-        name,
-        format: if yaml { Format::Yaml } else { Format::Json },
-        notes,
-    })
-}
-
-/// Whether text that is not JSON starts the way a YAML mapping, list or
-/// stream does (`key:`, `- item`, `---`), so its errors are told as YAML's.
-fn looks_like_yaml(text: &str) -> bool {
-    let Some(line) = text
-        .lines()
-        .map(str::trim_end)
-        .find(|line| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
-    else {
-        return false;
-    };
-    let line = line.trim_start();
-    if line == "---" || line.starts_with("--- ") || line == "-" || line.starts_with("- ") {
-        return true;
-    }
-    line.split_once(':').is_some_and(|(key, rest)| {
-        (rest.is_empty() || rest.starts_with(' '))
-            && !key.is_empty()
-            && key
-                .chars()
-                .all(|c| c.is_alphanumeric() || "_-./ \"'".contains(c))
-    })
-}
-
-/// Convert YAML to JSON text; JSON passes through untouched.
-pub(crate) fn load(raw: Raw<'_>) -> Result<Loaded<'_>, Error> {
-    let Raw {
-        bytes,
-        name,
-        format,
-        notes,
-    } = raw;
-    if format == Format::Json {
-        return Ok(Loaded {
-            bytes,
-            name,
-            format,
-            notes: notes.into(),
-        });
-    }
-    let invalid = |detail: String, at| {
-        Error::new(Repr::InvalidYaml {
-            name: name.clone(),
-            detail,
-            at,
-        })
-    };
-    let text =
-        crate::utf8::from_utf8(&bytes).map_err(|e| invalid(format!("not UTF-8: {e}"), None))?;
-    let converted = yaml::to_json(text)
-        .map_err(|error| invalid(error.to_string(), Some((error.line, error.column))))?;
-    let mut notes = notes;
-    notes.extend(converted.notes);
-    Ok(Loaded {
-        bytes: Cow::Owned(converted.json.into_bytes()),
-        name,
-        format,
-        notes: notes.into(),
-    })
-}
-
-/// [`load`], refusing a document that is not strictly valid JSON with
-/// `validate`'s message (line, column, excerpt): the verbs read documents
-/// lazily, and a broken value must never be printed as an answer.
-pub(crate) fn load_strict(raw: Raw<'_>) -> Result<Loaded<'_>, Error> {
-    let loaded = load(raw)?;
-    // The repair engine's strict pass runs at a strict parser's speed; the
-    // tokenizer's validator, which can say where and why, only on a miss.
-    let fast = crate::repair::is_strict_json(&loaded.bytes, 512)
-        && crate::utf8::from_utf8(&loaded.bytes).is_ok();
-    if !fast {
-        syntax::validate(&loaded.bytes).map_err(|error| loaded.syntax_error(error))?;
-        // Valid, but maybe deeper than the fast pass goes. The verbs indent
-        // their answers, and an answer 200,000 levels deep is 80 GB of spaces.
-        if let Some(at) = deeper_than(&loaded.bytes, MAX_NESTING) {
-            return Err(Error::argument(format!(
-                "{} nests deeper than {MAX_NESTING} levels (at byte {at}): the json tool answers \
-                 documents up to {MAX_NESTING} levels deep; `validate` still checks it",
-                loaded.name
-            )));
-        }
-    }
-    Ok(loaded)
-}
-
-/// How deep the verbs follow a document (the repair engine's default too).
-pub const MAX_NESTING: usize = 512;
-
-/// The byte offset where `bytes` (valid JSON) first nests deeper than `limit`.
-fn deeper_than(bytes: &[u8], limit: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for (at, &b) in bytes.iter().enumerate() {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'{' | b'[' => {
-                depth += 1;
-                if depth > limit {
-                    return Some(at);
-                }
-            }
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    None
 }
 
 /// Cut `text` to [`MAX_OUTPUT`] at a line boundary, with a note on how to
@@ -428,11 +150,11 @@ impl fmt::Display for Answer {
     }
 }
 
-/// The verbs: what each does, the arguments it takes, and one valid call
-/// (shown when a call is malformed, and in the input schema).
 /// How a verb runs: its checked arguments in, the answer out.
 type Handler = fn(&Workspace, &Args<'_>) -> Result<Answer, Error>;
 
+/// The verbs: what each does, the arguments it takes, one valid call (shown
+/// when a call is malformed, and in the input schema), and its handler.
 const VERBS: [Verb<Handler>; 6] = [
     Verb {
         name: "get",
