@@ -1,0 +1,89 @@
+//! The call being read: its number, the stream its arguments go to, and,
+//! while it may still turn out to be prose, its bytes as written.
+
+use super::super::Event;
+use super::super::args::ArgsStream;
+use crate::normalize::ToolOptions;
+
+/// The call being read.
+#[derive(Debug)]
+pub(super) struct Call {
+    /// The call's number in the stream (0, 1, …).
+    pub(super) number: usize,
+    pub(super) stream: Option<ArgsStream>,
+    /// Argument bytes not yet given to the stream (batched per chunk, or
+    /// held while the name is unknown).
+    pub(super) pending: Vec<u8>,
+    /// The call's bytes as written while it may still turn out to be text
+    /// (a prose mention of `<tool_call>`); dropped once it cannot.
+    pub(super) raw: Vec<u8>,
+    /// Whether the call came as an object (`{"name": …, "arguments": …}`,
+    /// alone or in a tag's body) rather than with a `name="…"` attribute.
+    pub(super) object_form: bool,
+}
+
+/// How much of a tag is kept while it may still be prose.
+pub(super) const MAX_RAW: usize = 4096;
+
+impl Call {
+    pub(super) fn new(number: usize) -> Self {
+        Call {
+            number,
+            stream: None,
+            pending: Vec::new(),
+            raw: Vec::new(),
+            object_form: false,
+        }
+    }
+
+    /// Whether the call can still be taken back as text: it has no name and
+    /// no arguments yet, and its bytes were all kept.
+    pub(super) fn may_be_text(&self) -> bool {
+        self.stream.is_none() && self.pending.is_empty() && self.raw.len() < MAX_RAW
+    }
+
+    pub(super) fn set_name(&mut self, name: &str, options: &ToolOptions, events: &mut Vec<Event>) {
+        if self.stream.is_some() || name.is_empty() {
+            return;
+        }
+        events.push(Event::CallStarted {
+            call: self.number,
+            name: name.to_owned(),
+        });
+        self.stream = Some(ArgsStream::numbered(name, options.clone(), self.number));
+        self.flush(events);
+    }
+
+    pub(super) fn flush(&mut self, events: &mut Vec<Event>) {
+        if let Some(stream) = &mut self.stream
+            && !self.pending.is_empty()
+        {
+            stream.feed_into(&self.pending, events);
+            self.pending.clear();
+        }
+    }
+
+    /// End the call; `closed` says whether its own end was seen.
+    pub(super) fn finish(mut self, events: &mut Vec<Event>, closed: bool) {
+        self.flush(events);
+        match self.stream {
+            Some(stream) => {
+                stream.finish_into(events);
+                if let Some(Event::CallReady { closed: seen, .. }) = events.last_mut() {
+                    *seen = closed;
+                }
+            }
+            None => events.push(Event::Error {
+                call: self.number,
+                name: None,
+                reason: if self.object_form {
+                    "the call object names no tool: write {\"name\": \"TOOL\", \"arguments\": {…}}"
+                        .to_owned()
+                } else {
+                    "the call names no tool: add name=\"TOOL\"".to_owned()
+                },
+                raw: String::from_utf8_lossy(&self.pending).into_owned(),
+            }),
+        }
+    }
+}
