@@ -160,6 +160,7 @@ impl ToolOptions {
     }
 
     /// The engine's limits in use (see [`ToolOptions::repair_options`]).
+    #[cfg(feature = "tools")]
     pub(crate) fn engine_options(&self) -> Options {
         self.repair
     }
