@@ -86,13 +86,9 @@ impl Machine<'_> {
 
     pub(super) fn into_parts(mut self) -> (String, Vec<Fix>) {
         self.write_out();
-        let from = self
-            .returned
-            .saturating_sub(self.out_base)
-            .min(self.out.len());
         let text = match self.opts.retain {
-            Retain::All => self.out,
-            Retain::Unreturned => self.out[from..].to_owned(),
+            Retain::All => self.out.into_string(),
+            Retain::Unreturned => self.out.since(self.returned).to_owned(),
         };
         let text = if self.started { text } else { String::new() };
         let mut fixes = self.fixes;
@@ -108,8 +104,9 @@ impl Machine<'_> {
         }
         if let Some(key) = self.key_hold {
             // A key that is not complete is not shown, nor the comma before it.
-            let at = key.out.saturating_sub(self.out_base).min(self.out.len());
-            return (&self.out[..at], "", "", &self.stack);
+            let held = self.out.held();
+            let at = key.out.saturating_sub(self.out.base()).min(held.len());
+            return (&held[..at], "", "", &self.stack);
         }
         let top = self.stack.last().copied();
         // A function-call wrapper writes nothing itself: its missing argument
@@ -123,12 +120,13 @@ impl Machine<'_> {
             _ => None,
         };
         let comma = if pending.is_some() { None } else { comma };
+        let held = self.out.held();
         let (head, rest) = match comma {
             Some(p) => {
-                let at = p.out - self.out_base;
-                (&self.out[..at], &self.out[at + 1..])
+                let at = p.out - self.out.base();
+                (&held[..at], &held[at + 1..])
             }
-            None => (&self.out[..], ""),
+            None => (held, ""),
         };
         let value_tail = match (self.state, pending) {
             (State::Str | State::Concat, _) => "\"",

@@ -305,7 +305,7 @@ impl Machine<'_> {
     ) -> Result<(), usize> {
         // The output so far ends where the input read so far does: this
         // stretch is the input at the same positions, so it need not be copied.
-        let unwritten = self.lazy && self.base == 0 && self.out_base == 0 && out_start == self.i;
+        let unwritten = self.lazy && self.base == 0 && self.out.base() == 0 && out_start == self.i;
         if !unwritten {
             self.write_out();
         }
@@ -329,7 +329,7 @@ impl Machine<'_> {
             }
         }
         self.frames_undo.clear();
-        self.emit("");
+        self.wrote();
         self.hold = None;
         self.open_hold = None;
         if safe.state != State::Colon {

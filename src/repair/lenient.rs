@@ -11,7 +11,7 @@
 use super::FixKind;
 use super::fast::{after_value, string_ends, trailing_comma};
 use super::judge;
-use super::machine::{Frame, LOOKAHEAD, Machine, State, push_ascii, text_at, write_unwritten};
+use super::machine::{Frame, LOOKAHEAD, Machine, State, text_at, write_unwritten};
 use super::string::find_quote_escape_or_control;
 use crate::lex::{self, Quote};
 
@@ -129,7 +129,7 @@ impl Machine<'_> {
         // Written out from here on: what the lane left unwritten goes first.
         // (Fields one by one: `text` borrows the input.)
         write_unwritten(src, self.whole_text, &mut self.out, &mut self.unwritten);
-        push_ascii(&mut self.out, &src[at..q]);
+        self.out.push_ascii(&src[at..q]);
         match text {
             Text::Quoted(inner) => {
                 self.out.push('"');
@@ -147,7 +147,7 @@ impl Machine<'_> {
             }
         }
         self.fix(fix, self.base + q);
-        self.emit("");
+        self.wrote();
         self.hold = None;
         self.open_hold = None;
         self.i = self.base + end;
@@ -175,7 +175,7 @@ impl Machine<'_> {
             return false;
         };
         write_unwritten(src, self.whole_text, &mut self.out, &mut self.unwritten);
-        push_ascii(&mut self.out, &src[at..q]);
+        self.out.push_ascii(&src[at..q]);
         self.fix(FixKind::RemovedComment, self.base + q);
         self.i = self.base + end;
         true

@@ -21,6 +21,7 @@ use smallvec::SmallVec;
 
 use super::hints::Hints;
 use super::open_string::Str;
+use super::out::Out;
 use super::{Fix, FixKind, Options, Retain};
 use crate::error::Error;
 use crate::lex::{self, Token};
@@ -179,9 +180,8 @@ pub(super) struct Machine<'a> {
     pub(super) base: usize,
     pub(super) i: usize,
     pub(super) eof: bool,
-    // Output.
-    pub(super) out: String,
-    pub(super) out_base: usize,
+    // Output: absolute positions throughout (see `out.rs`).
+    pub(super) out: Out,
     pub(super) committed: usize,
     pub(super) returned: usize,
     /// End of the last non-whitespace output: where a missing comma, colon,
@@ -249,8 +249,7 @@ impl<'a> Machine<'a> {
             base: 0,
             i: 0,
             eof: false,
-            out: String::new(),
-            out_base: 0,
+            out: Out::default(),
             committed: 0,
             returned: 0,
             mark: 0,
@@ -361,7 +360,7 @@ impl<'a> Machine<'a> {
 
     #[inline]
     pub(super) fn out_len(&self) -> usize {
-        self.out_base + self.out.len() + self.unwritten
+        self.out.len() + self.unwritten
     }
 
     /// Write out what the fast lane took but did not copy (see `unwritten`).
@@ -379,6 +378,14 @@ impl<'a> Machine<'a> {
     #[inline]
     pub(super) fn emit(&mut self, text: &str) {
         self.out.push_str(text);
+        self.wrote();
+    }
+
+    /// The bookkeeping of [`Machine::emit`] for non-whitespace output a
+    /// writer put in the buffer itself (an escaped word, a lenient token
+    /// run through its own table).
+    #[inline]
+    pub(super) fn wrote(&mut self) {
         self.mark = self.out_len();
         self.pending_comma = None;
         self.started = true;
@@ -393,7 +400,7 @@ impl<'a> Machine<'a> {
     /// Insert at `pos` (at or after `committed`), shifting what follows.
     pub(super) fn insert_at(&mut self, pos: usize, text: &str) {
         debug_assert!(pos >= self.committed);
-        self.out.insert_str(pos - self.out_base, text);
+        self.out.insert_str(pos, text);
         let n = text.len();
         if self.mark >= pos {
             self.mark += n;
@@ -416,7 +423,7 @@ impl<'a> Machine<'a> {
     /// Drop output from `pos` on (at or after `committed`).
     pub(super) fn truncate_out(&mut self, pos: usize) {
         debug_assert!(pos >= self.committed);
-        self.out.truncate(pos - self.out_base);
+        self.out.truncate(pos);
         self.mark = self.mark.min(pos);
         if self.pending_comma.is_some_and(|p| p.out >= pos) {
             self.pending_comma = None;
@@ -502,21 +509,18 @@ impl<'a> Machine<'a> {
 
     /// The output committed since the last call (the text `feed` returns).
     pub(super) fn take_committed(&mut self) -> &str {
-        let from = self.returned - self.out_base;
-        let to = self.committed - self.out_base;
+        let (from, to) = (self.returned, self.committed);
         self.returned = self.committed;
-        if self.opts.retain == Retain::Unreturned && from > 0 {
+        if self.opts.retain == Retain::Unreturned && from > self.out.base() {
             // Forget output already handed out (keeping this call's slice
             // alive), except what an open string still needs.
-            let drain = match self.string.as_mut() {
-                Some(s) => s.forget(&self.out, self.out_base, from),
+            let keep_from = match self.string.as_mut() {
+                Some(s) => s.forget(self.out.held(), self.out.base(), from),
                 None => from,
             };
-            self.out.drain(..drain);
-            self.out_base += drain;
-            return &self.out[from - drain..to - drain];
+            self.out.drain_to(keep_from);
         }
-        &self.out[from..to]
+        self.out.range(from..to)
     }
 
     // ----- the loop -----
@@ -680,7 +684,7 @@ impl<'a> Machine<'a> {
             State::Prose | State::Concat | State::Ignore => {}
             _ => {
                 let at = self.i - self.base;
-                push_ascii(&mut self.out, &self.src[at..at + n]);
+                self.out.push_ascii(&self.src[at..at + n]);
             }
         }
         self.i += n;
@@ -778,13 +782,6 @@ pub(super) fn starts_value(token: Token) -> bool {
     )
 }
 
-/// Append input bytes known to be ASCII (whitespace, digits): short runs
-/// need no UTF-8 check.
-pub(super) fn push_ascii(out: &mut String, bytes: &[u8]) {
-    debug_assert!(bytes.is_ascii());
-    out.extend(bytes.iter().map(|&b| char::from(b)));
-}
-
 /// Input bytes known to be ASCII (whitespace, digits, escapes) as text.
 /// Were that ever wrong, the bytes come through replaced, never dropped.
 pub(super) fn ascii(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
@@ -797,7 +794,7 @@ pub(super) fn ascii(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
 pub(super) fn write_unwritten(
     src: &[u8],
     whole: Option<&str>,
-    out: &mut String,
+    out: &mut Out,
     unwritten: &mut usize,
 ) {
     if *unwritten > 0 {

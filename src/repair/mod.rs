@@ -12,6 +12,7 @@ mod judge;
 mod lenient;
 mod machine;
 mod open_string;
+mod out;
 mod quote;
 mod scalar;
 mod states;

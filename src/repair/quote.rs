@@ -23,7 +23,7 @@ impl Machine<'_> {
         // The brackets of the body matter once it holds an inner quote, or
         // for a comma it ends with; a clean string's text is not rescanned.
         if s.inner_quotes > 0 || s.comma.is_some() {
-            s.count_brackets(&self.out, self.out_base);
+            s.count_brackets(self.out.held(), self.out.base());
             self.string = Some(s);
         }
         let after = &self.rest()[len.min(self.rest().len())..];
@@ -81,7 +81,7 @@ impl Machine<'_> {
                     self.emit_body(&text);
                 }
                 if let Some(s) = self.string.as_mut() {
-                    s.count_brackets(&self.out, self.out_base);
+                    s.count_brackets(self.out.held(), self.out.base());
                     s.note_inner();
                 }
                 self.i += len;

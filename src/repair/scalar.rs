@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use super::FixKind;
 use super::judge::Role;
-use super::machine::{Frame, Halt, LOOKAHEAD, Machine, State, Step, WINDOW, push_ascii};
+use super::machine::{Frame, Halt, LOOKAHEAD, Machine, State, Step, WINDOW};
 use crate::lex::{self, Literal};
 
 /// The literals a cut-off word completes to, with the spellings it may be a
@@ -54,8 +54,8 @@ impl Machine<'_> {
         }
         let mut text = &self.src[at..at + len];
         if is_json_number(text) {
-            push_ascii(&mut self.out, text);
-            self.emit("");
+            self.out.push_ascii(text);
+            self.wrote();
             self.i += len;
             self.value_done();
             return Ok(());
@@ -180,9 +180,9 @@ impl Machine<'_> {
         self.fix(kind, self.i);
         let at = self.i - self.base;
         self.out.push('"');
-        let invalid = escape_into(&mut self.out, &self.src[at..at + end]);
+        let invalid = self.out.push_escaped(&self.src[at..at + end]);
         self.out.push('"');
-        self.emit("");
+        self.wrote();
         if invalid {
             self.fix(FixKind::ReplacedInvalidUtf8, self.i);
         }
@@ -318,7 +318,7 @@ fn trim_cut(mut text: &[u8]) -> &[u8] {
 }
 
 /// Append `text` as the body of a JSON string; `true` if invalid UTF-8 was replaced.
-fn escape_into(out: &mut String, text: &[u8]) -> bool {
+pub(super) fn escape_into(out: &mut String, text: &[u8]) -> bool {
     if text
         .iter()
         .all(|&b| (0x20..0x7F).contains(&b) && b != b'"' && b != b'\\')

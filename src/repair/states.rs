@@ -121,7 +121,7 @@ impl Machine<'_> {
             _ if self.opts.values == Values::Lines && starts_value(token) => {
                 // One value per line: the whitespace between two values
                 // becomes a newline unless it holds one.
-                let ws = &self.out[self.mark - self.out_base..];
+                let ws = self.out.since(self.mark);
                 if !ws.contains('\n') {
                     self.truncate_out(self.mark);
                     self.emit_ws("\n");
@@ -346,7 +346,7 @@ impl Machine<'_> {
     pub(super) fn drop_pending_comma(&mut self, kind: FixKind) {
         if let Some(p) = self.pending_comma.take() {
             self.fix(kind, p.input);
-            self.out.remove(p.out - self.out_base);
+            self.out.remove(p.out);
             // Nothing but whitespace follows the comma, so the mark goes back
             // to the end of the value it followed.
             self.mark = p.mark_before;

@@ -1,0 +1,105 @@
+//! The output buffer: every byte the engine writes goes through here.
+//!
+//! Positions are absolute: the offset in the whole output since the first
+//! byte, whatever has been drained from the front since (a streaming caller
+//! takes committed text, and the buffer lets go of it). Holding that one
+//! convention in one type is the point: before it, call sites subtracted the
+//! drained length by hand at each use.
+
+use std::ops::Range;
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct Out {
+    /// The output from `base` on.
+    text: String,
+    /// How many bytes were drained from the front.
+    base: usize,
+}
+
+impl Out {
+    /// The absolute end: everything written so far.
+    #[inline]
+    pub(super) fn len(&self) -> usize {
+        self.base + self.text.len()
+    }
+
+    /// The absolute position of the first byte still held.
+    #[inline]
+    pub(super) fn base(&self) -> usize {
+        self.base
+    }
+
+    /// The text still held, from [`Out::base`] on.
+    #[inline]
+    pub(super) fn held(&self) -> &str {
+        &self.text
+    }
+
+    #[inline]
+    pub(super) fn push(&mut self, c: char) {
+        self.text.push(c);
+    }
+
+    #[inline]
+    pub(super) fn push_str(&mut self, text: &str) {
+        self.text.push_str(text);
+    }
+
+    /// Bytes known to be ASCII (whitespace, digits), one char each.
+    #[inline]
+    pub(super) fn push_ascii(&mut self, bytes: &[u8]) {
+        debug_assert!(bytes.is_ascii());
+        self.text.extend(bytes.iter().map(|&b| char::from(b)));
+    }
+
+    /// Room for `additional` more bytes.
+    pub(super) fn reserve(&mut self, additional: usize) {
+        self.text.reserve(additional);
+    }
+
+    /// The held text between two absolute positions.
+    #[inline]
+    pub(super) fn range(&self, range: Range<usize>) -> &str {
+        &self.text[range.start - self.base..range.end - self.base]
+    }
+
+    /// The held text from an absolute position on (from the first byte
+    /// held, for a position already drained).
+    #[inline]
+    pub(super) fn since(&self, from: usize) -> &str {
+        &self.text[from.saturating_sub(self.base).min(self.text.len())..]
+    }
+
+    /// Insert `text` at an absolute position.
+    pub(super) fn insert_str(&mut self, at: usize, text: &str) {
+        self.text.insert_str(at - self.base, text);
+    }
+
+    /// Remove the character at an absolute position.
+    pub(super) fn remove(&mut self, at: usize) -> char {
+        self.text.remove(at - self.base)
+    }
+
+    /// Cut the output back to an absolute position.
+    pub(super) fn truncate(&mut self, at: usize) {
+        self.text.truncate(at - self.base);
+    }
+
+    /// Let go of the held text before an absolute position.
+    pub(super) fn drain_to(&mut self, at: usize) {
+        let n = at - self.base;
+        self.text.drain(..n);
+        self.base = at;
+    }
+
+    /// The whole output, when nothing was drained; else what is held.
+    pub(super) fn into_string(self) -> String {
+        self.text
+    }
+
+    /// `text` as the body of a JSON string (see `scalar::escape_into`);
+    /// `true` if invalid UTF-8 was replaced.
+    pub(super) fn push_escaped(&mut self, text: &[u8]) -> bool {
+        super::scalar::escape_into(&mut self.text, text)
+    }
+}
