@@ -69,6 +69,21 @@ const INDEXED_DOC: usize = 1 << 20;
 /// Containers from this size on are in the index.
 const BIG_CONTAINER: usize = 1 << 16;
 
+/// The offset of the quote that closes the string opened at `open`: a
+/// table loop to the next quote or backslash, an escape stepped over whole.
+fn closing_quote(bytes: &[u8], open: usize) -> Option<usize> {
+    let mut j = open + 1;
+    loop {
+        while j < bytes.len() && !IN_STRING[usize::from(bytes[j])] {
+            j += 1;
+        }
+        match bytes.get(j)? {
+            b'"' => return Some(j),
+            _ => j += 2,
+        }
+    }
+}
+
 /// The big containers of `bytes` (valid JSON): one bracket-matching pass.
 fn big_containers(bytes: &[u8]) -> Vec<(usize, usize)> {
     let mut open: Vec<usize> = Vec::new();
@@ -79,20 +94,10 @@ fn big_containers(bytes: &[u8]) -> Vec<(usize, usize)> {
             i += 1;
         }
         match bytes.get(i) {
-            Some(b'"') => {
-                let mut j = i + 1;
-                loop {
-                    while j < bytes.len() && !IN_STRING[usize::from(bytes[j])] {
-                        j += 1;
-                    }
-                    match bytes.get(j) {
-                        Some(b'"') => break,
-                        Some(_) => j += 2,
-                        None => return big,
-                    }
-                }
-                i = j;
-            }
+            Some(b'"') => match closing_quote(bytes, i) {
+                Some(j) => i = j,
+                None => return big,
+            },
             Some(b'{' | b'[') => open.push(i),
             Some(_) => {
                 let Some(start) = open.pop() else {
@@ -266,18 +271,9 @@ impl<'a> Doc<'a> {
             };
             match b {
                 b'"' => {
-                    // Through the string body: to the next quote or backslash.
-                    let mut j = i + 1;
-                    loop {
-                        while j < bytes.len() && !IN_STRING[usize::from(bytes[j])] {
-                            j += 1;
-                        }
-                        match bytes.get(j) {
-                            Some(b'"') => break,
-                            Some(_) => j += 2,
-                            None => return Err(self.err(i, SyntaxKind::UnclosedString)),
-                        }
-                    }
+                    let Some(j) = closing_quote(bytes, i) else {
+                        return Err(self.err(i, SyntaxKind::UnclosedString));
+                    };
                     i = j + 1;
                     continue;
                 }
