@@ -255,11 +255,20 @@ pub(crate) fn repair_json<'py>(
         (None, Some(text)) => Input::extract(text, "json_str")?,
         (None, None) => Input::extract(PyString::new(py, "").as_any(), "json_str")?,
     };
-    let mended = mend(py, &input, schema)?;
-    if strict {
-        refuse_unless_valid(&mended)?;
-    }
-    shape(py, &input, mended, return_objects, logging, json_dumps_args)
+    let how = Shape {
+        objects: return_objects,
+        logging,
+        dumps_args: json_dumps_args,
+    };
+    answer(py, input, how, strict, schema, schema_repair_mode)
+}
+
+/// How an answer is handed back: objects or JSON text, with the repair log
+/// or without, and `json.dumps` arguments for the text.
+struct Shape<'a, 'py> {
+    objects: bool,
+    logging: bool,
+    dumps_args: Option<&'a Bound<'py, PyDict>>,
 }
 
 /// Like `json.loads`, but the text is repaired first (json_repair's `loads`).
@@ -304,13 +313,31 @@ fn objects<'py>(
     schema: Option<&Bound<'py, PyAny>>,
     schema_repair_mode: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let how = Shape {
+        objects: true,
+        logging,
+        dumps_args: None,
+    };
+    answer(py, input, how, strict, schema, schema_repair_mode)
+}
+
+/// Mend `input` (with the schema, refused when `strict` and it was not
+/// valid) and hand it back as `how` says: the one path of every function.
+fn answer<'py>(
+    py: Python<'py>,
+    input: Input,
+    how: Shape<'_, 'py>,
+    strict: bool,
+    schema: Option<&Bound<'py, PyAny>>,
+    schema_repair_mode: &str,
+) -> PyResult<Bound<'py, PyAny>> {
     let schema = schema.filter(|schema| !schema.is_none());
     check_modes(strict, schema, schema_repair_mode)?;
     let mended = mend(py, &input, schema)?;
     if strict {
         refuse_unless_valid(&mended)?;
     }
-    shape(py, &input, mended, true, logging, None)
+    shape(py, &input, mended, how.objects, how.logging, how.dumps_args)
 }
 
 /// Like `json.load`: read a file object (text or binary) and repair it.

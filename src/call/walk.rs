@@ -15,23 +15,7 @@
 
 use serde_json::{Map, Number, Value};
 
-/// What kind of value started.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ValueKind {
-    /// `{`
-    Object,
-    /// `[`
-    Array,
-    /// `"`
-    String,
-    /// `-1.5e3`
-    Number,
-    /// `true` or `false`
-    Bool,
-    /// `null`
-    Null,
-}
+pub use crate::lex::ValueKind;
 
 impl ValueKind {
     /// The stable snake_case name used in JSON output.

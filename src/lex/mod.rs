@@ -203,6 +203,25 @@ pub(crate) fn continues_plainly(token: Token, rest: &[u8]) -> bool {
     }
 }
 
+/// What kind of JSON value, from its first byte: the one classification
+/// the call walker's events and `@json`'s lazy document share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ValueKind {
+    /// `{`
+    Object,
+    /// `[`
+    Array,
+    /// `"`
+    String,
+    /// `-1.5e3`
+    Number,
+    /// `true` or `false`
+    Bool,
+    /// `null`
+    Null,
+}
+
 /// The length of the strict JSON number at the start of `bytes` (`-0`,
 /// `12.5e-3`), if one starts there: the one grammar for numbers that the
 /// validator, the lazy document, the normalize tree and the engine's

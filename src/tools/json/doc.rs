@@ -34,15 +34,7 @@ static IN_STRING: [bool; 256] = {
 };
 
 /// What a value is, from its first byte.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Object,
-    Array,
-    String,
-    Number,
-    Bool,
-    Null,
-}
+pub(crate) use crate::lex::ValueKind as Kind;
 
 /// A value in the document: where it starts and what it is. Its end is found
 /// (by a skip) only when someone asks.

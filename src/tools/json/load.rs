@@ -14,6 +14,9 @@ pub(crate) struct Raw<'a> {
     bytes: Cow<'a, [u8]>,
     name: String,
     pub(super) format: Format,
+    /// The YAML already converted while guessing the format of inline text,
+    /// so it is not converted twice.
+    converted: Option<yaml::Converted>,
     /// What reading changed (a byte-order mark skipped).
     notes: Vec<String>,
 }
@@ -118,6 +121,7 @@ pub(super) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<
                 name: format!("`{shown}`"),
                 format: if is_yaml { Format::Yaml } else { Format::Json },
                 notes,
+                converted: None,
             })
         }
         Source::Text(text) => {
@@ -130,21 +134,27 @@ pub(super) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<
                 None => text,
             };
             let trimmed = text.trim_start();
+            let mut converted = None;
             let format =
                 if trimmed.starts_with(['{', '[']) || syntax::validate(text.as_bytes()).is_ok() {
                     Format::Json
-                } else if looks_like_yaml(text)
-                    || yaml::to_json(text).is_ok_and(|converted| converted.is_container)
-                {
+                } else if looks_like_yaml(text) {
                     Format::Yaml
                 } else {
-                    Format::Json
+                    match yaml::to_json(text) {
+                        Ok(yaml) if yaml.is_container => {
+                            converted = Some(yaml);
+                            Format::Yaml
+                        }
+                        _ => Format::Json,
+                    }
                 };
             Ok(Raw {
                 bytes: Cow::Borrowed(text.as_bytes()),
                 name: "the text".to_owned(),
                 format,
                 notes,
+                converted,
             })
         }
     }
@@ -169,6 +179,7 @@ pub(crate) fn load_bytes(
         name,
         format: if yaml { Format::Yaml } else { Format::Json },
         notes,
+        converted: None,
     })
 }
 
@@ -202,6 +213,7 @@ pub(super) fn load(raw: Raw<'_>) -> Result<Loaded<'_>, Error> {
         name,
         format,
         notes,
+        converted,
     } = raw;
     if format == Format::Json {
         return Ok(Loaded {
@@ -218,10 +230,15 @@ pub(super) fn load(raw: Raw<'_>) -> Result<Loaded<'_>, Error> {
             at,
         })
     };
-    let text =
-        crate::utf8::from_utf8(&bytes).map_err(|e| invalid(format!("not UTF-8: {e}"), None))?;
-    let converted = yaml::to_json(text)
-        .map_err(|error| invalid(error.to_string(), Some((error.line, error.column))))?;
+    let converted = match converted {
+        Some(converted) => converted,
+        None => {
+            let text = crate::utf8::from_utf8(&bytes)
+                .map_err(|e| invalid(format!("not UTF-8: {e}"), None))?;
+            yaml::to_json(text)
+                .map_err(|error| invalid(error.to_string(), Some((error.line, error.column))))?
+        }
+    };
     let mut notes = notes;
     notes.extend(converted.notes);
     Ok(Loaded {
