@@ -305,3 +305,98 @@ fn corpus_prefix_snapshots_parse() {
     }
     report("snapshot", &failures);
 }
+
+/// The output positions where a number or a string starts (outside strings).
+fn value_starts(text: &str) -> Vec<(usize, u8)> {
+    let bytes = text.as_bytes();
+    let mut starts = Vec::new();
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut prev = b'[';
+    for (at, &b) in bytes.iter().enumerate() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        let after_separator = matches!(prev, b'[' | b'{' | b',' | b':' | b' ' | b'\n' | b'\t');
+        if b == b'"' {
+            in_string = true;
+            starts.push((at, b));
+        } else if (b.is_ascii_digit() || b == b'-') && after_separator {
+            starts.push((at, b));
+        }
+        prev = b;
+    }
+    starts
+}
+
+/// The engine's source map: where a value starts in the output, the input
+/// has what such a value is written from (a digit, sign or dot for a number;
+/// a quote or the first byte of a bare word for a string), and the map says
+/// the same whether the input came in one piece or a byte at a time.
+#[test]
+fn corpus_source_map_points_at_each_value() {
+    let options = Options::default().source_map(true);
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for path in corpus_inputs() {
+        let name = display_name(&path);
+        let Ok(input) = fs::read(&path) else {
+            continue;
+        };
+        let Ok(shot) = argmend::repair_with(&input, options) else {
+            continue;
+        };
+        if shot.verdict() == Verdict::NotJson {
+            continue;
+        }
+        let mut repairer = Repairer::new(options);
+        let streamed = input
+            .iter()
+            .try_for_each(|b| repairer.feed(std::slice::from_ref(b)).map(drop))
+            .and_then(|()| repairer.finish());
+        let Ok(streamed) = streamed else {
+            continue;
+        };
+        for (at, first) in value_starts(shot.text()) {
+            checked += 1;
+            let Some(offset) = shot.input_offset(at) else {
+                failures.push(format!("{name}: no offset for output {at}"));
+                continue;
+            };
+            if streamed.input_offset(at) != Some(offset) {
+                failures.push(format!(
+                    "{name}: output {at} maps to {offset} in one shot, {:?} streamed",
+                    streamed.input_offset(at)
+                ));
+            }
+            let Some(&source) = input.get(offset) else {
+                failures.push(format!(
+                    "{name}: output {at} maps past the input ({offset})"
+                ));
+                continue;
+            };
+            let plausible = match first {
+                b'"' => {
+                    !matches!(source, b',' | b':' | b'[' | b'{' | b']' | b'}')
+                        && !source.is_ascii_whitespace()
+                }
+                _ => source.is_ascii_digit() || matches!(source, b'-' | b'+' | b'.'),
+            };
+            if !plausible {
+                failures.push(format!(
+                    "{name}: the {:?} at output {at} maps to {:?} at input {offset}",
+                    char::from(first),
+                    String::from_utf8_lossy(&input[offset..(offset + 12).min(input.len())])
+                ));
+            }
+        }
+    }
+    assert!(checked > 300, "only {checked} values checked");
+    report("source map", &failures);
+}

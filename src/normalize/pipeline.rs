@@ -25,7 +25,7 @@ use super::validate::{fits, violations};
 use super::wrap::{looks_like_command_line, schema_primary, typed_plain, wrap};
 use super::{Normalized, Strategy, ToolFix, ToolFixKind, ToolOptions, argv, is_code_path};
 use crate::error::Error;
-use crate::repair::{FixKind, Hints, Outcome, Retain, Values, Verdict};
+use crate::repair::{FixKind, Hints, Options, Outcome, Retain, Values, Verdict};
 
 /// Keys that name the file a writing tool writes.
 const PATH_KEYS: [&str; 6] = [
@@ -62,6 +62,17 @@ struct Stage<'a> {
     locator: Locator<'a>,
 }
 
+/// The engine's options for tool arguments: one value, the whole output
+/// kept, and the sources recorded so that normalize-level fixes get input
+/// offsets without running the engine again.
+pub(super) fn engine_options(options: &ToolOptions) -> Options {
+    options
+        .repair
+        .values(Values::First)
+        .retain(Retain::All)
+        .source_map(true)
+}
+
 /// Normalize `raw`. `engine` is the engine's result when a stream already
 /// fed it (the input started with `{` or `[`); otherwise it is computed here.
 pub(super) fn normalize(
@@ -70,7 +81,7 @@ pub(super) fn normalize(
     options: &ToolOptions,
     engine: Option<Result<Outcome<'static>, Error>>,
 ) -> Normalized {
-    let repair_options = options.repair.values(Values::First).retain(Retain::All);
+    let repair_options = engine_options(options);
     let Some(start) = raw.iter().position(|b| !b.is_ascii_whitespace()) else {
         let stage = Stage {
             text: "{}".to_owned(),
@@ -92,10 +103,12 @@ pub(super) fn normalize(
         Err(error) => return not_json(raw, error.to_string()),
     };
     let container = matches!(raw[start], b'{' | b'[');
-    let engine_stage = |outcome: Outcome<'static>| {
-        let locator = match outcome.verdict() {
-            Verdict::Valid => Locator::Identity,
-            _ => Locator::replay(raw, repair_options, &hints),
+    let engine_stage = |mut outcome: Outcome<'static>| {
+        let locator = match (outcome.verdict(), outcome.take_sources()) {
+            (Verdict::Valid, _) => Locator::Identity,
+            (_, Some(map)) => Locator::mapped(raw, map),
+            // Only a limit crossed before any output leaves no map.
+            (_, None) => Locator::Fixed(0),
         };
         let strategy = classify(outcome.fixes());
         let fixes = outcome

@@ -1,7 +1,7 @@
 //! The streaming form of [`normalize_tool_args`](super::normalize_tool_args).
 
 use super::{Normalized, ToolOptions, pipeline};
-use crate::repair::{Repairer, Retain, Snapshot, Values};
+use crate::repair::{Repairer, Snapshot};
 
 /// Where the stream stands.
 #[derive(Debug, Clone)]
@@ -82,11 +82,7 @@ impl ToolRepairer {
                 self.mode = Mode::Buffering;
                 return "";
             }
-            let options = self
-                .options
-                .repair
-                .values(Values::First)
-                .retain(Retain::All);
+            let options = pipeline::engine_options(&self.options);
             let hints = pipeline::engine_hints(&self.tool, &self.options);
             self.mode = Mode::Streaming(Box::new(Repairer::with_hints(options, hints)));
             // Everything so far goes in, the leading whitespace included.

@@ -1,6 +1,7 @@
 //! The end of input, the verdict, and snapshots.
 
 use super::machine::{Frame, Machine, State};
+use super::source::SourceMap;
 use super::{Fix, FixKind, Retain, Verdict};
 
 /// The longest scalar still being typed that a snapshot shows.
@@ -84,8 +85,9 @@ impl Machine<'_> {
         }
     }
 
-    pub(super) fn into_parts(mut self) -> (String, Vec<Fix>) {
+    pub(super) fn into_parts(mut self) -> (String, Vec<Fix>, Option<SourceMap>) {
         self.write_out();
+        let sources = self.out.take_sources(self.bytes_fed());
         let text = match self.opts.retain {
             Retain::All => self.out.into_string(),
             Retain::Unreturned => self.out.since(self.returned).to_owned(),
@@ -93,7 +95,7 @@ impl Machine<'_> {
         let text = if self.started { text } else { String::new() };
         let mut fixes = self.fixes;
         fixes.sort_by_key(|f| f.offset);
-        (text, fixes)
+        (text, fixes, sources)
     }
 
     // ----- snapshots -----

@@ -42,8 +42,10 @@ impl Machine<'_> {
     /// and take the commonest lenient tokens on the way (see `lenient.rs`).
     pub(super) fn fast_forward(&mut self) {
         loop {
+            self.out.note_source(self.out_len(), self.i);
             self.fast_strict();
             let before = self.i;
+            self.out.note_source(self.out_len(), self.i);
             if !self.lenient_step() || self.i == before {
                 return;
             }

@@ -243,13 +243,17 @@ pub(super) struct Machine<'a> {
 
 impl<'a> Machine<'a> {
     pub(super) fn new(opts: Options) -> Self {
+        let mut out = Out::default();
+        if opts.sources {
+            out.record_sources();
+        }
         Machine {
             opts,
             src: Cow::Borrowed(&[]),
             base: 0,
             i: 0,
             eof: false,
-            out: Out::default(),
+            out,
             committed: 0,
             returned: 0,
             mark: 0,

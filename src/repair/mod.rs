@@ -12,9 +12,11 @@ mod judge;
 mod lenient;
 mod machine;
 mod open_string;
+mod options;
 mod out;
 mod quote;
 mod scalar;
+mod source;
 mod states;
 mod string;
 mod valid;
@@ -26,102 +28,12 @@ use std::sync::Arc;
 pub use self::fix::{Fix, FixKind};
 pub use self::hints::Hints;
 use self::machine::{Frame, Machine};
+pub use self::options::{Options, Retain, Values};
 pub(crate) use self::scalar::push_json_escaped;
+pub(crate) use self::source::SourceMap;
 #[cfg(feature = "tools")]
 pub(crate) use self::valid::is_strict_json;
 use crate::error::Error;
-
-/// What to do with several top-level values (`{"a":1} {"b":2}`).
-///
-/// Committed output is never rewritten, so this is chosen up front.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum Values {
-    /// The first complete top-level value is the result; what follows is
-    /// dropped and reported as [`FixKind::RemovedTrailingText`].
-    #[default]
-    First,
-    /// Every top-level value is repaired and written on its own line (NDJSON).
-    Lines,
-    /// Every top-level value goes into one array: `[` is written before the
-    /// first value and `]` at the end.
-    Array,
-}
-
-/// How much of the output a [`Repairer`] keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum Retain {
-    /// Keep everything: [`Repairer::snapshot`] and [`Repairer::finish`] see the whole text.
-    #[default]
-    All,
-    /// Forget output once [`Repairer::feed`] has returned it, so memory stays
-    /// bounded on endless streams. `finish` then returns only the rest, and a
-    /// snapshot starts with the piece the last `feed` returned.
-    Unreturned,
-}
-
-/// Limits and policies for a [`Repairer`].
-///
-/// ```
-/// use argmend::{Options, Values};
-/// let options = Options::default().max_depth(64).values(Values::Lines);
-/// assert_eq!(options.depth_limit(), 64);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Options {
-    max_depth: usize,
-    max_input: usize,
-    values: Values,
-    retain: Retain,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            max_depth: 512,
-            max_input: usize::MAX,
-            values: Values::First,
-            retain: Retain::All,
-        }
-    }
-}
-
-impl Options {
-    /// Nesting deeper than `n` containers is an [`Error`] (default 512).
-    pub fn max_depth(mut self, n: usize) -> Self {
-        self.max_depth = n;
-        self
-    }
-
-    /// More than `n` input bytes in all is an [`Error`] (default: no limit).
-    pub fn max_input_bytes(mut self, n: usize) -> Self {
-        self.max_input = n;
-        self
-    }
-
-    /// What to do with several top-level values (default [`Values::First`]).
-    pub fn values(mut self, values: Values) -> Self {
-        self.values = values;
-        self
-    }
-
-    /// How much output to keep (default [`Retain::All`]).
-    pub fn retain(mut self, retain: Retain) -> Self {
-        self.retain = retain;
-        self
-    }
-
-    /// The depth limit in force.
-    pub fn depth_limit(&self) -> usize {
-        self.max_depth
-    }
-
-    /// The input size limit in force.
-    pub fn input_limit(&self) -> usize {
-        self.max_input
-    }
-}
 
 /// The verdict on a whole input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -164,6 +76,8 @@ pub struct Outcome<'a> {
     error: Option<Error>,
     /// The error's message, kept so [`Outcome::reason`] can lend it.
     reason: Option<Box<str>>,
+    /// Where the output came from, when [`Options::source_map`] asked.
+    sources: Option<Box<SourceMap>>,
 }
 
 impl<'a> Outcome<'a> {
@@ -213,6 +127,34 @@ impl<'a> Outcome<'a> {
         }
     }
 
+    /// The input offset that the output byte at `at` came from: `Some` when
+    /// the input was valid (the same offset) or the repair recorded its
+    /// sources ([`Options::source_map`]). For the first byte of a value, a
+    /// key or a separator the engine read, it is where that token starts in
+    /// the input; within a copied run of valid JSON it is exact; anything
+    /// the engine added maps to the input it was added for.
+    ///
+    /// ```
+    /// use argmend::{repair_with, Options};
+    /// let outcome = repair_with(b"{a: 'x', b: 12}", Options::default().source_map(true)).unwrap();
+    /// assert_eq!(outcome.text(), r#"{"a": "x", "b": 12}"#);
+    /// assert_eq!(outcome.input_offset(6), Some(4)); // "x" ← 'x'
+    /// assert_eq!(outcome.input_offset(16), Some(12)); // 12
+    /// assert_eq!(argmend::repair(b"[1]").input_offset(1), Some(1));
+    /// ```
+    pub fn input_offset(&self, at: usize) -> Option<usize> {
+        match (&self.sources, self.verdict) {
+            (Some(map), _) => Some(map.input_offset(at)),
+            (None, Verdict::Valid) => Some(at.min(self.text.len())),
+            (None, _) => None,
+        }
+    }
+
+    /// Take the recorded sources out (normalize keeps them beside the text).
+    pub(crate) fn take_sources(&mut self) -> Option<SourceMap> {
+        self.sources.take().map(|map| *map)
+    }
+
     /// The text parsed into a [`serde_json::Value`], unless the verdict is `NotJson`.
     ///
     /// ```
@@ -234,6 +176,7 @@ impl<'a> Outcome<'a> {
             fixes: self.fixes,
             error: self.error,
             reason: self.reason,
+            sources: self.sources,
         }
     }
 }
@@ -445,13 +388,14 @@ impl Repairer {
         }
         self.machine.end()?;
         let verdict = self.machine.verdict();
-        let (text, fixes) = self.machine.into_parts();
+        let (text, fixes, sources) = self.machine.into_parts();
         Ok(Outcome {
             text: Cow::Owned(text),
             verdict,
             fixes,
             error: None,
             reason: None,
+            sources: sources.map(Box::new),
         })
     }
 }
@@ -476,6 +420,7 @@ pub fn repair(input: &[u8]) -> Outcome<'_> {
             fixes: Vec::new(),
             reason: Some(error.to_string().into()),
             error: Some(error),
+            sources: None,
         },
     }
 }
@@ -525,6 +470,7 @@ fn repair_whole(
             fixes: Vec::new(),
             error: None,
             reason: None,
+            sources: None,
         });
     }
     let machine = Machine::whole(options, hints, input)?;
@@ -541,14 +487,16 @@ fn repair_whole(
             fixes: Vec::new(),
             error: None,
             reason: None,
+            sources: None,
         });
     }
-    let (text, fixes) = machine.into_parts();
+    let (text, fixes, sources) = machine.into_parts();
     Ok(Outcome {
         text: Cow::Owned(text),
         verdict,
         fixes,
         error: None,
         reason: None,
+        sources: sources.map(Box::new),
     })
 }

@@ -8,12 +8,17 @@
 
 use std::ops::Range;
 
+use super::source::SourceMap;
+
 #[derive(Debug, Clone, Default)]
 pub(super) struct Out {
     /// The output from `base` on.
     text: String,
     /// How many bytes were drained from the front.
     base: usize,
+    /// Where the output came from, when asked for: kept here so that every
+    /// insertion and cut moves the anchors with the text.
+    sources: Option<Box<SourceMap>>,
 }
 
 impl Out {
@@ -73,16 +78,47 @@ impl Out {
     /// Insert `text` at an absolute position.
     pub(super) fn insert_str(&mut self, at: usize, text: &str) {
         self.text.insert_str(at - self.base, text);
+        if let Some(map) = &mut self.sources {
+            map.shift(at, text.len());
+        }
     }
 
     /// Remove the character at an absolute position.
     pub(super) fn remove(&mut self, at: usize) -> char {
-        self.text.remove(at - self.base)
+        let c = self.text.remove(at - self.base);
+        if let Some(map) = &mut self.sources {
+            map.unshift(at, c.len_utf8());
+        }
+        c
     }
 
     /// Cut the output back to an absolute position.
     pub(super) fn truncate(&mut self, at: usize) {
         self.text.truncate(at - self.base);
+        if let Some(map) = &mut self.sources {
+            map.cut(at);
+        }
+    }
+
+    /// Start recording where output comes from (see [`SourceMap`]).
+    pub(super) fn record_sources(&mut self) {
+        self.sources = Some(Box::default());
+    }
+
+    /// The output from absolute position `out` on comes from input offset
+    /// `input` on; a no-op unless sources are recorded.
+    #[inline]
+    pub(super) fn note_source(&mut self, out: usize, input: usize) {
+        if let Some(map) = &mut self.sources {
+            map.note(out, input);
+        }
+    }
+
+    /// The recorded sources, for an input of `input_len` bytes.
+    pub(super) fn take_sources(&mut self, input_len: usize) -> Option<SourceMap> {
+        let mut map = *self.sources.take()?;
+        map.set_input_len(input_len);
+        Some(map)
     }
 
     /// Let go of the held text before an absolute position.
