@@ -103,6 +103,7 @@
 #![deny(clippy::dbg_macro, clippy::print_stdout, clippy::print_stderr)]
 
 mod call;
+mod doc;
 mod error;
 mod lex;
 mod normalize;

@@ -7,8 +7,8 @@
 
 use std::collections::HashMap;
 
-use super::tree::{is_number, quote};
 use super::wrap::{ToolMap, typed};
+use crate::doc::tree::{is_number, quote};
 
 /// One word after splitting.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -19,7 +19,6 @@ mod quotes;
 mod schema;
 mod strategy;
 mod stream;
-mod tree;
 mod validate;
 mod wrap;
 

@@ -20,10 +20,10 @@ use super::locate::Locator;
 use super::quotes::in_json_string;
 use super::schema::Coercion;
 use super::strategy::classify;
-use super::tree::{self, Edit, Kind, Node};
 use super::validate::{fits, violations};
 use super::wrap::{looks_like_command_line, schema_primary, typed_plain, wrap};
 use super::{Normalized, Strategy, ToolFix, ToolFixKind, ToolOptions, argv, is_code_path};
+use crate::doc::tree::{self, Edit, Kind, Node};
 use crate::error::Error;
 use crate::repair::{FixKind, Hints, Options, Outcome, Retain, Values, Verdict};
 

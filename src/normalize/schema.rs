@@ -17,8 +17,8 @@
 use serde_json::Value;
 
 use super::ToolFixKind;
-use super::tree::{self, Edit, Kind, Member, Node, is_integer, is_number, quote};
 use super::validate::{MAX_SCHEMA_DEPTH, fits, resolve, simple_match, types};
+use crate::doc::tree::{self, Edit, Kind, Member, Node, is_integer, is_number, quote};
 use crate::repair::{FixKind, Options, Verdict};
 
 /// How deep a double-encoded value may nest before it is left as a string.

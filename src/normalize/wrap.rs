@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::tree::{is_number, quote};
+use crate::doc::tree::{is_number, quote};
 
 /// The built-in primary fields: 38 entries (native tools, coder subcommands, aliases).
 const BUILTIN_FIELDS: [(&str, &str); 38] = [

@@ -16,10 +16,11 @@ use serde_json::Value;
 
 use super::error::{Error, Repr};
 use super::unified::{MAX_OUTPUT, read_file};
+use crate::doc::lazy::{Doc, Kind, Node, decimal, decode_body};
 use crate::tools::Workspace;
-use crate::tools::json::doc::{Doc, Kind, Node, decimal, decode_body};
 use crate::tools::json::path::{self, Segment};
-use crate::tools::json::syntax::{self, Layout};
+
+use crate::tools::json::layout::{self, Layout};
 use crate::tools::json::{self as json_tool, Loaded};
 
 /// Values longer than this are cut in the answer.
@@ -226,7 +227,7 @@ fn load(workspace: &Workspace, source: &str, which: &str) -> Result<Loaded<'stat
         )
     } else if source.contains('\n') {
         // Valid JSON is JSON (`"a string"`, `3`), as `@json` reads text.
-        let json = crate::tools::json::syntax::validate(source.as_bytes()).is_ok();
+        let json = crate::doc::syntax::validate(source.as_bytes()).is_ok();
         (
             source.as_bytes().to_vec(),
             format!("{which} (inline)"),
@@ -272,7 +273,7 @@ enum Work {
     Record(JsonChange),
 }
 
-type Failed = (bool, crate::tools::json::syntax::Syntax);
+type Failed = (bool, crate::doc::syntax::Syntax);
 
 /// Compare the documents, pushing changes in document order. An error
 /// says which document (`false` old, `true` new) broke.
@@ -284,9 +285,9 @@ fn compare(
 ) -> Result<(), Failed> {
     let in_old = |e| (false, e);
     let in_new = |e| (true, e);
-    let shown = |doc: &Doc<'_>, node: Node| -> Result<String, crate::tools::json::syntax::Syntax> {
+    let shown = |doc: &Doc<'_>, node: Node| -> Result<String, crate::doc::syntax::Syntax> {
         let mut text = String::new();
-        syntax::format(doc.text(node)?, Layout::Compact, &mut text);
+        layout::format(doc.text(node)?, Layout::Compact, &mut text);
         Ok(text)
     };
     let mut stack = vec![Work::Compare(

@@ -6,7 +6,8 @@
 use std::borrow::Cow;
 
 use super::error::{Error, MAX_FILE, Repr};
-use super::{Format, Source, syntax, yaml};
+use super::{Format, Source, yaml};
+use crate::doc::syntax;
 use crate::tools::Workspace;
 
 /// The bytes as read, before YAML is converted.

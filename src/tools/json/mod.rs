@@ -39,13 +39,12 @@
 //! [`call`] runs one call as a model sends it,
 //! `{"cmd":"get","args":{"file":"resp.json","path":"data.items[3].name"}}`.
 
-pub(crate) mod doc;
 mod error;
+pub(crate) mod layout;
 mod load;
 pub(crate) mod path;
 mod query;
 mod schema;
-pub(crate) mod syntax;
 mod verbs;
 mod whole;
 mod yaml;

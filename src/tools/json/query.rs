@@ -6,10 +6,11 @@ use std::fmt;
 
 use regex::Regex;
 
-use super::doc::{Doc, Kind, Node, decimal, decode_body};
 use super::error::{Error, Repr};
+use super::layout::{self, Layout};
 use super::path::{self, Segment};
-use super::syntax::{self, Layout};
+use crate::doc::lazy::{Doc, Kind, Node, decimal, decode_body};
+
 use super::verbs::{parse_path, summary, walk};
 use super::{Loaded, Source, cap_total, load_strict, read};
 use crate::tools::Workspace;
@@ -221,7 +222,7 @@ fn compared(doc: &Doc<'_>, node: Node) -> Option<String> {
         decode_body(&text[1..text.len() - 1])
     } else {
         let mut out = String::new();
-        syntax::format(text, Layout::Compact, &mut out);
+        layout::format(text, Layout::Compact, &mut out);
         out
     })
 }
@@ -378,7 +379,7 @@ pub fn query(
         let mut row_total = 0;
         if select.is_empty() {
             let text = doc.text(element).map_err(syntax_error)?;
-            row_total += syntax::format_capped(text, Layout::Compact, &mut json, keep);
+            row_total += layout::format_capped(text, Layout::Compact, &mut json, keep);
         } else {
             json.push('{');
             row_total += 2;
@@ -395,7 +396,7 @@ pub fn query(
                 json.push_str(&label);
                 let text = doc.text(node).map_err(syntax_error)?;
                 let room = keep.saturating_sub(json.len());
-                row_total += syntax::format_capped(text, Layout::Compact, &mut json, room);
+                row_total += layout::format_capped(text, Layout::Compact, &mut json, room);
             }
             json.push('}');
         }

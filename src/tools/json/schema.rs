@@ -3,12 +3,12 @@
 
 use std::fmt;
 
-use super::doc::{Doc, Kind, Node};
 use super::error::Error;
 use super::path::{self, Segment};
-use super::syntax::Syntax;
 use super::verbs::duplicate_note;
 use super::{Source, cap, load_strict, read};
+use crate::doc::lazy::{Doc, Kind, Node};
+use crate::doc::syntax::Syntax;
 use crate::tools::Workspace;
 
 /// The default `depth`.

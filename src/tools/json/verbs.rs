@@ -3,22 +3,23 @@
 
 use std::fmt;
 
-use super::doc::{Doc, Kind, Node};
 use super::error::{Error, Repr};
+use super::layout::{self, Layout as RawLayout};
 use super::path::{self, Segment};
-use super::syntax::{self, Layout as RawLayout};
+use crate::doc::lazy::{Doc, Kind, Node};
+
 use super::{Loaded, Source, cap, load_strict, read};
 use crate::tools::Workspace;
 
 /// The type summary of a value, as `keys` shows it: `object{n}`,
 /// `array[n]`, `string(len)`, `number`, `bool`, `null`.
-pub(crate) fn summary(doc: &Doc<'_>, node: Node) -> Result<String, super::syntax::Syntax> {
+pub(crate) fn summary(doc: &Doc<'_>, node: Node) -> Result<String, crate::doc::syntax::Syntax> {
     Ok(match node.kind {
         Kind::Object => format!("object{{{}}}", doc.count(node)?),
         Kind::Array => format!("array[{}]", doc.count(node)?),
         Kind::String => {
             let text = doc.text(node)?;
-            let body = super::doc::decode_body(&text[1..text.len() - 1]);
+            let body = crate::doc::lazy::decode_body(&text[1..text.len() - 1]);
             format!("string({})", body.chars().count())
         }
         Kind::Number => "number".to_owned(),
@@ -66,12 +67,12 @@ pub(crate) fn walk(
 }
 
 enum Step {
-    Syntax(super::syntax::Syntax),
+    Syntax(crate::doc::syntax::Syntax),
     Miss(Error),
 }
 
-impl From<super::syntax::Syntax> for Step {
-    fn from(error: super::syntax::Syntax) -> Self {
+impl From<crate::doc::syntax::Syntax> for Step {
+    fn from(error: crate::doc::syntax::Syntax) -> Self {
         Step::Syntax(error)
     }
 }
@@ -284,9 +285,9 @@ pub fn get(workspace: &Workspace, source: Source<'_>, path: &str) -> Result<Got,
                 text.push_str(label);
                 text.push_str(": ");
             }
-            total += syntax::format_capped(bytes, RawLayout::Compact, &mut text, keep);
+            total += layout::format_capped(bytes, RawLayout::Compact, &mut text, keep);
         } else {
-            total += 1 + syntax::format_capped(bytes, RawLayout::Indented, &mut text, keep);
+            total += 1 + layout::format_capped(bytes, RawLayout::Indented, &mut text, keep);
         }
         if keep > 0 {
             text.push('\n');

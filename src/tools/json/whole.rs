@@ -3,11 +3,12 @@
 
 use std::fmt;
 
-use super::doc::Doc;
 use super::error::{Error, Repr};
-use super::syntax::{self, Layout as RawLayout};
+use super::layout::{self, Layout as RawLayout};
 use super::verbs::{article, summary};
 use super::{Format, Loaded, MAX_OUTPUT, Source, cap_total, load, load_strict, read};
+use crate::doc::lazy::{Doc, Elements, Kind, Members, Node};
+use crate::doc::syntax::{self, Syntax};
 use crate::tools::Workspace;
 
 /// Where and why a document is not valid.
@@ -149,7 +150,7 @@ pub struct Pretty {
 /// valid JSON, but the verbs read the last copy, and a model should know.
 fn note_duplicates(loaded: &Loaded<'_>, here: &str) -> Result<(), Error> {
     let doc = Doc::new(&loaded.bytes);
-    if let Some((at, key)) = doc.first_duplicate().map_err(|e| loaded.syntax_error(e))? {
+    if let Some((at, key)) = first_duplicate(&doc).map_err(|e| loaded.syntax_error(e))? {
         loaded.note(format!(
             "{}; {here}",
             super::verbs::duplicate_note(&key, &at).replace(
@@ -207,7 +208,7 @@ pub fn pretty(workspace: &Workspace, source: Source<'_>, layout: Layout) -> Resu
         Layout::Indented => RawLayout::Indented,
         Layout::Compact => RawLayout::Compact,
     };
-    let total = syntax::format_capped(&loaded.bytes, layout, &mut text, MAX_OUTPUT + 1);
+    let total = layout::format_capped(&loaded.bytes, layout, &mut text, MAX_OUTPUT + 1);
     text.push('\n');
     let n_bytes = total + 1;
     note_duplicates(&loaded, "`pretty` keeps every copy as written")?;
@@ -220,4 +221,51 @@ pub fn pretty(workspace: &Workspace, source: Source<'_>, layout: Layout) -> Resu
         n_bytes,
         notes: loaded.notes(),
     })
+}
+
+/// The first key that appears twice in one object anywhere in the
+/// document, with the object's path (`a.b[2]`). Walks with an explicit
+/// stack, so any nesting the validator accepts is fine.
+fn first_duplicate<'a>(doc: &Doc<'a>) -> Result<Option<(String, String)>, Syntax> {
+    enum Level<'a> {
+        Object(Members<'a>, std::collections::HashSet<&'a [u8]>, String),
+        Array(Elements<'a>, usize, String),
+    }
+    let open = |node: Node, path: String| match node.kind {
+        Kind::Object => Some(Level::Object(doc.members(node), Default::default(), path)),
+        Kind::Array => Some(Level::Array(doc.elements(node), 0, path)),
+        _ => None,
+    };
+    let mut stack: Vec<Level<'a>> = open(doc.root()?, String::new()).into_iter().collect();
+    while let Some(level) = stack.last_mut() {
+        let next = match level {
+            Level::Object(members, seen, path) => match members.next().transpose()? {
+                None => None,
+                Some(member) => {
+                    if !seen.insert(member.key) {
+                        return Ok(Some((path.clone(), member.key())));
+                    }
+                    let mut child = path.clone();
+                    super::path::push(&mut child, &super::path::Segment::Key(member.key()));
+                    Some((member.value, child))
+                }
+            },
+            Level::Array(elements, idx, path) => match elements.next().transpose()? {
+                None => None,
+                Some(element) => {
+                    let mut child = path.clone();
+                    super::path::push(&mut child, &super::path::Segment::Index(*idx as i64));
+                    *idx += 1;
+                    Some((element, child))
+                }
+            },
+        };
+        match next {
+            None => {
+                stack.pop();
+            }
+            Some((node, path)) => stack.extend(open(node, path)),
+        }
+    }
+    Ok(None)
 }

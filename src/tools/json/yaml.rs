@@ -25,7 +25,7 @@ use std::collections::{HashMap, HashSet};
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 
 use super::MAX_NESTING;
-use super::doc::{Doc, Kind};
+use crate::doc::lazy::{Doc, Kind};
 
 /// The YAML as JSON text.
 pub(crate) struct Converted {

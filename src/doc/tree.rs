@@ -1,24 +1,30 @@
-//! A span-keeping view of valid JSON text, and edits on that text.
+//! An owned tree over valid JSON text that keeps each value's span, and
+//! edits on that text.
 //!
 //! The normalize layer never re-serialises a whole value: serde_json's `Map`
 //! would sort the keys, fold duplicates and round big integers. It parses the
 //! engine's output into nodes that remember where they stand in the text, and
-//! changes the text only where a rule applies, by splicing ([`Edit`]).
+//! changes the text only where a rule applies, by splicing ([`Edit`]). Unlike
+//! [`super::lazy::Doc`], which answers one question about a big payload, it
+//! builds every node: schema coercion visits them all. Strings, numbers and
+//! literals are read by the layer's shared scanners.
+
+use super::syntax::{decode_body, strict_string};
 
 /// One JSON value and the byte range of its text.
 #[derive(Debug, Clone)]
-pub(super) struct Node {
+pub(crate) struct Node {
     /// The first byte of the value.
-    pub(super) start: usize,
+    pub(crate) start: usize,
     /// One past the last byte of the value.
-    pub(super) end: usize,
+    pub(crate) end: usize,
     /// What kind of value, with its children.
-    pub(super) kind: Kind,
+    pub(crate) kind: Kind,
 }
 
 /// The kinds of JSON value; strings and numbers are read from the text on demand.
 #[derive(Debug, Clone)]
-pub(super) enum Kind {
+pub(crate) enum Kind {
     Null,
     Bool,
     Number,
@@ -29,18 +35,18 @@ pub(super) enum Kind {
 
 /// One member of an object, in text order (duplicates are kept).
 #[derive(Debug, Clone)]
-pub(super) struct Member {
+pub(crate) struct Member {
     /// The decoded key.
-    pub(super) key: String,
+    pub(crate) key: String,
     /// Where the key's opening quote stands.
-    pub(super) key_start: usize,
+    pub(crate) key_start: usize,
     /// The value.
-    pub(super) value: Node,
+    pub(crate) value: Node,
 }
 
 impl Node {
     /// The JSON type name, as JSON Schema spells it (`integer` is reported as `number`).
-    pub(super) fn type_name(&self) -> &'static str {
+    pub(crate) fn type_name(&self) -> &'static str {
         match self.kind {
             Kind::Null => "null",
             Kind::Bool => "boolean",
@@ -56,7 +62,7 @@ impl Node {
 ///
 /// `None` when the text is not strictly valid JSON or nests deeper than
 /// `max_depth` (the parser recurses, so the depth is bounded up front).
-pub(super) fn parse(text: &str, max_depth: usize) -> Option<Node> {
+pub(crate) fn parse(text: &str, max_depth: usize) -> Option<Node> {
     let mut parser = Parser {
         bytes: text.as_bytes(),
         text,
@@ -171,54 +177,31 @@ impl Parser<'_> {
         }
     }
 
-    /// Step over a string literal, checking its escapes and control bytes.
+    /// Step over a string literal, checking its escapes, control bytes and UTF-8.
     fn string(&mut self) -> Option<()> {
-        self.eat(b'"')?;
-        loop {
-            match *self.bytes.get(self.pos)? {
-                b'"' => {
-                    self.pos += 1;
-                    return Some(());
-                }
-                b'\\' => match *self.bytes.get(self.pos + 1)? {
-                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.pos += 2,
-                    b'u' => {
-                        let hex = self.bytes.get(self.pos + 2..self.pos + 6)?;
-                        if !hex.iter().all(u8::is_ascii_hexdigit) {
-                            return None;
-                        }
-                        self.pos += 6;
-                    }
-                    _ => return None,
-                },
-                0..=0x1f => return None,
-                _ => self.pos += 1,
-            }
-        }
+        self.pos = strict_string(self.bytes, self.pos).ok()?;
+        Some(())
     }
 }
 
 /// Whether `text` is exactly one strict JSON number.
-pub(super) fn is_number(text: &str) -> bool {
+pub(crate) fn is_number(text: &str) -> bool {
     crate::lex::number_len(text.as_bytes()) == Some(text.len())
 }
 
 /// Whether `text` is exactly one strict JSON integer (no fraction, no exponent).
-pub(super) fn is_integer(text: &str) -> bool {
+pub(crate) fn is_integer(text: &str) -> bool {
     is_number(text) && !text.contains(['.', 'e', 'E'])
 }
 
 /// Decode a string literal (quotes included) that the parser accepted.
-pub(super) fn decode_string(literal: &str) -> Option<String> {
+pub(crate) fn decode_string(literal: &str) -> Option<String> {
     let body = literal.strip_prefix('"')?.strip_suffix('"')?;
-    if !body.contains('\\') {
-        return Some(body.to_owned());
-    }
-    serde_json::from_str(literal).ok()
+    Some(decode_body(body.as_bytes()))
 }
 
 /// A JSON string literal for `s` (quotes included), escaping only what JSON requires.
-pub(super) fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     crate::repair::push_json_escaped(&mut out, s);
@@ -228,14 +211,14 @@ pub(super) fn quote(s: &str) -> String {
 
 /// Replace `text[start..end]` with `with` (an insertion when `start == end`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Edit {
-    pub(super) start: usize,
-    pub(super) end: usize,
-    pub(super) with: String,
+pub(crate) struct Edit {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) with: String,
 }
 
 impl Edit {
-    pub(super) fn new(start: usize, end: usize, with: impl Into<String>) -> Self {
+    pub(crate) fn new(start: usize, end: usize, with: impl Into<String>) -> Self {
         Edit {
             start,
             end,
@@ -246,7 +229,7 @@ impl Edit {
 
 /// Apply non-overlapping edits to `text[from..to]` (edits outside the range
 /// are ignored); the result is the new text of that range.
-pub(super) fn apply(text: &str, from: usize, to: usize, edits: &[Edit]) -> String {
+pub(crate) fn apply(text: &str, from: usize, to: usize, edits: &[Edit]) -> String {
     let mut sorted: Vec<&Edit> = edits
         .iter()
         .filter(|edit| edit.start >= from && edit.end <= to)

@@ -12,6 +12,7 @@ use std::rc::Rc;
 
 use memchr::memchr2;
 
+pub(crate) use super::syntax::decode_body;
 use super::syntax::{Syntax, SyntaxKind};
 
 /// Bytes that matter when skipping a container: quotes and brackets.
@@ -132,19 +133,6 @@ impl Member<'_> {
             self.key == wanted.as_bytes()
         }
     }
-}
-
-/// The text of a string body with its escapes decoded (lossy on bad input).
-pub(crate) fn decode_body(body: &[u8]) -> String {
-    if !body.contains(&b'\\') {
-        return String::from_utf8_lossy(body).into_owned();
-    }
-    let mut quoted = Vec::with_capacity(body.len() + 2);
-    quoted.push(b'"');
-    quoted.extend_from_slice(body);
-    quoted.push(b'"');
-    serde_json::from_slice::<String>(&quoted)
-        .unwrap_or_else(|_| String::from_utf8_lossy(body).into_owned())
 }
 
 impl<'a> Doc<'a> {
@@ -357,53 +345,6 @@ impl<'a> Doc<'a> {
             }
         }
         Ok((members, repeated))
-    }
-
-    /// The first key that appears twice in one object anywhere in the
-    /// document, with the object's path (`a.b[2]`). Walks with an explicit
-    /// stack, so any nesting the validator accepts is fine.
-    pub(crate) fn first_duplicate(&self) -> Result<Option<(String, String)>, Syntax> {
-        enum Level<'a> {
-            Object(Members<'a>, std::collections::HashSet<&'a [u8]>, String),
-            Array(Elements<'a>, usize, String),
-        }
-        let open = |node: Node, path: String| match node.kind {
-            Kind::Object => Some(Level::Object(self.members(node), Default::default(), path)),
-            Kind::Array => Some(Level::Array(self.elements(node), 0, path)),
-            _ => None,
-        };
-        let mut stack: Vec<Level<'a>> = open(self.root()?, String::new()).into_iter().collect();
-        while let Some(level) = stack.last_mut() {
-            let next = match level {
-                Level::Object(members, seen, path) => match members.next().transpose()? {
-                    None => None,
-                    Some(member) => {
-                        if !seen.insert(member.key) {
-                            return Ok(Some((path.clone(), member.key())));
-                        }
-                        let mut child = path.clone();
-                        super::path::push(&mut child, &super::path::Segment::Key(member.key()));
-                        Some((member.value, child))
-                    }
-                },
-                Level::Array(elements, idx, path) => match elements.next().transpose()? {
-                    None => None,
-                    Some(element) => {
-                        let mut child = path.clone();
-                        super::path::push(&mut child, &super::path::Segment::Index(*idx as i64));
-                        *idx += 1;
-                        Some((element, child))
-                    }
-                },
-            };
-            match next {
-                None => {
-                    stack.pop();
-                }
-                Some((node, path)) => stack.extend(open(node, path)),
-            }
-        }
-        Ok(None)
     }
 
     /// How many members (distinct keys) or elements the container has (0
