@@ -18,6 +18,7 @@ mod quote;
 mod scalar;
 mod source;
 mod states;
+mod step;
 mod string;
 mod valid;
 

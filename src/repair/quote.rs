@@ -4,7 +4,7 @@
 use super::FixKind;
 use super::judge::{self, Judgement, Role, Subject};
 use super::machine::{Halt, LOOKAHEAD, Machine, State, Step};
-use crate::lex::Quote;
+use crate::lex::{Quote, Token};
 
 /// Below this many bytes after a quote, its question is asked again at
 /// every new byte (see [`Machine::string_quote`]).
@@ -131,5 +131,35 @@ impl Machine<'_> {
         let at = self.out_len();
         self.emit("\"");
         self.end_of_string(at);
+    }
+}
+
+impl Machine<'_> {
+    // ----- string concatenation: "a" + "b" -----
+
+    pub(super) fn begin_concat(&mut self, len: usize) -> Step {
+        let Some(quote) = self.hold.take() else {
+            return Ok(());
+        };
+        self.fix(FixKind::ConcatenatedStrings, self.i);
+        self.truncate_out(quote);
+        self.i += len;
+        self.state = State::Concat;
+        Ok(())
+    }
+
+    pub(super) fn on_concat(&mut self, token: Token, len: usize) -> Step {
+        match token {
+            Token::Quote(quote) => {
+                self.continue_string(quote, len);
+                Ok(())
+            }
+            _ => {
+                // Not followed by a string: put the end quote back.
+                self.emit("\"");
+                self.value_done();
+                Ok(())
+            }
+        }
     }
 }

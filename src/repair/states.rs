@@ -574,32 +574,4 @@ impl Machine<'_> {
             }
         }
     }
-
-    // ----- string concatenation: "a" + "b" -----
-
-    pub(super) fn begin_concat(&mut self, len: usize) -> Step {
-        let Some(quote) = self.hold.take() else {
-            return Ok(());
-        };
-        self.fix(FixKind::ConcatenatedStrings, self.i);
-        self.truncate_out(quote);
-        self.i += len;
-        self.state = State::Concat;
-        Ok(())
-    }
-
-    pub(super) fn on_concat(&mut self, token: Token, len: usize) -> Step {
-        match token {
-            Token::Quote(quote) => {
-                self.continue_string(quote, len);
-                Ok(())
-            }
-            _ => {
-                // Not followed by a string: put the end quote back.
-                self.emit("\"");
-                self.value_done();
-                Ok(())
-            }
-        }
-    }
 }
