@@ -42,6 +42,22 @@ pub(crate) enum Literal {
     LenientNull,
 }
 
+impl Literal {
+    /// The JSON literal it stands for, and whether it had to be replaced to
+    /// get there (`True`, `None`, …): the one table of spellings, which the
+    /// machine and the fast lane both read.
+    pub(crate) fn json(self) -> (&'static str, bool) {
+        match self {
+            Literal::True => ("true", false),
+            Literal::False => ("false", false),
+            Literal::Null => ("null", false),
+            Literal::LenientTrue => ("true", true),
+            Literal::LenientFalse => ("false", true),
+            Literal::LenientNull => ("null", true),
+        }
+    }
+}
+
 /// A token outside string bodies.
 #[derive(Logos, Debug, Clone, Copy, PartialEq, Eq)]
 #[logos(utf8 = false)]

@@ -13,20 +13,7 @@ use super::fast::{after_value, string_ends, trailing_comma};
 use super::judge;
 use super::machine::{Frame, LOOKAHEAD, Machine, State, text_at, write_unwritten};
 use super::string::find_quote_escape_or_control;
-use crate::lex::{self, Quote};
-
-/// Python and JavaScript spellings the lane replaces, with their JSON.
-const LITERALS: [(&[u8], &str); 9] = [
-    (b"True", "true"),
-    (b"False", "false"),
-    (b"None", "null"),
-    (b"TRUE", "true"),
-    (b"FALSE", "false"),
-    (b"NULL", "null"),
-    (b"Null", "null"),
-    (b"none", "null"),
-    (b"undefined", "null"),
-];
+use crate::lex::{self, Quote, Token};
 
 impl Machine<'_> {
     /// Take one lenient token at `i` (after whitespace); `false` if there is
@@ -108,11 +95,15 @@ impl Machine<'_> {
             (Text::Quoted(name), FixKind::QuotedKey, n, State::Colon)
         } else if !key && b.is_ascii_alphabetic() {
             // True, None, …: a whole word, then a delimiter or whitespace.
-            let Some(&(word, json)) = LITERALS.iter().find(|(word, _)| src[q..].starts_with(word))
-            else {
+            // The lexer's spellings (`lex::Literal`), so the lane and the
+            // machine cannot disagree on what is a literal.
+            let Some((Token::Literal(literal), len)) = lex::next(&src[q..]) else {
                 return false;
             };
-            let n = q + word.len();
+            let (json, true) = literal.json() else {
+                return false;
+            };
+            let n = q + len;
             match src.get(n) {
                 Some(&c) if lex::is_ws(c) || matches!(c, b',' | b'}' | b']') => {}
                 _ => return false,

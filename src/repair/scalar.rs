@@ -20,14 +20,7 @@ const LITERAL_PREFIXES: [(&[u8], &str); 6] = [
 
 impl Machine<'_> {
     pub(super) fn literal(&mut self, literal: Literal, len: usize) -> Step {
-        let (text, lenient) = match literal {
-            Literal::True => ("true", false),
-            Literal::False => ("false", false),
-            Literal::Null => ("null", false),
-            Literal::LenientTrue => ("true", true),
-            Literal::LenientFalse => ("false", true),
-            Literal::LenientNull => ("null", true),
-        };
+        let (text, lenient) = literal.json();
         if lenient {
             self.fix(FixKind::ReplacedLiteral, self.i);
         }
