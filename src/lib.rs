@@ -102,6 +102,9 @@
 #![warn(unreachable_pub)]
 #![deny(clippy::dbg_macro, clippy::print_stdout, clippy::print_stderr)]
 
+#[macro_use]
+mod macros;
+
 mod call;
 mod doc;
 mod error;

@@ -288,22 +288,15 @@ impl Dispatcher {
         self
     }
 
-    /// Normalize arguments with these options (a tool table, a schema).
-    pub fn with_options(mut self, options: ToolOptions) -> Self {
-        self.options = options;
-        self
-    }
+    setters! {
+        /// Normalize arguments with these options (a tool table, a schema).
+        with_options(options): ToolOptions;
 
-    /// Cap each call's output at `bytes` (default [`DEFAULT_OUTPUT_CAP`]).
-    pub fn output_cap(mut self, bytes: usize) -> Self {
-        self.output_cap = bytes;
-        self
-    }
+        /// Cap each call's output at this many bytes (default [`DEFAULT_OUTPUT_CAP`]).
+        output_cap(output_cap): usize;
 
-    /// Give each call at most `limit` (default [`DEFAULT_TIME_LIMIT`]).
-    pub fn time_limit(mut self, limit: Duration) -> Self {
-        self.time_limit = limit;
-        self
+        /// Give each call at most this long (default [`DEFAULT_TIME_LIMIT`]).
+        time_limit(time_limit): Duration;
     }
 
     /// The workspace every path is confined to.

@@ -94,11 +94,7 @@ impl ToolFixKind {
     }
 }
 
-impl fmt::Display for ToolFixKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+display_by_name!(ToolFixKind);
 
 /// What to do with keys the schema does not declare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -132,12 +128,6 @@ pub struct ToolOptions {
 }
 
 impl ToolOptions {
-    /// The tool table (default: [`ToolMap::builtin`]).
-    pub fn tools(mut self, tools: ToolMap) -> Self {
-        self.tools = tools;
-        self
-    }
-
     /// The tool's JSON Schema: the `parameters` object of an OpenAI tool, or
     /// the `input_schema` of an Anthropic one.
     pub fn schema(mut self, schema: Value) -> Self {
@@ -145,17 +135,16 @@ impl ToolOptions {
         self
     }
 
-    /// What to do with undeclared keys (default [`SchemaMode::Lenient`]).
-    pub fn mode(mut self, mode: SchemaMode) -> Self {
-        self.mode = mode;
-        self
-    }
+    setters! {
+        /// The tool table (default: [`ToolMap::builtin`]).
+        tools(tools): ToolMap;
 
-    /// The engine's limits (depth, input size). Tool arguments are one value,
-    /// so [`Options::values`] is always `First`.
-    pub fn repair_options(mut self, options: Options) -> Self {
-        self.repair = options;
-        self
+        /// What to do with undeclared keys (default [`SchemaMode::Lenient`]).
+        mode(mode): SchemaMode;
+
+        /// The engine's limits (depth, input size). Tool arguments are one value,
+        /// so [`Options::values`] is always `First`.
+        repair_options(repair): Options;
     }
 
     /// The engine's limits in use (see [`ToolOptions::repair_options`]).

@@ -1,7 +1,5 @@
 //! What the engine changed, and where.
 
-use std::fmt;
-
 /// One repair: what was done, at which absolute byte offset of the input.
 ///
 /// Offsets count input bytes from the first byte ever fed, so they are the
@@ -170,8 +168,4 @@ impl FixKind {
     }
 }
 
-impl fmt::Display for FixKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+display_by_name!(FixKind);

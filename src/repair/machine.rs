@@ -129,24 +129,17 @@ pub(super) struct PendingComma {
     pub(super) mark_before: usize,
 }
 
-/// A key being written, kept out of the committed output and of snapshots
-/// until its colon arrives: a half-typed key is not a field yet.
+/// Output kept provisional from `out` on, with what undoing it takes: the
+/// input position to go back to and how many fixes to keep. Two things are
+/// held this way: a key being written (out of the committed output and of
+/// snapshots until its colon arrives: a half-typed key is not a field yet;
+/// `out` is where its part starts, its comma included), and a top-level value
+/// that began inside prose (`Replace {name} with…`: a fenced block later in
+/// the text is the real value, so this one stays provisional, for
+/// [`WINDOW`] input bytes at most).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct KeyHold {
-    /// Where the key's part of the output starts (its comma, if any).
-    pub(super) out: usize,
-    /// Where the key starts in the input.
-    pub(super) input: usize,
-    /// Fixes recorded before it.
-    pub(super) n_fixes: usize,
-}
-
-/// A top-level value that began inside prose (`Replace {name} with…`): a
-/// fenced block later in the text is the real value, so this one stays
-/// provisional (for [`WINDOW`] input bytes at most).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Tentative {
-    /// Where the value starts in the output.
+pub(super) struct Held {
+    /// Where the held output starts.
     pub(super) out: usize,
     /// Where it starts in the input.
     pub(super) input: usize,
@@ -207,15 +200,15 @@ pub(super) struct Machine<'a> {
     pub(super) fixes_taken: usize,
     /// Whether one of them was more than a truncation.
     pub(super) taken_repairs: bool,
-    /// The key being written (see [`KeyHold`]).
-    pub(super) key_hold: Option<KeyHold>,
+    /// The key being written (see [`Held`]).
+    pub(super) key_hold: Option<Held>,
     /// An opening bracket at the top level that a fence right after it
     /// (`{```json`) would remove: where the output may be committed up to
     /// (before the whitespace that precedes the bracket), and where the
     /// bracket is.
     pub(super) open_hold: Option<(usize, usize)>,
-    /// A value found inside prose (see [`Tentative`]).
-    pub(super) tentative: Option<Tentative>,
+    /// A value found inside prose (see [`Held`]).
+    pub(super) tentative: Option<Held>,
     /// Whether the document has written a key without quotes: then `, key:`
     /// after a quote may be the next member.
     pub(super) bare_keys: bool,

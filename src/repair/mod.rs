@@ -62,11 +62,7 @@ impl Verdict {
     }
 }
 
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+display_by_name!(Verdict);
 
 /// The result of a repair: the JSON text, the verdict, and the fixes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -166,6 +162,20 @@ impl<'a> Outcome<'a> {
         match self.verdict {
             Verdict::NotJson => None,
             _ => serde_json::from_str(&self.text).ok(),
+        }
+    }
+
+    /// The outcome of a machine that has seen the end of its input.
+    fn from_machine(machine: Machine<'_>) -> Outcome<'static> {
+        let verdict = machine.verdict();
+        let (text, fixes, sources) = machine.into_parts();
+        Outcome {
+            text: Cow::Owned(text),
+            verdict,
+            fixes,
+            error: None,
+            reason: None,
+            sources: sources.map(Box::new),
         }
     }
 
@@ -388,16 +398,7 @@ impl Repairer {
             return Err(error);
         }
         self.machine.end()?;
-        let verdict = self.machine.verdict();
-        let (text, fixes, sources) = self.machine.into_parts();
-        Ok(Outcome {
-            text: Cow::Owned(text),
-            verdict,
-            fixes,
-            error: None,
-            reason: None,
-            sources: sources.map(Box::new),
-        })
+        Ok(Outcome::from_machine(self.machine))
     }
 }
 
@@ -491,13 +492,5 @@ fn repair_whole(
             sources: None,
         });
     }
-    let (text, fixes, sources) = machine.into_parts();
-    Ok(Outcome {
-        text: Cow::Owned(text),
-        verdict,
-        fixes,
-        error: None,
-        reason: None,
-        sources: sources.map(Box::new),
-    })
+    Ok(Outcome::from_machine(machine))
 }

@@ -65,44 +65,31 @@ impl Default for Options {
 }
 
 impl Options {
-    /// Nesting deeper than `n` containers is an [`Error`] (default 512).
-    pub fn max_depth(mut self, n: usize) -> Self {
-        self.max_depth = n;
-        self
-    }
+    setters! {
+        /// Nesting deeper than this many containers is an [`Error`] (default 512).
+        max_depth(max_depth): usize;
 
-    /// More than `n` input bytes in all is an [`Error`] (default: no limit).
-    pub fn max_input_bytes(mut self, n: usize) -> Self {
-        self.max_input = n;
-        self
-    }
+        /// More input bytes than this in all is an [`Error`] (default: no limit).
+        max_input_bytes(max_input): usize;
 
-    /// What to do with several top-level values (default [`Values::First`]).
-    pub fn values(mut self, values: Values) -> Self {
-        self.values = values;
-        self
-    }
+        /// What to do with several top-level values (default [`Values::First`]).
+        values(values): Values;
 
-    /// How much output to keep (default [`Retain::All`]).
-    pub fn retain(mut self, retain: Retain) -> Self {
-        self.retain = retain;
-        self
-    }
+        /// How much output to keep (default [`Retain::All`]).
+        retain(retain): Retain;
 
-    /// Record where each piece of output came from in the input, so that
-    /// [`Outcome::input_offset`] can answer (default: off). It costs one
-    /// entry per token that writes output; a tool-argument layer that
-    /// reports its own fixes by input offset wants it, a plain repair does not.
-    ///
-    /// ```
-    /// use argmend::{repair_with, Options};
-    /// let outcome = repair_with(b"{'a': True}", Options::default().source_map(true)).unwrap();
-    /// assert_eq!(outcome.text(), r#"{"a": true}"#);
-    /// assert_eq!(outcome.input_offset(6), Some(6)); // `true` came from `True`
-    /// ```
-    pub fn source_map(mut self, on: bool) -> Self {
-        self.sources = on;
-        self
+        /// Record where each piece of output came from in the input, so that
+        /// [`Outcome::input_offset`] can answer (default: off). It costs one
+        /// entry per token that writes output; a tool-argument layer that
+        /// reports its own fixes by input offset wants it, a plain repair does not.
+        ///
+        /// ```
+        /// use argmend::{repair_with, Options};
+        /// let outcome = repair_with(b"{'a': True}", Options::default().source_map(true)).unwrap();
+        /// assert_eq!(outcome.text(), r#"{"a": true}"#);
+        /// assert_eq!(outcome.input_offset(6), Some(6)); // `true` came from `True`
+        /// ```
+        source_map(sources): bool;
     }
 
     /// Whether output sources are recorded (see [`Options::source_map`]).

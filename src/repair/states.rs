@@ -3,8 +3,7 @@
 
 use super::judge::Role;
 use super::machine::{
-    Comment, Frame, Halt, KeyHold, LOOKAHEAD, Machine, PendingComma, State, Step, Tentative,
-    WINDOW, starts_value,
+    Comment, Frame, Halt, Held, LOOKAHEAD, Machine, PendingComma, State, Step, WINDOW, starts_value,
 };
 use super::{FixKind, Values};
 use crate::error::Error;
@@ -74,7 +73,7 @@ impl Machine<'_> {
                 if token != Token::Fence && self.opts.values != Values::Lines {
                     // `Replace {name} with…`: a fenced block further on
                     // would be the value, so this one stays provisional.
-                    self.tentative = Some(Tentative {
+                    self.tentative = Some(Held {
                         out: self.out_len(),
                         input: self.i,
                         n_fixes: self.fix_count(),
@@ -172,7 +171,7 @@ impl Machine<'_> {
         self.on_start(Token::Fence, len)
     }
 
-    /// Keep the key about to be written out of the committed output (see [`KeyHold`]).
+    /// Keep the key about to be written out of the committed output (see [`Held`]).
     pub(super) fn hold_key(&mut self) {
         let out = match self.pending_comma {
             Some(p) => p.out,
@@ -187,7 +186,7 @@ impl Machine<'_> {
         {
             n_fixes -= 1;
         }
-        self.key_hold = Some(KeyHold {
+        self.key_hold = Some(Held {
             out,
             input: self.i,
             n_fixes,

@@ -53,25 +53,18 @@ impl Default for DiffOptions {
 }
 
 impl DiffOptions {
-    /// Lines of context around each change (default 3, at most 50; more is
-    /// an [`ErrorKind::InvalidArgument`](super::ErrorKind::InvalidArgument)).
-    pub fn context(mut self, n_lines: usize) -> Self {
-        self.context = n_lines;
-        self
-    }
+    setters! {
+        /// Lines of context around each change (default 3, at most 50; more is
+        /// an [`ErrorKind::InvalidArgument`](super::ErrorKind::InvalidArgument)).
+        context(context): usize;
 
-    /// How long the line diff may run (default 2 s). Past it the differing
-    /// middle is shown as one block replacement with a warning.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self
-    }
+        /// How long the line diff may run (default 2 s). Past it the differing
+        /// middle is shown as one block replacement with a warning.
+        timeout(timeout): Duration;
 
-    /// The output cap in bytes (default 30,000); the diff is cut at a hunk
-    /// boundary with a note on how to narrow it.
-    pub fn max_output(mut self, n_bytes: usize) -> Self {
-        self.max_output = n_bytes;
-        self
+        /// The output cap in bytes (default 30,000); the diff is cut at a hunk
+        /// boundary with a note on how to narrow it.
+        max_output(max_output): usize;
     }
 
     /// The context asked for.
