@@ -284,24 +284,12 @@ impl<'a> Doc<'a> {
 
     /// The members of the object `node`, in document order.
     pub(crate) fn members(&self, node: Node) -> Members<'a> {
-        Members {
-            doc: self.clone(),
-            pos: node.start + 1,
-            first: true,
-            done: false,
-            previous: None,
-        }
+        Members(Walk::new(self, node))
     }
 
     /// The elements of the array `node`, in document order.
     pub(crate) fn elements(&self, node: Node) -> Elements<'a> {
-        Elements {
-            doc: self.clone(),
-            pos: node.start + 1,
-            first: true,
-            done: false,
-            previous: None,
-        }
+        Elements(Walk::new(self, node))
     }
 
     /// The value of `key` in the object `node`, and how many times the key
@@ -379,9 +367,9 @@ impl<'a> Doc<'a> {
     }
 }
 
-/// Iterator over an object's members. A value is skipped only when the
-/// next member is asked for, so stopping at a member never reads its value.
-pub(crate) struct Members<'a> {
+/// Where a walk through one container is; [`Members`] and [`Elements`]
+/// differ only in what an item is.
+struct Walk<'a> {
     doc: Doc<'a>,
     pos: usize,
     first: bool,
@@ -390,101 +378,102 @@ pub(crate) struct Members<'a> {
     previous: Option<Node>,
 }
 
-impl<'a> Iterator for Members<'a> {
-    type Item = Result<Member<'a>, Syntax>;
+impl<'a> Walk<'a> {
+    fn new(doc: &Doc<'a>, node: Node) -> Self {
+        Walk {
+            doc: doc.clone(),
+            pos: node.start + 1,
+            first: true,
+            done: false,
+            previous: None,
+        }
+    }
 
-    fn next(&mut self) -> Option<Self::Item> {
+    /// One step of the iterator: none after the end or an error.
+    fn next<T>(
+        &mut self,
+        step: impl FnOnce(&mut Self) -> Result<Option<T>, Syntax>,
+    ) -> Option<Result<T, Syntax>> {
         if self.done {
             return None;
         }
-        let result = self.step();
+        let result = step(self);
         if !matches!(result, Ok(Some(_))) {
             self.done = true;
         }
         result.transpose()
     }
-}
 
-impl<'a> Members<'a> {
-    fn step(&mut self) -> Result<Option<Member<'a>>, Syntax> {
+    /// Skip the value last returned and its separator: where the next item
+    /// starts, or `None` at the container's `closer`.
+    fn advance(&mut self, closer: u8) -> Result<Option<usize>, Syntax> {
         let doc = &self.doc;
-        let bytes = doc.bytes;
         if let Some(previous) = self.previous.take() {
-            let (next, done) = doc.separator(doc.end(previous)?, b'}')?;
+            let (next, done) = doc.separator(doc.end(previous)?, closer)?;
             if done {
                 return Ok(None);
             }
             self.pos = next;
         }
         let pos = doc.ws(self.pos);
-        if self.first && bytes.get(pos) == Some(&b'}') {
+        if self.first && doc.bytes.get(pos) == Some(&closer) {
             return Ok(None);
         }
         self.first = false;
-        match bytes.get(pos) {
-            Some(b'"') => {}
-            Some(b'}') => return Err(doc.err(pos, SyntaxKind::TrailingComma)),
-            None => return Err(doc.err(pos, SyntaxKind::UnexpectedEnd)),
-            Some(_) => return Err(doc.err(pos, SyntaxKind::ExpectedKey)),
+        if doc.bytes.get(pos) == Some(&closer) {
+            return Err(doc.err(pos, SyntaxKind::TrailingComma));
         }
-        let key_end = doc.skip_string(pos)?;
-        let key = &bytes[pos + 1..key_end - 1];
-        let colon = doc.ws(key_end);
-        if bytes.get(colon) != Some(&b':') {
-            return Err(doc.err(colon, SyntaxKind::ExpectedColon));
-        }
-        let value = doc.node_at(doc.ws(colon + 1))?;
-        self.previous = Some(value);
-        Ok(Some(Member { key, value }))
+        Ok(Some(pos))
+    }
+}
+
+/// Iterator over an object's members. A value is skipped only when the
+/// next member is asked for, so stopping at a member never reads its value.
+pub(crate) struct Members<'a>(Walk<'a>);
+
+impl<'a> Iterator for Members<'a> {
+    type Item = Result<Member<'a>, Syntax>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next(|walk| {
+            let Some(pos) = walk.advance(b'}')? else {
+                return Ok(None);
+            };
+            let doc = &walk.doc;
+            let bytes = doc.bytes;
+            match bytes.get(pos) {
+                Some(b'"') => {}
+                None => return Err(doc.err(pos, SyntaxKind::UnexpectedEnd)),
+                Some(_) => return Err(doc.err(pos, SyntaxKind::ExpectedKey)),
+            }
+            let key_end = doc.skip_string(pos)?;
+            let key = &bytes[pos + 1..key_end - 1];
+            let colon = doc.ws(key_end);
+            if bytes.get(colon) != Some(&b':') {
+                return Err(doc.err(colon, SyntaxKind::ExpectedColon));
+            }
+            let value = doc.node_at(doc.ws(colon + 1))?;
+            walk.previous = Some(value);
+            Ok(Some(Member { key, value }))
+        })
     }
 }
 
 /// Iterator over an array's elements, lazy like [`Members`].
-pub(crate) struct Elements<'a> {
-    doc: Doc<'a>,
-    pos: usize,
-    first: bool,
-    done: bool,
-    /// The element last returned, not yet skipped.
-    previous: Option<Node>,
-}
+pub(crate) struct Elements<'a>(Walk<'a>);
 
 impl Iterator for Elements<'_> {
     type Item = Result<Node, Syntax>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        let result = self.step();
-        if !matches!(result, Ok(Some(_))) {
-            self.done = true;
-        }
-        result.transpose()
-    }
-}
-
-impl Elements<'_> {
-    fn step(&mut self) -> Result<Option<Node>, Syntax> {
-        let doc = &self.doc;
-        if let Some(previous) = self.previous.take() {
-            let (next, done) = doc.separator(doc.end(previous)?, b']')?;
-            if done {
+        self.0.next(|walk| {
+            let Some(pos) = walk.advance(b']')? else {
                 return Ok(None);
-            }
-            self.pos = next;
-        }
-        let pos = doc.ws(self.pos);
-        if self.first && doc.bytes.get(pos) == Some(&b']') {
-            return Ok(None);
-        }
-        self.first = false;
-        if doc.bytes.get(pos) == Some(&b']') {
-            return Err(doc.err(pos, SyntaxKind::TrailingComma));
-        }
-        let value = doc.node_at(pos)?;
-        self.previous = Some(value);
-        Ok(Some(value))
+            };
+            let value = walk.doc.node_at(pos)?;
+            walk.previous = Some(value);
+            Ok(Some(value))
+        })
     }
 }
 

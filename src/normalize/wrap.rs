@@ -86,6 +86,18 @@ const BUILTIN_FILE_WRITERS: [&str; 11] = [
 /// The complete parameter lists of well-known tools: when a model forgets to
 /// escape the quotes in code, a `, "name":` inside a string that names none of
 /// the tool's parameters is not the next member (see `Hints`).
+/// The parameters of Anthropic's text editor tool, under both its names.
+const EDITOR_PARAMS: &[&str] = &[
+    "command",
+    "path",
+    "file_text",
+    "old_str",
+    "new_str",
+    "insert_line",
+    "insert_text",
+    "view_range",
+];
+
 const BUILTIN_PARAMS: [(&str, &[&str]); 18] = [
     (
         "write_file",
@@ -157,32 +169,8 @@ const BUILTIN_PARAMS: [(&str, &[&str]); 18] = [
             "head_limit",
         ],
     ),
-    (
-        "str_replace_editor",
-        &[
-            "command",
-            "path",
-            "file_text",
-            "old_str",
-            "new_str",
-            "insert_line",
-            "insert_text",
-            "view_range",
-        ],
-    ),
-    (
-        "str_replace_based_edit_tool",
-        &[
-            "command",
-            "path",
-            "file_text",
-            "old_str",
-            "new_str",
-            "insert_line",
-            "insert_text",
-            "view_range",
-        ],
-    ),
+    ("str_replace_editor", EDITOR_PARAMS),
+    ("str_replace_based_edit_tool", EDITOR_PARAMS),
     ("search_files", &["term", "dir", "path", "pattern"]),
 ];
 

@@ -157,22 +157,13 @@ impl Cursor<'_> {
 
     /// Whether any quote character starts at the position.
     pub(super) fn any_quote(&self) -> Scan<bool> {
-        let rest = &self.bytes[self.pos.min(self.bytes.len())..];
-        if rest
-            .first()
-            .is_some_and(|&b| matches!(b, 0xC2 | 0xE2 | 0xEF))
-            && rest.len() < 3
-        {
-            if !self.eof {
-                return Err(Short);
-            }
-            return Ok(false);
-        }
-        Ok(lex::quote_at(rest).is_some())
+        Ok(self.quote_here()?.is_some())
     }
 
-    /// The quote that may close a string opened by `open`, at the position.
-    pub(super) fn closing_quote(&self, open: Quote) -> Scan<Option<usize>> {
+    /// The quote character at the position and its length. A multi-byte
+    /// quote (`’`, `“`, `＂`) may be cut by the end of what has arrived:
+    /// then it is `Short` until the input ends.
+    fn quote_here(&self) -> Scan<Option<(Quote, usize)>> {
         let rest = &self.bytes[self.pos.min(self.bytes.len())..];
         if rest
             .first()
@@ -184,7 +175,13 @@ impl Cursor<'_> {
             }
             return Ok(None);
         }
-        Ok(lex::quote_at(rest)
+        Ok(lex::quote_at(rest))
+    }
+
+    /// The quote that may close a string opened by `open`, at the position.
+    pub(super) fn closing_quote(&self, open: Quote) -> Scan<Option<usize>> {
+        Ok(self
+            .quote_here()?
             .filter(|(quote, _)| lex::closes(open, *quote))
             .map(|(_, len)| len))
     }

@@ -60,30 +60,40 @@ pub(super) fn fit_after_value(c: &mut Cursor<'_>, frames: &[Frame], open: Quote)
     if matches!(b, b'}' | b']' | b')') {
         return Ok(closed(c, frames, b));
     }
+    if b == b','
+        && matches!(
+            top,
+            Frame::Object | Frame::Array | Frame::Tuple | Frame::Root
+        )
+    {
+        c.pos += 1;
+        c.skip_ws()?;
+        return match c.peek()? {
+            None => Ok(Fit::Eof),
+            Some(b @ (b'}' | b']' | b')')) => Ok(closed(c, frames, b)),
+            Some(_) if top == Frame::Object => Ok(match key_at(c.at(c.pos), Stray::Allowed)? {
+                Fit::Key {
+                    name,
+                    quoted,
+                    after,
+                    ..
+                } => Fit::Key {
+                    name,
+                    quoted,
+                    after,
+                    comma: true,
+                },
+                fit => fit,
+            }),
+            Some(b) if starts_value(b) => Ok(Fit::Element {
+                at: c.pos,
+                comma: true,
+            }),
+            Some(_) => Ok(Fit::Misfit),
+        };
+    }
     match top {
         Frame::Object => {
-            if b == b',' {
-                c.pos += 1;
-                c.skip_ws()?;
-                return match c.peek()? {
-                    None => Ok(Fit::Eof),
-                    Some(b @ (b'}' | b']' | b')')) => Ok(closed(c, frames, b)),
-                    Some(_) => Ok(match key_at(c.at(c.pos), Stray::Allowed)? {
-                        Fit::Key {
-                            name,
-                            quoted,
-                            after,
-                            ..
-                        } => Fit::Key {
-                            name,
-                            quoted,
-                            after,
-                            comma: true,
-                        },
-                        fit => fit,
-                    }),
-                };
-            }
             // A missing comma: a quoted key and its colon, or a bare one on
             // a line of its own (`"John"\n  lastName: "Smith"`).
             if c.closing_quote(open)?.is_some() || matches!(b, b'"' | b'\'') {
@@ -95,31 +105,17 @@ pub(super) fn fit_after_value(c: &mut Cursor<'_>, frames: &[Frame], open: Quote)
             }
             Ok(Fit::Misfit)
         }
-        Frame::Array | Frame::Tuple | Frame::Root => {
-            if b == b',' {
-                c.pos += 1;
-                c.skip_ws()?;
-                return match c.peek()? {
-                    None => Ok(Fit::Eof),
-                    Some(b @ (b'}' | b']' | b')')) => Ok(closed(c, frames, b)),
-                    Some(b) if starts_value(b) => Ok(Fit::Element {
-                        at: c.pos,
-                        comma: true,
-                    }),
-                    Some(_) => Ok(Fit::Misfit),
-                };
-            }
-            // A missing comma: a value that cannot be text (`["a" 2]`,
-            // `["a" "b"]`); a bare word here is more of the string's text.
-            if starts_value(b) && (!b.is_ascii_alphabetic() || c.literal()?) {
-                return Ok(Fit::Element {
-                    at: c.pos,
-                    comma: false,
-                });
-            }
-            Ok(Fit::Misfit)
+        // A missing comma: a value that cannot be text (`["a" 2]`,
+        // `["a" "b"]`); a bare word here is more of the string's text.
+        Frame::Array | Frame::Tuple | Frame::Root
+            if starts_value(b) && (!b.is_ascii_alphabetic() || c.literal()?) =>
+        {
+            Ok(Fit::Element {
+                at: c.pos,
+                comma: false,
+            })
         }
-        Frame::Call => Ok(Fit::Misfit),
+        Frame::Array | Frame::Tuple | Frame::Root | Frame::Call => Ok(Fit::Misfit),
     }
 }
 
