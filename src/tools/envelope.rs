@@ -4,6 +4,7 @@
 //! what was expected, with the tool's example calls.
 
 use std::fmt;
+use std::ops::RangeInclusive;
 
 use serde_json::{Map, Value};
 
@@ -325,6 +326,31 @@ impl<'a> Args<'a> {
     pub(crate) fn string(&self, name: &str) -> Result<&'a str, ArgumentError> {
         self.optional_string(name)?
             .ok_or_else(|| self.invalid(&format!("`{name}` is missing")))
+    }
+
+    /// A whole-number argument, `default` when absent or null. A number
+    /// outside `accepted` (or not a whole number) is refused, naming `shown`
+    /// as the range to give: a verb whose options check the upper end
+    /// themselves, with a message of their own, accepts more than it shows.
+    pub(crate) fn whole_number(
+        &self,
+        name: &str,
+        default: usize,
+        accepted: RangeInclusive<usize>,
+        shown: RangeInclusive<usize>,
+    ) -> Result<usize, ArgumentError> {
+        let number = match self.args.get(name) {
+            None | Some(Value::Null) => return Ok(default),
+            Some(Value::Number(n)) => n.as_u64().and_then(|n| usize::try_from(n).ok()),
+            Some(_) => None,
+        };
+        number.filter(|n| accepted.contains(n)).ok_or_else(|| {
+            self.invalid(&format!(
+                "`{name}` must be a whole number from {} to {}",
+                shown.start(),
+                shown.end()
+            ))
+        })
     }
 
     pub(crate) fn optional_string(&self, name: &str) -> Result<Option<&'a str>, ArgumentError> {

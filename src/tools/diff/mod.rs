@@ -289,20 +289,10 @@ impl From<ArgumentError> for Error {
     }
 }
 
-/// The `context` argument: lines around each change (default 3).
+/// The `context` argument: lines around each change (default 3). Past
+/// [`unified::MAX_CONTEXT`] it is refused by the diff itself, which says
+/// what was asked.
 fn context(args: &Args<'_>) -> Result<usize, Error> {
-    match args.args.get("context") {
-        None | Some(Value::Null) => Ok(unified::DEFAULT_CONTEXT),
-        Some(Value::Number(n)) => {
-            n.as_u64()
-                .and_then(|n| usize::try_from(n).ok())
-                .ok_or_else(|| {
-                    args.invalid("`context` must be a whole number from 0 to 50")
-                        .into()
-                })
-        }
-        Some(_) => Err(args
-            .invalid("`context` must be a whole number from 0 to 50")
-            .into()),
-    }
+    let shown = 0..=unified::MAX_CONTEXT;
+    Ok(args.whole_number("context", unified::DEFAULT_CONTEXT, 0..=usize::MAX, shown)?)
 }

@@ -324,15 +324,5 @@ fn source<'a>(args: &Args<'a>) -> Result<Source<'a>, Error> {
 
 /// A whole-number argument from 1 to `max` (`default` when absent).
 fn number(args: &Args<'_>, name: &str, default: usize, max: usize) -> Result<usize, Error> {
-    let problem =
-        || Error::from(args.invalid(&format!("`{name}` must be a whole number from 1 to {max}")));
-    match args.args.get(name) {
-        None | Some(Value::Null) => Ok(default),
-        Some(Value::Number(n)) => n
-            .as_u64()
-            .and_then(|n| usize::try_from(n).ok())
-            .filter(|n| (1..=max).contains(n))
-            .ok_or_else(problem),
-        Some(_) => Err(problem()),
-    }
+    Ok(args.whole_number(name, default, 1..=max, 1..=max)?)
 }
