@@ -8,14 +8,12 @@ use std::process::ExitCode;
 
 use argmend::tools::Workspace;
 use argmend::tools::diff::{self, Answer, DiffOptions, Mode};
-use clap::{Args, Subcommand};
+use clap::Subcommand;
 
-use super::tool_command::{Command, EXIT_ERROR, ToolArgs, envelope_help, fail, print, refused};
+use super::tool_command::{Asked, Command, EXIT_ERROR, ToolArgs, fail, print, refused};
 
 /// Shown under `argmend diff --help`.
-macro_rules! diff_help {
-    () => {
-        "\
+pub(super) const HELP: &str = "\
 Examples:
   argmend diff files config/old.yaml config/new.yaml --context 5
   argmend diff text --a $'one\\ntwo\\n' --b $'one\\n2\\n'
@@ -38,21 +36,10 @@ Exit codes:
   1  the tool refused: a hunk that does not match, a patch that does not
      parse, a binary or too large file, a path outside the workspace (the
      message is on stdout, as a model would see it)
-  2  usage error, or an input/output error (e.g. a file that does not exist)"
-    };
-}
+  2  usage error, or an input/output error (e.g. a file that does not exist)";
 
-/// Options of `argmend diff`.
-#[derive(Debug, Args)]
-#[command(after_help = diff_help!())]
-#[command(mut_arg("envelope", |arg| envelope_help(arg, r#"{"cmd":"files","args":{"a":"old.txt","b":"new.txt"}}"#)))]
-pub(crate) struct DiffArgs {
-    #[command(flatten)]
-    pub(crate) tool: ToolArgs,
-
-    #[command(subcommand)]
-    pub(crate) verb: Option<DiffVerb>,
-}
+/// The example call in the help of `ENVELOPE`.
+pub(super) const EXAMPLE: &str = r#"{"cmd":"files","args":{"a":"old.txt","b":"new.txt"}}"#;
 
 /// The verbs of `argmend diff`.
 #[derive(Debug, Subcommand)]
@@ -118,16 +105,15 @@ const DIFF: Command = Command {
 };
 
 /// Run `argmend diff` and map the outcome to an exit code.
-pub(crate) fn main(args: DiffArgs) -> ExitCode {
-    let (workspace, envelope) = match DIFF.open(args.tool) {
+pub(crate) fn main(args: ToolArgs<DiffVerb>) -> ExitCode {
+    let (workspace, asked) = match DIFF.open(args) {
         Ok(opened) => opened,
         Err(code) => return code,
     };
-    let from_flags = args.verb.is_some();
-    let answer = match (args.verb, envelope) {
-        (Some(verb), _) => run_verb(&workspace, verb),
-        (None, Some(envelope)) => diff::call(&workspace, &envelope).map_err(Failure::Tool),
-        (None, None) => return DIFF.nothing_asked(),
+    let from_flags = matches!(asked, Asked::Verb(_));
+    let answer = match asked {
+        Asked::Verb(verb) => run_verb(&workspace, verb),
+        Asked::Envelope(envelope) => diff::call(&workspace, &envelope).map_err(Failure::Tool),
     };
     match answer {
         Ok(answer) => print(0, |out| match &answer {

@@ -10,12 +10,10 @@ use argmend::tools::Workspace;
 use argmend::tools::json::{self, Answer, Layout, Query, Source};
 use clap::{Args, Subcommand};
 
-use super::tool_command::{Command, EXIT_REFUSED, ToolArgs, envelope_help, print, refused};
+use super::tool_command::{Asked, Command, EXIT_REFUSED, ToolArgs, print, refused};
 
 /// Shown under `argmend json --help`.
-macro_rules! json_help {
-    () => {
-        "\
+pub(super) const HELP: &str = "\
 Examples:
   argmend json get --file resp.json --path 'data.items[3].name'
   argmend json get --file resp.json --path 'data.items[*].id'
@@ -37,21 +35,10 @@ Exit codes:
      does not parse, a path outside the workspace; validate: the document is
      invalid (the message is on stdout, as a model would see it)
   2  usage error: an unknown verb, a path, where clause or regex that does
-     not parse; or an input/output error (e.g. a file that does not exist)"
-    };
-}
+     not parse; or an input/output error (e.g. a file that does not exist)";
 
-/// Options of `argmend json`.
-#[derive(Debug, Args)]
-#[command(after_help = json_help!())]
-#[command(mut_arg("envelope", |arg| envelope_help(arg, r#"{"cmd":"get","args":{"file":"resp.json","path":"a.b"}}"#)))]
-pub(crate) struct JsonArgs {
-    #[command(flatten)]
-    pub(crate) tool: ToolArgs,
-
-    #[command(subcommand)]
-    pub(crate) verb: Option<JsonVerb>,
-}
+/// The example call in the help of `ENVELOPE`.
+pub(super) const EXAMPLE: &str = r#"{"cmd":"get","args":{"file":"resp.json","path":"a.b"}}"#;
 
 /// `--file` or `--text`: where the document comes from.
 #[derive(Debug, Args)]
@@ -155,15 +142,14 @@ const JSON: Command = Command {
 };
 
 /// Run `argmend json` and map the outcome to an exit code.
-pub(crate) fn main(args: JsonArgs) -> ExitCode {
-    let (workspace, envelope) = match JSON.open(args.tool) {
+pub(crate) fn main(args: ToolArgs<JsonVerb>) -> ExitCode {
+    let (workspace, asked) = match JSON.open(args) {
         Ok(opened) => opened,
         Err(code) => return code,
     };
-    let answer = match (args.verb, envelope) {
-        (Some(verb), _) => run_verb(&workspace, &verb),
-        (None, Some(envelope)) => json::call(&workspace, &envelope),
-        (None, None) => return JSON.nothing_asked(),
+    let answer = match asked {
+        Asked::Verb(verb) => run_verb(&workspace, &verb),
+        Asked::Envelope(envelope) => json::call(&workspace, &envelope),
     };
     match answer {
         Ok(answer) => {

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use argmend::tools::{Workspace, diff, json};
-use clap::Args;
+use clap::{Args, Subcommand};
 
 /// Exit 1: the tool refused (the model should fix its call), or `validate`
 /// found the document invalid.
@@ -18,13 +18,14 @@ pub(super) const EXIT_REFUSED: u8 = 1;
 /// Exit 2: usage or I/O error.
 pub(super) const EXIT_ERROR: u8 = 2;
 
-/// The options of a tool command besides its verbs. Each command names its
-/// own example envelope in the help (`mut_arg("envelope", …)`).
+/// The command line of a tool command: a verb `V` with its flags, or one
+/// envelope. Each command names its own example envelope in the help
+/// (`mut_arg("envelope", …)` where it is declared).
 #[derive(Debug, Args)]
-pub(crate) struct ToolArgs {
+pub(crate) struct ToolArgs<V: Subcommand> {
     /// Every path must be inside this directory (default: the current directory).
     #[arg(long, value_name = "DIR", global = true)]
-    pub(crate) workspace: Option<PathBuf>,
+    workspace: Option<PathBuf>,
 
     /// A call in the envelope form.
     #[arg(
@@ -32,7 +33,18 @@ pub(crate) struct ToolArgs {
         trailing_var_arg = true,
         allow_hyphen_values = true
     )]
-    pub(crate) envelope: Vec<String>,
+    envelope: Vec<String>,
+
+    #[command(subcommand)]
+    verb: Option<V>,
+}
+
+/// What a tool command was asked.
+pub(super) enum Asked<V> {
+    /// A verb with its flags.
+    Verb(V),
+    /// A call in the envelope form.
+    Envelope(String),
 }
 
 /// The help of `ENVELOPE`, with the command's own example call.
@@ -55,25 +67,30 @@ pub(super) struct Command {
 }
 
 impl Command {
-    /// The workspace and the envelope, if one was given; or, when either is
-    /// wrong, the exit code after saying why.
-    pub(super) fn open(&self, args: ToolArgs) -> Result<(Workspace, Option<String>), ExitCode> {
+    /// The workspace and what was asked; or, when either is wrong or
+    /// nothing was asked, the exit code after saying why.
+    pub(super) fn open<V: Subcommand>(
+        &self,
+        args: ToolArgs<V>,
+    ) -> Result<(Workspace, Asked<V>), ExitCode> {
         let root = args.workspace.unwrap_or_else(|| PathBuf::from("."));
         let workspace = Workspace::new(&root).map_err(|error| fail(&error, EXIT_ERROR))?;
         let envelope = self
             .envelope_or_unknown_verb(args.envelope)
             .map_err(|message| fail(&message, EXIT_ERROR))?;
-        Ok((workspace, envelope))
-    }
-
-    /// Neither a verb nor an envelope: say what the command takes.
-    pub(super) fn nothing_asked(&self) -> ExitCode {
-        let message = format!(
-            "say what to {}: a verb ({}) or an envelope '{{\"cmd\":…,\"args\":…}}'; see \
-             `argmend {} --help`",
-            self.does, self.verbs, self.name
-        );
-        fail(&message, EXIT_ERROR)
+        let asked = match (args.verb, envelope) {
+            (Some(verb), _) => Asked::Verb(verb),
+            (None, Some(envelope)) => Asked::Envelope(envelope),
+            (None, None) => {
+                let message = format!(
+                    "say what to {}: a verb ({}) or an envelope '{{\"cmd\":…,\"args\":…}}'; see \
+                     `argmend {} --help`",
+                    self.does, self.verbs, self.name
+                );
+                return Err(fail(&message, EXIT_ERROR));
+            }
+        };
+        Ok((workspace, asked))
     }
 
     /// The envelope, or why the words given are not one: an unknown verb
