@@ -290,6 +290,16 @@ impl CallParser {
         }
     }
 
+    /// A held marker that opens a sequence of calls (`[TOOL_CALLS]`,
+    /// `<|python_tag|>`) is whole: the text before it is out, and the calls
+    /// that follow belong to `sequence` until it ends.
+    fn enter_sequence(&mut self, sequence: Sequence) {
+        self.held.clear();
+        self.flush_text(true);
+        self.sequence = Some(sequence);
+        self.state = State::Between(sequence);
+    }
+
     /// Give up a lookahead: its bytes were text; `b` is read again as text.
     fn give_up(&mut self, b: u8) {
         let held = std::mem::take(&mut self.held);
@@ -318,10 +328,7 @@ impl CallParser {
             State::MarkerOpen => {
                 self.held.push(b);
                 if self.held == TOOL_CALLS {
-                    self.held.clear();
-                    self.flush_text(true);
-                    self.sequence = Some(Sequence::List);
-                    self.state = State::Between(Sequence::List);
+                    self.enter_sequence(Sequence::List);
                 } else if !TOOL_CALLS.starts_with(&self.held) {
                     self.held.pop();
                     self.give_up(b);
@@ -444,10 +451,7 @@ impl CallParser {
         }
         self.held.push(b);
         if self.held == PYTHON_TAG {
-            self.held.clear();
-            self.flush_text(true);
-            self.sequence = Some(Sequence::PythonTag);
-            self.state = State::Between(Sequence::PythonTag);
+            self.enter_sequence(Sequence::PythonTag);
             return;
         }
         if !TOOL_CALL.starts_with(&self.held) && !PYTHON_TAG.starts_with(&self.held) {

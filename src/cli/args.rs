@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use super::tool_command::{ToolArgs, envelope_help};
+
 /// The exit codes, shown under both `argmend --help` and `argmend repair --help`.
 macro_rules! exit_codes {
     () => {
@@ -80,11 +82,19 @@ pub(crate) enum Command {
 
     /// What changed between two files, texts, trees or JSON documents, and a
     /// unified patch applied only when every line of context matches.
-    Diff(super::diff::DiffArgs),
+    #[command(
+        after_help = super::diff::HELP,
+        mut_arg("envelope", |arg| envelope_help(arg, super::diff::EXAMPLE))
+    )]
+    Diff(ToolArgs<super::diff::DiffVerb>),
 
     /// Answer a question about a JSON or YAML payload without reading it
     /// whole: get, keys, query, schema, validate, pretty.
-    Json(super::json::JsonArgs),
+    #[command(
+        after_help = super::json::HELP,
+        mut_arg("envelope", |arg| envelope_help(arg, super::json::EXAMPLE))
+    )]
+    Json(ToolArgs<super::json::JsonVerb>),
 
     /// Straighten the curly quotes in a code file and print the text.
     ///

@@ -157,20 +157,7 @@ fn answer(chunks: &[String], options: Options, snapshots: bool) -> Result<String
         }
     }
     let outcome = repairer.finish().map_err(|e| e.to_string())?;
-    let json = match outcome.verdict() {
-        Verdict::NotJson => "null".to_owned(),
-        _ => {
-            let json = compact(outcome.text());
-            // Guarantee 2 says this parses; check, so that a bug in the engine
-            // can never break the JSON Lines framing of the output.
-            if let Err(error) = serde_json::from_str::<Value>(&json) {
-                return Err(format!(
-                    "internal error: the repair is not valid JSON ({error})"
-                ));
-            }
-            json
-        }
-    };
+    let json = framed(outcome.verdict(), outcome.text(), "the repair")?;
     let mut line = format!(
         r#"{{"json":{json},"verdict":"{}","fixes":["#,
         outcome.verdict().name()
@@ -208,18 +195,11 @@ fn tool_answer(line: Line, options: Options, snapshots: bool) -> Result<String, 
         repairer.feed(chunk.as_bytes());
     }
     let normalized = repairer.finish();
-    let json = match normalized.verdict() {
-        Verdict::NotJson => "null".to_owned(),
-        _ => {
-            let json = compact(normalized.text());
-            if let Err(error) = serde_json::from_str::<Value>(&json) {
-                return Err(format!(
-                    "internal error: the normalized text is not valid JSON ({error})"
-                ));
-            }
-            json
-        }
-    };
+    let json = framed(
+        normalized.verdict(),
+        normalized.text(),
+        "the normalized text",
+    )?;
     let strategy = normalized
         .strategy()
         .map_or("null".to_owned(), |s| s.number().to_string());
@@ -245,6 +225,23 @@ fn tool_answer(line: Line, options: Options, snapshots: bool) -> Result<String, 
     }
     out.push('}');
     Ok(out)
+}
+
+/// The `"json"` member of an output line: the mended `text` on one line, or
+/// `null` when there is no JSON. Guarantee 2 says the text parses; it is
+/// checked anyway, so that a bug in the engine can never break the JSON
+/// Lines framing of the output (`what` names the text in that error).
+fn framed(verdict: Verdict, text: &str, what: &str) -> Result<String, String> {
+    if verdict == Verdict::NotJson {
+        return Ok("null".to_owned());
+    }
+    let json = compact(text);
+    match serde_json::from_str::<Value>(&json) {
+        Ok(_) => Ok(json),
+        Err(error) => Err(format!(
+            "internal error: {what} is not valid JSON ({error})"
+        )),
+    }
 }
 
 /// `{"kind":"quoted_key","offset":12}`, as in `--fixes` and batch lines.

@@ -8,17 +8,12 @@ use std::process::ExitCode;
 
 use argmend::tools::Workspace;
 use argmend::tools::diff::{self, Answer, DiffOptions, Mode};
-use clap::{Args, Subcommand};
+use clap::Subcommand;
 
-/// Exit 1: the tool refused (the model should fix its call).
-const EXIT_REFUSED: u8 = 1;
-/// Exit 2: usage or I/O error.
-const EXIT_ERROR: u8 = 2;
+use super::tool_command::{Asked, Command, EXIT_ERROR, ToolArgs, fail, print, refused};
 
 /// Shown under `argmend diff --help`.
-macro_rules! diff_help {
-    () => {
-        "\
+pub(super) const HELP: &str = "\
 Examples:
   argmend diff files config/old.yaml config/new.yaml --context 5
   argmend diff text --a $'one\\ntwo\\n' --b $'one\\n2\\n'
@@ -41,31 +36,10 @@ Exit codes:
   1  the tool refused: a hunk that does not match, a patch that does not
      parse, a binary or too large file, a path outside the workspace (the
      message is on stdout, as a model would see it)
-  2  usage error, or an input/output error (e.g. a file that does not exist)"
-    };
-}
+  2  usage error, or an input/output error (e.g. a file that does not exist)";
 
-/// Options of `argmend diff`.
-#[derive(Debug, Args)]
-#[command(after_help = diff_help!())]
-pub(crate) struct DiffArgs {
-    /// Every path must be inside this directory (default: the current directory).
-    #[arg(long, value_name = "DIR", global = true)]
-    pub(crate) workspace: Option<PathBuf>,
-
-    /// A call in the envelope form: '{"cmd":"files","args":{"a":"old.txt","b":"new.txt"}}'.
-    /// (Taken as a list so that an unknown verb with its flags,
-    /// `gett --file a.json`, is answered as an unknown verb, not as a stray flag.)
-    #[arg(
-        value_name = "ENVELOPE",
-        trailing_var_arg = true,
-        allow_hyphen_values = true
-    )]
-    pub(crate) envelope: Vec<String>,
-
-    #[command(subcommand)]
-    pub(crate) verb: Option<DiffVerb>,
-}
+/// The example call in the help of `ENVELOPE`.
+pub(super) const EXAMPLE: &str = r#"{"cmd":"files","args":{"a":"old.txt","b":"new.txt"}}"#;
 
 /// The verbs of `argmend diff`.
 #[derive(Debug, Subcommand)]
@@ -123,63 +97,33 @@ pub(crate) enum DiffVerb {
     },
 }
 
+/// How `argmend diff` names itself in its messages.
+const DIFF: Command = Command {
+    name: "diff",
+    verbs: "files, text, dirs, apply, json",
+    does: "diff",
+};
+
 /// Run `argmend diff` and map the outcome to an exit code.
-pub(crate) fn main(args: DiffArgs) -> ExitCode {
-    let root = args.workspace.clone().unwrap_or_else(|| PathBuf::from("."));
-    let workspace = match Workspace::new(&root) {
-        Ok(workspace) => workspace,
-        Err(error) => return fail(&error.to_string(), EXIT_ERROR),
+pub(crate) fn main(args: ToolArgs<DiffVerb>) -> ExitCode {
+    let (workspace, asked) = match DIFF.open(args) {
+        Ok(opened) => opened,
+        Err(code) => return code,
     };
-    let envelope = match envelope_or_unknown_verb(args.envelope) {
-        Ok(envelope) => envelope,
-        Err(message) => return fail(&message, EXIT_ERROR),
-    };
-    let from_flags = args.verb.is_some();
-    let answer = match (args.verb, envelope) {
-        (Some(verb), _) => run_verb(&workspace, verb),
-        (None, Some(envelope)) => diff::call(&workspace, &envelope).map_err(Failure::Tool),
-        (None, None) => {
-            return fail(
-                "say what to diff: a verb (files, text, dirs, apply, json) or an envelope \
-                 '{\"cmd\":…,\"args\":…}'; see `argmend diff --help`",
-                EXIT_ERROR,
-            );
-        }
+    let from_flags = matches!(asked, Asked::Verb(_));
+    let answer = match asked {
+        Asked::Verb(verb) => run_verb(&workspace, verb),
+        Asked::Envelope(envelope) => diff::call(&workspace, &envelope).map_err(Failure::Tool),
     };
     match answer {
-        Ok(answer) => {
-            let mut out = io::stdout().lock();
-            let written = match &answer {
-                // The command line's own wording (`--write`, not `dry_run`).
-                diff::Answer::Apply(report) if from_flags => write!(out, "{report:#}"),
-                _ => answer.write_to(&mut out),
-            };
-            match written.and_then(|()| out.flush()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-                Err(error) => {
-                    let _ = writeln!(io::stderr(), "argmend: cannot write to stdout: {error}");
-                    ExitCode::from(EXIT_ERROR)
-                }
-            }
-        }
-        Err(Failure::Tool(error)) => {
-            let code = if error.is_refusal() {
-                EXIT_REFUSED
-            } else {
-                EXIT_ERROR
-            };
-            fail(&error.to_string(), code)
-        }
+        Ok(answer) => print(0, |out| match &answer {
+            // The command line's own wording (`--write`, not `dry_run`).
+            diff::Answer::Apply(report) if from_flags => write!(out, "{report:#}"),
+            _ => answer.write_to(out),
+        }),
+        Err(Failure::Tool(error)) => refused(&error),
         Err(Failure::Usage(message)) => fail(&message, EXIT_ERROR),
     }
-}
-
-/// The message on stdout (where a model reads it), and the exit code.
-fn fail(message: &str, code: u8) -> ExitCode {
-    let mut out = io::stdout().lock();
-    let _ = writeln!(out, "{message}").and_then(|()| out.flush());
-    ExitCode::from(code)
 }
 
 /// Why a verb gave no answer.
@@ -236,17 +180,4 @@ fn read_patch(path: &Path) -> Result<Vec<u8>, Failure> {
         ))
     })?;
     Ok(bytes)
-}
-
-/// The envelope, or why the words given are not one: an unknown verb (`gett`)
-/// is named, with the verbs there are.
-fn envelope_or_unknown_verb(words: Vec<String>) -> Result<Option<String>, String> {
-    match words.as_slice() {
-        [] => Ok(None),
-        [envelope] if envelope.trim_start().starts_with('{') => Ok(words.into_iter().next()),
-        [first, ..] => Err(format!(
-            "unknown verb `{first}`: the verbs are files, text, dirs, apply, json; or give one envelope \
-             '{{\"cmd\":…,\"args\":…}}'; see `argmend diff --help`"
-        )),
-    }
 }

@@ -2,7 +2,7 @@
 //! the work; this module turns arguments into calls, answers into stdout and
 //! errors into exit codes.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -10,15 +10,10 @@ use argmend::tools::Workspace;
 use argmend::tools::json::{self, Answer, Layout, Query, Source};
 use clap::{Args, Subcommand};
 
-/// Exit 1: the tool refused, or `validate` found the document invalid.
-const EXIT_REFUSED: u8 = 1;
-/// Exit 2: usage or I/O error.
-const EXIT_ERROR: u8 = 2;
+use super::tool_command::{Asked, Command, EXIT_REFUSED, ToolArgs, print, refused};
 
 /// Shown under `argmend json --help`.
-macro_rules! json_help {
-    () => {
-        "\
+pub(super) const HELP: &str = "\
 Examples:
   argmend json get --file resp.json --path 'data.items[3].name'
   argmend json get --file resp.json --path 'data.items[*].id'
@@ -40,31 +35,10 @@ Exit codes:
      does not parse, a path outside the workspace; validate: the document is
      invalid (the message is on stdout, as a model would see it)
   2  usage error: an unknown verb, a path, where clause or regex that does
-     not parse; or an input/output error (e.g. a file that does not exist)"
-    };
-}
+     not parse; or an input/output error (e.g. a file that does not exist)";
 
-/// Options of `argmend json`.
-#[derive(Debug, Args)]
-#[command(after_help = json_help!())]
-pub(crate) struct JsonArgs {
-    /// Every path must be inside this directory (default: the current directory).
-    #[arg(long, value_name = "DIR", global = true)]
-    pub(crate) workspace: Option<PathBuf>,
-
-    /// A call in the envelope form: '{"cmd":"get","args":{"file":"resp.json","path":"a.b"}}'.
-    /// (Taken as a list so that an unknown verb with its flags,
-    /// `gett --file a.json`, is answered as an unknown verb, not as a stray flag.)
-    #[arg(
-        value_name = "ENVELOPE",
-        trailing_var_arg = true,
-        allow_hyphen_values = true
-    )]
-    pub(crate) envelope: Vec<String>,
-
-    #[command(subcommand)]
-    pub(crate) verb: Option<JsonVerb>,
-}
+/// The example call in the help of `ENVELOPE`.
+pub(super) const EXAMPLE: &str = r#"{"cmd":"get","args":{"file":"resp.json","path":"a.b"}}"#;
 
 /// `--file` or `--text`: where the document comes from.
 #[derive(Debug, Args)]
@@ -89,6 +63,19 @@ impl SourceArgs {
     }
 }
 
+/// `--path` for a verb that starts at the root when it is left out.
+#[derive(Debug, Args)]
+pub(crate) struct RootPath {
+    /// The path (default: the root).
+    #[arg(
+        long,
+        default_value = "",
+        hide_default_value = true,
+        allow_hyphen_values = true
+    )]
+    path: String,
+}
+
 /// The verbs of `argmend json`.
 #[derive(Debug, Subcommand)]
 pub(crate) enum JsonVerb {
@@ -104,27 +91,16 @@ pub(crate) enum JsonVerb {
     Keys {
         #[command(flatten)]
         source: SourceArgs,
-        /// The path (default: the root).
-        #[arg(
-            long,
-            default_value = "",
-            hide_default_value = true,
-            allow_hyphen_values = true
-        )]
-        path: String,
+        #[command(flatten)]
+        path: RootPath,
     },
     /// The elements of an array of objects that pass a filter.
+    #[command(mut_arg("path", |arg| arg.help("The path of the array (default: the root)")))]
     Query {
         #[command(flatten)]
         source: SourceArgs,
-        /// The path of the array (default: the root).
-        #[arg(
-            long,
-            default_value = "",
-            hide_default_value = true,
-            allow_hyphen_values = true
-        )]
-        path: String,
+        #[command(flatten)]
+        path: RootPath,
         /// The filter: field=value, field!=value, field~regex, joined by &&.
         #[arg(long = "where", value_name = "FILTER", allow_hyphen_values = true)]
         filter: String,
@@ -158,27 +134,22 @@ pub(crate) enum JsonVerb {
     },
 }
 
+/// How `argmend json` names itself in its messages.
+const JSON: Command = Command {
+    name: "json",
+    verbs: "get, keys, query, schema, validate, pretty",
+    does: "ask",
+};
+
 /// Run `argmend json` and map the outcome to an exit code.
-pub(crate) fn main(args: JsonArgs) -> ExitCode {
-    let root = args.workspace.clone().unwrap_or_else(|| PathBuf::from("."));
-    let workspace = match Workspace::new(&root) {
-        Ok(workspace) => workspace,
-        Err(error) => return fail(&error.to_string(), EXIT_ERROR),
+pub(crate) fn main(args: ToolArgs<JsonVerb>) -> ExitCode {
+    let (workspace, asked) = match JSON.open(args) {
+        Ok(opened) => opened,
+        Err(code) => return code,
     };
-    let envelope = match envelope_or_unknown_verb(args.envelope) {
-        Ok(envelope) => envelope,
-        Err(message) => return fail(&message, EXIT_ERROR),
-    };
-    let answer = match (args.verb, envelope) {
-        (Some(verb), _) => run_verb(&workspace, &verb),
-        (None, Some(envelope)) => json::call(&workspace, &envelope),
-        (None, None) => {
-            return fail(
-                "say what to ask: a verb (get, keys, query, schema, validate, pretty) or an \
-                 envelope '{\"cmd\":…,\"args\":…}'; see `argmend json --help`",
-                EXIT_ERROR,
-            );
-        }
+    let answer = match asked {
+        Asked::Verb(verb) => run_verb(&workspace, &verb),
+        Asked::Envelope(envelope) => json::call(&workspace, &envelope),
     };
     match answer {
         Ok(answer) => {
@@ -186,32 +157,10 @@ pub(crate) fn main(args: JsonArgs) -> ExitCode {
                 Answer::Validate(validation) if !validation.is_valid() => EXIT_REFUSED,
                 _ => 0,
             };
-            let mut out = io::stdout().lock();
-            match write!(out, "{answer}").and_then(|()| out.flush()) {
-                Ok(()) => ExitCode::from(code),
-                Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-                Err(error) => {
-                    let _ = writeln!(io::stderr(), "argmend: cannot write to stdout: {error}");
-                    ExitCode::from(EXIT_ERROR)
-                }
-            }
+            print(code, |out| write!(out, "{answer}"))
         }
-        Err(error) => {
-            let code = if error.is_refusal() {
-                EXIT_REFUSED
-            } else {
-                EXIT_ERROR
-            };
-            fail(&error.to_string(), code)
-        }
+        Err(error) => refused(&error),
     }
-}
-
-/// The message on stdout (where a model reads it), and the exit code.
-fn fail(message: &str, code: u8) -> ExitCode {
-    let mut out = io::stdout().lock();
-    let _ = writeln!(out, "{message}").and_then(|()| out.flush());
-    ExitCode::from(code)
 }
 
 fn run_verb(workspace: &Workspace, verb: &JsonVerb) -> Result<Answer, json::Error> {
@@ -220,7 +169,7 @@ fn run_verb(workspace: &Workspace, verb: &JsonVerb) -> Result<Answer, json::Erro
             json::get(workspace, source.source(), path).map(Answer::Get)
         }
         JsonVerb::Keys { source, path } => {
-            json::keys(workspace, source.source(), path).map(Answer::Keys)
+            json::keys(workspace, source.source(), &path.path).map(Answer::Keys)
         }
         JsonVerb::Query {
             source,
@@ -229,7 +178,7 @@ fn run_verb(workspace: &Workspace, verb: &JsonVerb) -> Result<Answer, json::Erro
             select,
             limit,
         } => {
-            let mut query = Query::new(filter).path(path).limit(*limit);
+            let mut query = Query::new(filter).path(&path.path).limit(*limit);
             if let Some(select) = select {
                 query = query.select(select);
             }
@@ -249,18 +198,5 @@ fn run_verb(workspace: &Workspace, verb: &JsonVerb) -> Result<Answer, json::Erro
             };
             json::pretty(workspace, source.source(), layout).map(Answer::Pretty)
         }
-    }
-}
-
-/// The envelope, or why the words given are not one: an unknown verb (`gett`)
-/// is named, with the verbs there are.
-fn envelope_or_unknown_verb(words: Vec<String>) -> Result<Option<String>, String> {
-    match words.as_slice() {
-        [] => Ok(None),
-        [envelope] if envelope.trim_start().starts_with('{') => Ok(words.into_iter().next()),
-        [first, ..] => Err(format!(
-            "unknown verb `{first}`: the verbs are get, keys, query, schema, validate, pretty; or give one envelope \
-             '{{\"cmd\":…,\"args\":…}}'; see `argmend json --help`"
-        )),
     }
 }

@@ -13,6 +13,7 @@ mod mcp_gate;
 mod quotes;
 mod serve;
 mod tool;
+mod tool_command;
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};

@@ -179,6 +179,9 @@ impl Parser<'_> {
 
     /// Step over a string literal, checking its escapes, control bytes and UTF-8.
     fn string(&mut self) -> Option<()> {
+        if self.bytes.get(self.pos) != Some(&b'"') {
+            return None;
+        }
         self.pos = strict_string(self.bytes, self.pos).ok()?;
         Some(())
     }
@@ -274,7 +277,17 @@ mod tests {
     #[test]
     fn refuses_what_is_not_strict_json() {
         for bad in [
-            "{a:1}", "[1,]", "01", "\"\\x\"", "\"a\nb\"", "[1] 2", "1.", "-",
+            "{a:1}",
+            "[1,]",
+            "01",
+            "{",
+            "{\"a\":1,",
+            "[\"",
+            "\"\\x\"",
+            "\"a\nb\"",
+            "[1] 2",
+            "1.",
+            "-",
         ] {
             assert!(parse(bad, 8).is_none(), "{bad}");
         }

@@ -4,8 +4,11 @@
 //! what was expected, with the tool's example calls.
 
 use std::fmt;
+use std::ops::RangeInclusive;
 
 use serde_json::{Map, Value};
+
+use crate::tools::Workspace;
 
 /// One verb of a tool: what it does, the arguments it takes, and a valid
 /// call. The same table checks a call's arguments, shows the examples in
@@ -131,50 +134,51 @@ pub(crate) fn input_schema<H>(about: &str, verbs: &[Verb<H>], params: &[Param]) 
 
 /// The verb named `cmd` in a tool's table; the error is the message for the
 /// model: the verbs there are, and one example call of each.
-pub(crate) fn verb<H>(verbs: &'static [Verb<H>], cmd: &str) -> Result<&'static Verb<H>, String> {
+fn verb<H>(verbs: &'static [Verb<H>], cmd: &str) -> Result<&'static Verb<H>, ArgumentError> {
     verbs.iter().find(|verb| verb.name == cmd).ok_or_else(|| {
         let names: Vec<&str> = verbs.iter().map(|verb| verb.name).collect();
         let listed = match names.split_last() {
             Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
             _ => names.join(""),
         };
-        format!(
+        ArgumentError(format!(
             "unknown verb {cmd:?}: the verbs are {listed}; e.g.\n{}",
             Examples(verbs)
-        )
+        ))
     })
 }
 
 /// Read an envelope into its verb and arguments, for a tool with these
 /// verbs. The error is the message for the model.
-pub(crate) fn read<H>(
+fn read<H>(
     envelope: &str,
     verbs: &'static [Verb<H>],
-) -> Result<(String, Map<String, Value>), String> {
+) -> Result<(String, Map<String, Value>), ArgumentError> {
     let value: Value = serde_json::from_str(envelope).map_err(|error| {
-        format!(
+        ArgumentError(format!(
             "the call is not valid JSON ({error}); send {{\"cmd\": VERB, \"args\": {{…}}}}, e.g.\n{}",
             Examples(verbs)
-        )
+        ))
     })?;
     from_value(&value, verbs)
 }
 
 /// [`read`] for an envelope already parsed (the runtime's normalized
 /// arguments), so it is not written out as text to be parsed again.
-pub(crate) fn from_value<H>(
+fn from_value<H>(
     value: &Value,
     verbs: &'static [Verb<H>],
-) -> Result<(String, Map<String, Value>), String> {
+) -> Result<(String, Map<String, Value>), ArgumentError> {
     let examples = Examples(verbs);
+    let problem = |message: String| Err(ArgumentError(message));
     let Value::Object(envelope) = value else {
-        return Err(format!(
+        return problem(format!(
             "the call must be a JSON object {{\"cmd\": VERB, \"args\": {{…}}}}, e.g.\n{examples}"
         ));
     };
     let Some(Value::String(cmd)) = envelope.get("cmd") else {
         let names: Vec<&str> = verbs.iter().map(|verb| verb.name).collect();
-        return Err(format!(
+        return problem(format!(
             "the call needs \"cmd\": one of {}; e.g.\n{examples}",
             names.join(", ")
         ));
@@ -182,15 +186,79 @@ pub(crate) fn from_value<H>(
     let args = match envelope.get("args") {
         Some(Value::Object(args)) => args.clone(),
         None | Some(Value::Null) => Map::new(),
-        Some(_) => return Err(format!("\"args\" must be an object; e.g.\n{examples}")),
+        Some(_) => return problem(format!("\"args\" must be an object; e.g.\n{examples}")),
     };
     if let Some(key) = envelope.keys().find(|k| *k != "cmd" && *k != "args") {
-        return Err(format!(
+        return problem(format!(
             "unknown field `{key}` in the call: it has \"cmd\" and \"args\" only; e.g.\n{examples}"
         ));
     }
     Ok((cmd.clone(), args))
 }
+
+/// How a verb of a tool runs: its checked arguments in, the tool's answer
+/// (or its own error) out.
+pub(crate) type Handler<A, E> = fn(&Workspace, &Args<'_>) -> Result<A, E>;
+
+/// A tool's verb table, read the three ways a call comes in. Every tool
+/// takes a call the same way, so the reading, the lookup and the argument
+/// check are written once here, and a tool's `call` and `dispatch` only name
+/// its table.
+pub(crate) struct Table<A: 'static, E: 'static>(pub(crate) &'static [Verb<Handler<A, E>>]);
+
+impl<A, E: From<ArgumentError>> Table<A, E> {
+    /// Run one call in the envelope form `{"cmd": VERB, "args": {…}}`.
+    pub(crate) fn call(&self, workspace: &Workspace, envelope: &str) -> Result<A, E> {
+        let (cmd, args) = read(envelope, self.0)?;
+        self.dispatch(workspace, &cmd, &args)
+    }
+
+    /// [`Table::call`] on an envelope already parsed (the runtime's
+    /// normalized arguments).
+    pub(crate) fn call_value(&self, workspace: &Workspace, envelope: &Value) -> Result<A, E> {
+        let (cmd, args) = from_value(envelope, self.0)?;
+        self.dispatch(workspace, &cmd, &args)
+    }
+
+    /// Run the verb `cmd`: find it, check its arguments against the names it
+    /// takes, and call its handler.
+    pub(crate) fn dispatch(
+        &self,
+        workspace: &Workspace,
+        cmd: &str,
+        args: &Map<String, Value>,
+    ) -> Result<A, E> {
+        let verb = verb(self.0, cmd)?;
+        let args = Args::of(verb, args)?;
+        (verb.run)(workspace, &args)
+    }
+}
+
+/// A tool's entry points besides `call` and `input_schema` (whose examples
+/// are the tool's own): `call_value` for the runtime, and the public
+/// `dispatch`. They are the same in every tool but for the `Answer` and
+/// `Error` their signatures name, so a macro writes them, in the tool's
+/// module, over its `VERBS`: a new tool gets them right by saying
+/// `entry_points!()`.
+macro_rules! entry_points {
+    () => {
+        /// [`call`] on an envelope already parsed (the runtime's normalized
+        /// arguments).
+        pub(crate) fn call_value(workspace: &Workspace, envelope: &Value) -> Result<Answer, Error> {
+            Table(&VERBS).call_value(workspace, envelope)
+        }
+
+        /// Run one verb with its arguments (the envelope's `cmd` and `args`).
+        pub fn dispatch(
+            workspace: &Workspace,
+            cmd: &str,
+            args: &Map<String, Value>,
+        ) -> Result<Answer, Error> {
+            Table(&VERBS).dispatch(workspace, cmd, args)
+        }
+    };
+}
+pub(crate) use entry_points;
 
 /// A problem with a call's arguments, as the model reads it; each tool turns
 /// it into its own argument error.
@@ -258,6 +326,31 @@ impl<'a> Args<'a> {
     pub(crate) fn string(&self, name: &str) -> Result<&'a str, ArgumentError> {
         self.optional_string(name)?
             .ok_or_else(|| self.invalid(&format!("`{name}` is missing")))
+    }
+
+    /// A whole-number argument, `default` when absent or null. A number
+    /// outside `accepted` (or not a whole number) is refused, naming `shown`
+    /// as the range to give: a verb whose options check the upper end
+    /// themselves, with a message of their own, accepts more than it shows.
+    pub(crate) fn whole_number(
+        &self,
+        name: &str,
+        default: usize,
+        accepted: RangeInclusive<usize>,
+        shown: RangeInclusive<usize>,
+    ) -> Result<usize, ArgumentError> {
+        let number = match self.args.get(name) {
+            None | Some(Value::Null) => return Ok(default),
+            Some(Value::Number(n)) => n.as_u64().and_then(|n| usize::try_from(n).ok()),
+            Some(_) => None,
+        };
+        number.filter(|n| accepted.contains(n)).ok_or_else(|| {
+            self.invalid(&format!(
+                "`{name}` must be a whole number from {} to {}",
+                shown.start(),
+                shown.end()
+            ))
+        })
     }
 
     pub(crate) fn optional_string(&self, name: &str) -> Result<Option<&'a str>, ArgumentError> {

@@ -15,8 +15,10 @@ pub mod diff;
 mod envelope;
 pub mod json;
 pub(crate) mod near;
+mod unparsed;
 mod workspace;
 
+pub(crate) use self::unparsed::Unparsed;
 pub use self::workspace::{PROTECTED_DIRS, Workspace, WorkspaceError, WorkspaceErrorKind};
 
 /// A name as any tool's output shows it: as it is, or, when it holds a

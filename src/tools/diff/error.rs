@@ -4,7 +4,8 @@
 use std::fmt;
 use std::io;
 
-use crate::tools::{WorkspaceError, WorkspaceErrorKind};
+use crate::tools::json::Format;
+use crate::tools::{Unparsed, WorkspaceError, WorkspaceErrorKind};
 
 /// Why a diff or an apply was refused or failed.
 ///
@@ -137,15 +138,7 @@ pub(crate) enum Repr {
         limit: u64,
     },
     Workspace(WorkspaceError),
-    InvalidJson {
-        name: String,
-        /// Line, column and what is wrong, with an excerpt.
-        detail: String,
-    },
-    InvalidYaml {
-        name: String,
-        detail: String,
-    },
+    Unparsed(Unparsed),
     InvalidArgument(String),
     Io {
         action: &'static str,
@@ -205,8 +198,10 @@ impl Error {
                 WorkspaceErrorKind::DanglingLink => ErrorKind::Io,
                 _ => ErrorKind::OutsideWorkspace,
             },
-            Repr::InvalidJson { .. } => ErrorKind::InvalidJson,
-            Repr::InvalidYaml { .. } => ErrorKind::InvalidYaml,
+            Repr::Unparsed(unparsed) => match unparsed.format {
+                Format::Json => ErrorKind::InvalidJson,
+                Format::Yaml => ErrorKind::InvalidYaml,
+            },
             Repr::Io { .. } | Repr::WriteFailed { .. } => ErrorKind::Io,
         }
     }
@@ -413,13 +408,7 @@ impl fmt::Display for Error {
                 limit / (1024 * 1024)
             ),
             Repr::Workspace(error) => write!(f, "refused: {error}"),
-            Repr::InvalidJson { name, detail } => write!(
-                f,
-                "refused: {name} is not valid JSON: {detail}\n(check it with `argmend repair`)"
-            ),
-            Repr::InvalidYaml { name, detail } => {
-                write!(f, "refused: {name} is not valid YAML: {detail}")
-            }
+            Repr::Unparsed(unparsed) => unparsed.refuse(f, "(check it with `argmend repair`)"),
             Repr::InvalidArgument(message) => f.write_str(message),
             Repr::Io {
                 action,

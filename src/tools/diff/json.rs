@@ -246,21 +246,8 @@ fn load(workspace: &Workspace, source: &str, which: &str) -> Result<Loaded<'stat
 
 /// `@json`'s refusal as `@diff`'s.
 fn syntax_error(error: json_tool::Error) -> Error {
-    match error.syntax_detail() {
-        Some((yaml, detail)) => {
-            let name = error
-                .to_string()
-                .strip_prefix("refused: ")
-                .and_then(|rest| rest.split(" is not valid ").next())
-                .unwrap_or("the document")
-                .to_owned();
-            let detail = detail.to_owned();
-            Error::new(if yaml {
-                Repr::InvalidYaml { name, detail }
-            } else {
-                Repr::InvalidJson { name, detail }
-            })
-        }
+    match error.unparsed() {
+        Some(unparsed) => Error::new(Repr::Unparsed(unparsed.clone())),
         // Nesting past the limit: the message says what and where.
         None => Error::new(Repr::InvalidArgument(error.to_string())),
     }

@@ -81,7 +81,7 @@ pub use self::error::{Error, ErrorKind};
 pub use self::json::{JsonChange, JsonDiff, diff_json, diff_json_values};
 pub use self::unified::{Diff, DiffOptions, DiffStats, diff_bytes, diff_files, diff_text};
 use crate::tools::Workspace;
-use crate::tools::envelope::{self, Args, ArgumentError, Param, Verb};
+use crate::tools::envelope::{self, Args, ArgumentError, Param, Table, Verb};
 
 /// The answer to one [`call`].
 #[derive(Debug, Clone, PartialEq)]
@@ -122,7 +122,7 @@ impl fmt::Display for Answer {
 }
 
 /// How a verb runs: its checked arguments in, the answer out.
-type Handler = fn(&Workspace, &Args<'_>) -> Result<Answer, Error>;
+type Handler = envelope::Handler<Answer, Error>;
 
 /// The verbs: what each does, the arguments it takes, one valid call (shown
 /// when a call is malformed, and in the input schema), and its handler.
@@ -244,27 +244,10 @@ pub fn input_schema() -> Value {
 /// assert_eq!(answer.to_string(), "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n");
 /// ```
 pub fn call(workspace: &Workspace, envelope: &str) -> Result<Answer, Error> {
-    let (cmd, args) = envelope::read(envelope, &VERBS).map_err(Error::argument)?;
-    dispatch(workspace, &cmd, &args)
+    Table(&VERBS).call(workspace, envelope)
 }
 
-/// [`call`] on an envelope already parsed (the runtime's normalized
-/// arguments).
-pub(crate) fn call_value(workspace: &Workspace, envelope: &Value) -> Result<Answer, Error> {
-    let (cmd, args) = envelope::from_value(envelope, &VERBS).map_err(Error::argument)?;
-    dispatch(workspace, &cmd, &args)
-}
-
-/// Run one verb with its arguments (the envelope's `cmd` and `args`).
-pub fn dispatch(
-    workspace: &Workspace,
-    cmd: &str,
-    args: &Map<String, Value>,
-) -> Result<Answer, Error> {
-    let verb = envelope::verb(&VERBS, cmd).map_err(Error::argument)?;
-    let args = Args::of(verb, args)?;
-    (verb.run)(workspace, &args)
-}
+envelope::entry_points!();
 
 /// `apply`: the mode from `dry_run`, the patch text (or the file a one-line
 /// `patch` names), then the strict apply.
@@ -306,20 +289,10 @@ impl From<ArgumentError> for Error {
     }
 }
 
-/// The `context` argument: lines around each change (default 3).
+/// The `context` argument: lines around each change (default 3). Past
+/// [`unified::MAX_CONTEXT`] it is refused by the diff itself, which says
+/// what was asked.
 fn context(args: &Args<'_>) -> Result<usize, Error> {
-    match args.args.get("context") {
-        None | Some(Value::Null) => Ok(unified::DEFAULT_CONTEXT),
-        Some(Value::Number(n)) => {
-            n.as_u64()
-                .and_then(|n| usize::try_from(n).ok())
-                .ok_or_else(|| {
-                    args.invalid("`context` must be a whole number from 0 to 50")
-                        .into()
-                })
-        }
-        Some(_) => Err(args
-            .invalid("`context` must be a whole number from 0 to 50")
-            .into()),
-    }
+    let shown = 0..=unified::MAX_CONTEXT;
+    Ok(args.whole_number("context", unified::DEFAULT_CONTEXT, 0..=usize::MAX, shown)?)
 }

@@ -4,7 +4,8 @@
 use std::fmt;
 use std::io;
 
-use crate::tools::{WorkspaceError, WorkspaceErrorKind};
+use super::Format;
+use crate::tools::{Unparsed, WorkspaceError, WorkspaceErrorKind};
 
 /// Why a `@json` question got no answer.
 ///
@@ -79,16 +80,7 @@ pub(crate) enum Repr {
         error: String,
         example: &'static str,
     },
-    InvalidJson {
-        name: String,
-        detail: String,
-    },
-    InvalidYaml {
-        name: String,
-        detail: String,
-        /// 1-based line and column, when the parser knows them.
-        at: Option<(usize, usize)>,
-    },
+    Unparsed(Unparsed),
     TooLarge {
         file: String,
         size: u64,
@@ -108,12 +100,10 @@ pub(crate) const MAX_FILE: u64 = 20 * 1024 * 1024;
 const LISTED_KEYS: usize = 30;
 
 impl Error {
-    /// For a document that does not parse: whether it was YAML, and what
-    /// is wrong where (without the "refused: … is not valid" frame).
-    pub(crate) fn syntax_detail(&self) -> Option<(bool, &str)> {
+    /// The document that does not parse, for `@diff` to refuse it as it is.
+    pub(crate) fn unparsed(&self) -> Option<&Unparsed> {
         match &*self.0 {
-            Repr::InvalidJson { detail, .. } => Some((false, detail)),
-            Repr::InvalidYaml { detail, .. } => Some((true, detail)),
+            Repr::Unparsed(unparsed) => Some(unparsed),
             _ => None,
         }
     }
@@ -137,8 +127,10 @@ impl Error {
             Repr::InvalidPath { .. } => ErrorKind::InvalidPath,
             Repr::InvalidWhere { .. } => ErrorKind::InvalidWhere,
             Repr::InvalidRegex { .. } => ErrorKind::InvalidRegex,
-            Repr::InvalidJson { .. } => ErrorKind::InvalidJson,
-            Repr::InvalidYaml { .. } => ErrorKind::InvalidYaml,
+            Repr::Unparsed(unparsed) => match unparsed.format {
+                Format::Json => ErrorKind::InvalidJson,
+                Format::Yaml => ErrorKind::InvalidYaml,
+            },
             Repr::TooLarge { .. } => ErrorKind::TooLarge,
             Repr::Workspace(error) => match error.kind() {
                 WorkspaceErrorKind::BadRoot
@@ -271,14 +263,10 @@ impl fmt::Display for Error {
                 f,
                 "the pattern {pattern:?} after `~` is not a valid regex: {error}; e.g.\n  {example}"
             ),
-            Repr::InvalidJson { name, detail } => write!(
+            Repr::Unparsed(unparsed) => unparsed.refuse(
                 f,
-                "refused: {name} is not valid JSON: {detail}\n(repair it with `argmend repair`, \
-                 or see every problem with the `validate` verb)"
+                "(repair it with `argmend repair`, or see every problem with the `validate` verb)",
             ),
-            Repr::InvalidYaml { name, detail, .. } => {
-                write!(f, "refused: {name} is not valid YAML: {detail}")
-            }
             Repr::TooLarge { file, size } => write!(
                 f,
                 "refused: `{file}` has {size} bytes, over the 20 MB limit ({MAX_FILE} bytes) \

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use super::error::{Error, MAX_FILE, Repr};
 use super::{Format, Source, yaml};
 use crate::doc::syntax;
-use crate::tools::Workspace;
+use crate::tools::{Unparsed, Workspace};
 
 /// The bytes as read, before YAML is converted.
 pub(crate) struct Raw<'a> {
@@ -70,10 +70,12 @@ impl Loaded<'_> {
     /// A syntax error found on the way, as the model reads it.
     #[cold]
     pub(crate) fn syntax_error(&self, error: syntax::Syntax) -> Error {
-        Error::new(Repr::InvalidJson {
+        Error::new(Repr::Unparsed(Unparsed {
             name: self.name.clone(),
+            format: Format::Json,
             detail: error.show(&self.bytes).to_string(),
-        })
+            at: None,
+        }))
     }
 }
 
@@ -225,11 +227,12 @@ pub(super) fn load(raw: Raw<'_>) -> Result<Loaded<'_>, Error> {
         });
     }
     let invalid = |detail: String, at| {
-        Error::new(Repr::InvalidYaml {
+        Error::new(Repr::Unparsed(Unparsed {
             name: name.clone(),
+            format: Format::Yaml,
             detail,
             at,
-        })
+        }))
     };
     let converted = match converted {
         Some(converted) => converted,

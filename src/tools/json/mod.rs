@@ -64,7 +64,7 @@ pub(crate) use self::verbs::duplicate_note;
 pub use self::verbs::{Entry, Got, Keys, Match, get, keys};
 pub use self::whole::{Invalid, Layout, Pretty, Validation, pretty, validate};
 use crate::tools::Workspace;
-use crate::tools::envelope::{self, Args, ArgumentError, Param, Verb};
+use crate::tools::envelope::{self, Args, ArgumentError, Param, Table, Verb};
 
 /// The largest answer, in bytes.
 pub const MAX_OUTPUT: usize = 24_000;
@@ -150,7 +150,7 @@ impl fmt::Display for Answer {
 }
 
 /// How a verb runs: its checked arguments in, the answer out.
-type Handler = fn(&Workspace, &Args<'_>) -> Result<Answer, Error>;
+type Handler = envelope::Handler<Answer, Error>;
 
 /// The verbs: what each does, the arguments it takes, one valid call (shown
 /// when a call is malformed, and in the input schema), and its handler.
@@ -298,27 +298,10 @@ pub fn input_schema() -> Value {
 /// assert_eq!(answer.to_string(), "1.0\n");
 /// ```
 pub fn call(workspace: &Workspace, envelope: &str) -> Result<Answer, Error> {
-    let (cmd, args) = envelope::read(envelope, &VERBS).map_err(Error::argument)?;
-    dispatch(workspace, &cmd, &args)
+    Table(&VERBS).call(workspace, envelope)
 }
 
-/// [`call`] on an envelope already parsed (the runtime's normalized
-/// arguments).
-pub(crate) fn call_value(workspace: &Workspace, envelope: &Value) -> Result<Answer, Error> {
-    let (cmd, args) = envelope::from_value(envelope, &VERBS).map_err(Error::argument)?;
-    dispatch(workspace, &cmd, &args)
-}
-
-/// Run one verb with its arguments (the envelope's `cmd` and `args`).
-pub fn dispatch(
-    workspace: &Workspace,
-    cmd: &str,
-    args: &Map<String, Value>,
-) -> Result<Answer, Error> {
-    let verb = envelope::verb(&VERBS, cmd).map_err(Error::argument)?;
-    let args = Args::of(verb, args)?;
-    (verb.run)(workspace, &args)
-}
+envelope::entry_points!();
 
 impl From<ArgumentError> for Error {
     fn from(error: ArgumentError) -> Self {
@@ -340,15 +323,5 @@ fn source<'a>(args: &Args<'a>) -> Result<Source<'a>, Error> {
 
 /// A whole-number argument from 1 to `max` (`default` when absent).
 fn number(args: &Args<'_>, name: &str, default: usize, max: usize) -> Result<usize, Error> {
-    let problem =
-        || Error::from(args.invalid(&format!("`{name}` must be a whole number from 1 to {max}")));
-    match args.args.get(name) {
-        None | Some(Value::Null) => Ok(default),
-        Some(Value::Number(n)) => n
-            .as_u64()
-            .and_then(|n| usize::try_from(n).ok())
-            .filter(|n| (1..=max).contains(n))
-            .ok_or_else(problem),
-        Some(_) => Err(problem()),
-    }
+    Ok(args.whole_number(name, default, 1..=max, 1..=max)?)
 }

@@ -9,7 +9,7 @@ use super::verbs::{article, summary};
 use super::{Format, Loaded, MAX_OUTPUT, Source, cap_total, load, load_strict, read};
 use crate::doc::lazy::{Doc, Elements, Kind, Members, Node};
 use crate::doc::syntax::{self, Syntax};
-use crate::tools::Workspace;
+use crate::tools::{Unparsed, Workspace};
 
 /// Where and why a document is not valid.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,7 +76,12 @@ pub fn validate(workspace: &Workspace, source: Source<'_>) -> Result<Validation,
         Ok(loaded) => loaded,
         Err(error) if is_yaml || error.kind() == super::ErrorKind::InvalidYaml => {
             let (detail, (line, column)) = match &*error.0 {
-                Repr::InvalidYaml { detail, at, .. } => (detail.clone(), at.unwrap_or((0, 0))),
+                Repr::Unparsed(Unparsed {
+                    format: Format::Yaml,
+                    detail,
+                    at,
+                    ..
+                }) => (detail.clone(), at.unwrap_or((0, 0))),
                 _ => (error.to_string(), (0, 0)),
             };
             return Ok(Validation {
