@@ -14,11 +14,13 @@
 //! number, a literal, or a string followed by `,`, `}` or `]` (a string is
 //! only taken once what follows it shows that `+` cannot join it to another).
 
+use super::FixKind;
 use super::judge;
 use super::judge::Role;
+use super::lenient::{With, comment_at};
 use super::machine::{Frame, LOOKAHEAD, Machine, State, text_at};
 use super::open_string::{Comma, Escaping, Str};
-use super::string::find_quote_escape_or_control;
+use super::strict::{scan_body_prefix, scan_literal, scan_number, scan_string};
 use crate::lex::{self, Quote};
 
 /// Where the loop may stop.
@@ -27,9 +29,17 @@ struct Safe {
     /// Index into `src` just after the last token taken.
     p: usize,
     state: State,
-    /// A comma just taken: its index into `src`, and the output position
-    /// where the value before it ended.
-    comma: Option<(usize, usize)>,
+    /// A comma just taken: its index into `src`, its output position, and
+    /// the output position where the value before it ended.
+    comma: Option<(usize, usize, usize)>,
+    /// How many of the scan's lenient edits (`Machine::lane_edits`) lie
+    /// before `p`, and how much longer they made the output than the input.
+    edits: usize,
+    growth: isize,
+    /// Where the machine's mark stays, when the last thing taken was a
+    /// comment (the machine drops one without moving its mark); else the
+    /// end of the output.
+    mark: Option<usize>,
     /// With `state` `Str`: the lane stopped inside a value string, at its
     /// closing quote (whose fate the machine decides) or where the strictly
     /// valid body stops; the index into `src` of its body when the lane
@@ -91,20 +101,31 @@ impl Machine<'_> {
         let src = &self.src[..end];
         let depth_limit = self.opts.depth_limit();
         let out_start = self.out_len();
+        self.lane_edits.clear();
+        // How much longer the lenient edits so far made the output than
+        // the input: the output position of `src[x]` past them.
+        let mut growth: isize = 0;
+        let at_out =
+            |x: usize, growth: isize| (out_start + (x - start)).wrapping_add_signed(growth);
         let mut safe = Safe {
             p: start,
             state: self.state,
             comma: None,
+            edits: 0,
+            growth: 0,
+            mark: None,
             body: None,
         };
         // A comma the machine read before: a closer after it is a repair.
         let mut machine_comma = self.has_pending_comma();
-        let mut pending: Option<(usize, usize)> = None;
+        let mut pending: Option<(usize, usize, usize)> = None;
         let mut state = self.state;
         let mut p = start;
         let mut value_end = self.mark;
         // The innermost frame, kept in step with the stack.
         let mut top = self.stack.last().copied();
+        // Whether a token was taken: a comment is an edit only after one.
+        let mut took = false;
         if state == State::Str {
             // The rest of a string the machine opened (a chunk ended inside it).
             let key = self.string.is_some_and(|s| s.is_key());
@@ -141,12 +162,9 @@ impl Machine<'_> {
                 value_end = out_start + (p - start);
             }
             machine_comma = false;
-            safe = Safe {
-                p,
-                state,
-                comma: None,
-                body: None,
-            };
+            took = true;
+            safe.p = p;
+            safe.state = state;
         }
         loop {
             let mut q = p;
@@ -156,6 +174,26 @@ impl Machine<'_> {
             let Some(&b) = src.get(q) else {
                 break;
             };
+            if b == b'/' {
+                // A comment, dropped: the state, a pending comma and the
+                // machine's mark stay as they were.
+                let Some(edit) = comment_at(src, q).filter(|_| took) else {
+                    break;
+                };
+                growth += edit.growth();
+                self.lane_edits.push(edit);
+                p = edit.to;
+                safe = Safe {
+                    p,
+                    state,
+                    comma: pending,
+                    edits: self.lane_edits.len(),
+                    growth,
+                    mark: Some(safe.mark.unwrap_or_else(|| at_out(safe.p, safe.growth))),
+                    body: None,
+                };
+                continue;
+            }
             match state {
                 State::Value => match b {
                     b'{' | b'[' if self.stack.len() < depth_limit => {
@@ -189,6 +227,9 @@ impl Machine<'_> {
                                 p: body_end,
                                 state: State::Str,
                                 comma: None,
+                                edits: self.lane_edits.len(),
+                                growth,
+                                mark: None,
                                 body: Some(q + 1),
                             };
                             break;
@@ -203,21 +244,18 @@ impl Machine<'_> {
                                 p: e - 1,
                                 state: State::Str,
                                 comma: None,
+                                edits: self.lane_edits.len(),
+                                growth,
+                                mark: None,
                                 body: Some(q + 1),
                             };
                             break;
                         }
                         let next = e + src[e..].iter().take_while(|b| lex::is_ws(**b)).count();
-                        (p, state, pending) =
-                            take_comma(src, e, next, top, out_start + (e - start));
+                        (p, state, pending) = take_comma(src, e, next, top, at_out(e, growth));
                     }
-                    b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
-                        let e = if b == b't' || b == b'f' || b == b'n' {
-                            scan_literal(src, q)
-                        } else {
-                            scan_number(src, q)
-                        };
-                        let Some(e) = e else {
+                    b'-' | b'0'..=b'9' => {
+                        let Some(e) = scan_number(src, q) else {
                             break;
                         };
                         // The byte after must show the token is complete.
@@ -225,9 +263,31 @@ impl Machine<'_> {
                             Some(&c) if lex::is_ws(c) || matches!(c, b',' | b'}' | b']') => {}
                             _ => break,
                         }
-                        (p, state, pending) = take_comma(src, e, e, top, out_start + (e - start));
+                        (p, state, pending) = take_comma(src, e, e, top, at_out(e, growth));
                     }
-                    _ => break,
+                    _ => {
+                        // A literal, or a lenient value (`'text'`, `True`).
+                        let e = match b {
+                            b't' | b'f' | b'n' => scan_literal(src, q).filter(|&e| {
+                                matches!(src.get(e), Some(&c) if lex::is_ws(c) || matches!(c, b',' | b'}' | b']'))
+                            }),
+                            _ => None,
+                        };
+                        let e = match e {
+                            Some(e) => e,
+                            None => {
+                                let Some(edit) = self.lenient_value(src, q) else {
+                                    break;
+                                };
+                                growth += edit.growth();
+                                self.lane_edits.push(edit);
+                                edit.to
+                            }
+                        };
+                        let next = e + src[e..].iter().take_while(|b| lex::is_ws(**b)).count();
+                        let next = if b == b'\'' { next } else { e };
+                        (p, state, pending) = take_comma(src, e, next, top, at_out(e, growth));
+                    }
                 },
                 State::Key => match b {
                     b'"' => {
@@ -247,7 +307,17 @@ impl Machine<'_> {
                         p = q + 1;
                         state = after_value(top);
                     }
-                    _ => break,
+                    _ => {
+                        // A bare or single-quoted key, and its colon.
+                        let Some((edit, colon)) = self.lenient_key(src, q, top) else {
+                            break;
+                        };
+                        growth += edit.growth();
+                        self.lane_edits.push(edit);
+                        p = colon + 1;
+                        state = State::Value;
+                        pending = None;
+                    }
                 },
                 State::Colon => match b {
                     b':' => {
@@ -258,7 +328,7 @@ impl Machine<'_> {
                 },
                 State::After => match (b, top) {
                     (b',', Some(Frame::Object | Frame::Array)) => {
-                        pending = Some((q, value_end));
+                        pending = Some((q, at_out(q, growth), value_end));
                         p = q + 1;
                         state = if top == Some(Frame::Object) {
                             State::Key
@@ -276,13 +346,17 @@ impl Machine<'_> {
                 _ => break,
             }
             machine_comma = false;
+            took = true;
             if state == State::After || state == State::Done {
-                value_end = out_start + (p - start);
+                value_end = at_out(p, growth);
             }
             safe = Safe {
                 p,
                 state,
                 comma: pending,
+                edits: self.lane_edits.len(),
+                growth,
+                mark: None,
                 body: None,
             };
             if !matches!(top, Some(Frame::Object | Frame::Array)) {
@@ -296,7 +370,8 @@ impl Machine<'_> {
     }
 
     /// Copy `src[start..safe.p]` to the output (or leave it unwritten, see
-    /// `unwritten`) and put the machine in the state `safe` describes.
+    /// `unwritten`), with the lenient edits before `safe.p` made, and put
+    /// the machine in the state `safe` describes.
     #[inline]
     fn apply(
         &mut self,
@@ -307,7 +382,11 @@ impl Machine<'_> {
     ) -> Result<(), usize> {
         // The output so far ends where the input read so far does: this
         // stretch is the input at the same positions, so it need not be copied.
-        let unwritten = self.lazy && self.base == 0 && self.out.base() == 0 && out_start == self.i;
+        let unwritten = safe.edits == 0
+            && self.lazy
+            && self.base == 0
+            && self.out.base() == 0
+            && out_start == self.i;
         if !unwritten {
             self.write_out();
         }
@@ -326,24 +405,52 @@ impl Machine<'_> {
             };
             if unwritten {
                 self.unwritten += text.len();
-            } else {
+            } else if safe.edits == 0 {
                 self.out.push_str(text);
+            } else {
+                // Edits sit on ASCII bytes, so every cut is a character boundary.
+                let mut at = start;
+                for edit in &self.lane_edits[..safe.edits] {
+                    self.out.push_str(&text[at - start..edit.from - start]);
+                    self.out.note_source(self.out.len(), self.base + edit.from);
+                    match edit.with {
+                        With::Quoted(from, to) => {
+                            self.out.push('"');
+                            self.out.push_str(&text[from - start..to - start]);
+                            self.out.push('"');
+                        }
+                        With::Text(json) => self.out.push_str(json),
+                        With::Nothing => {}
+                    }
+                    self.out.note_source(self.out.len(), self.base + edit.to);
+                    self.fixes.push(super::Fix {
+                        kind: edit.fix,
+                        offset: self.base + edit.from,
+                    });
+                    self.bare_keys |= edit.fix == FixKind::QuotedKey;
+                    at = edit.to;
+                }
+                self.out.push_str(&text[at - start..]);
             }
         }
         self.frames_undo.clear();
         self.wrote();
+        if let Some(mark) = safe.mark {
+            self.mark = mark;
+        }
         self.hold = None;
         self.open_hold = None;
         if safe.state != State::Colon {
             self.key_hold = None;
         }
+        let out_start = out_start.wrapping_add_signed(safe.growth);
         if safe.state == State::Str {
             self.string_at_quote(start, out_start, safe);
         } else if self.state == State::Str {
             self.string = None;
         }
-        if let Some((comma, value_end)) = safe.comma {
-            self.set_pending_comma(out_start + (comma - start), self.base + comma, value_end);
+        if let Some((comma, out, value_end)) = safe.comma {
+            self.set_pending_comma(out, self.base + comma, value_end);
         }
         self.i = self.base + safe.p;
         self.state = safe.state;
@@ -355,11 +462,13 @@ impl Machine<'_> {
     /// The lane stopped inside a value string (at its closing quote, or
     /// where what arrived ends): leave the string as the machine would have
     /// after copying the same body (see `open_string::Str`), its trailing comma
-    /// included.
+    /// included. `out_start` is where `src[start]` would be in the output had
+    /// the scan's edits all come before it (it may wrap below zero when they
+    /// shrank the output; every position asked for lies past them).
     fn string_at_quote(&mut self, start: usize, out_start: usize, safe: Safe) {
         let (from, mut string) = match (safe.body, self.string) {
             (Some(body), _) => {
-                let at = out_start + (body - start);
+                let at = out_start.wrapping_add(body - start);
                 (
                     body,
                     Str::new(Quote::Double, Role::Value, Escaping::Plain, at),
@@ -373,7 +482,7 @@ impl Machine<'_> {
             let at = from + k;
             string.comma = (copied[k] == b',').then(|| Comma {
                 input: self.base + at,
-                out: out_start + (at - start),
+                out: out_start.wrapping_add(at - start),
                 n_fixes: self.fix_count(),
             });
         }
@@ -446,10 +555,12 @@ fn take_comma(
     next: usize,
     top: Option<Frame>,
     value_end: usize,
-) -> (usize, State, Option<(usize, usize)>) {
+) -> (usize, State, Option<(usize, usize, usize)>) {
+    // The comma's output position: the value's end plus what lies between.
+    let comma = |at: usize| Some((at, value_end + (at - e), value_end));
     match (src.get(next), top) {
-        (Some(b','), Some(Frame::Object)) => (next + 1, State::Key, Some((next, value_end))),
-        (Some(b','), Some(Frame::Array)) => (next + 1, State::Value, Some((next, value_end))),
+        (Some(b','), Some(Frame::Object)) => (next + 1, State::Key, comma(next)),
+        (Some(b','), Some(Frame::Array)) => (next + 1, State::Value, comma(next)),
         _ => (e, after_value(top), None),
     }
 }
@@ -478,116 +589,4 @@ pub(super) fn string_ends(src: &[u8], e: usize, key: bool, top: Option<Frame>) -
             | (b']', false, Some(Frame::Array))
     );
     ends.then_some(next)
-}
-
-/// The index just past the closing quote of the strictly valid JSON string
-/// that opens at `q`, or `None` (invalid, or not complete yet).
-#[inline]
-fn scan_string(src: &[u8], q: usize) -> Option<usize> {
-    scan_body(src, q + 1)
-}
-
-/// [`scan_string`] from inside the body, at `k`.
-#[inline(always)]
-pub(super) fn scan_body(src: &[u8], k: usize) -> Option<usize> {
-    scan_body_prefix(src, k).1
-}
-
-/// How far the strictly valid body from `k` goes: the index of the first
-/// byte the lane cannot take (its closing quote, an escape that is cut off
-/// or invalid, a control character, or the end of `src`), and, when that
-/// byte is the closing quote, the index just past it.
-#[inline(always)]
-pub(super) fn scan_body_prefix(src: &[u8], mut k: usize) -> (usize, Option<usize>) {
-    loop {
-        let Some(n) = find_quote_escape_or_control(&src[k..]) else {
-            return (src.len(), None);
-        };
-        k += n;
-        match src[k] {
-            b'"' => return (k, Some(k + 1)),
-            b'\\' => {}
-            _ => return (k, None),
-        }
-        match escape_len(src, k) {
-            Some(len) => k += len,
-            None => return (k, None),
-        }
-    }
-}
-
-/// The length of the strictly valid escape at `k` (a `\\`), `None` when it
-/// is invalid or not complete yet.
-#[inline(always)]
-fn escape_len(src: &[u8], k: usize) -> Option<usize> {
-    match *src.get(k + 1)? {
-        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
-        b'u' => {
-            let code = hex4(src.get(k + 2..k + 6)?)?;
-            match code {
-                0xD800..=0xDBFF => {
-                    if src.get(k + 6..k + 8)? != b"\\u" {
-                        return None;
-                    }
-                    let low = hex4(src.get(k + 8..k + 12)?)?;
-                    (0xDC00..=0xDFFF).contains(&low).then_some(12)
-                }
-                0xDC00..=0xDFFF => None,
-                _ => Some(6),
-            }
-        }
-        _ => None,
-    }
-}
-
-fn hex4(digits: &[u8]) -> Option<u32> {
-    digits.iter().try_fold(0u32, |code, &h| {
-        Some(code * 16 + char::from(h).to_digit(16)?)
-    })
-}
-
-/// The end of the strictly valid JSON number at `q`.
-#[inline]
-pub(super) fn scan_number(src: &[u8], q: usize) -> Option<usize> {
-    let digits = |k: usize| {
-        src[k..]
-            .iter()
-            .position(|b| !b.is_ascii_digit())
-            .map(|n| k + n)
-    };
-    let mut k = q + usize::from(src[q] == b'-');
-    let e = digits(k)?;
-    if e == k || (e > k + 1 && src[k] == b'0') {
-        return None;
-    }
-    k = e;
-    if src.get(k) == Some(&b'.') {
-        let e = digits(k + 1)?;
-        if e == k + 1 {
-            return None;
-        }
-        k = e;
-    }
-    if matches!(src.get(k), Some(b'e' | b'E')) {
-        k += 1;
-        if matches!(src.get(k), Some(b'+' | b'-')) {
-            k += 1;
-        }
-        let e = digits(k)?;
-        if e == k {
-            return None;
-        }
-        k = e;
-    }
-    Some(k)
-}
-
-/// The end of `true`, `false` or `null` at `q`.
-#[inline]
-pub(super) fn scan_literal(src: &[u8], q: usize) -> Option<usize> {
-    let rest = &src[q..];
-    [&b"true"[..], b"false", b"null"]
-        .iter()
-        .find(|lit| rest.starts_with(lit))
-        .map(|lit| q + lit.len())
 }

@@ -20,6 +20,7 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use super::hints::Hints;
+use super::lenient::LaneEdit;
 use super::open_string::Str;
 use super::out::Out;
 use super::step::LongToken;
@@ -183,6 +184,9 @@ pub(super) struct Machine<'a> {
     /// Frames the fast lane closed during its current scan, in order, so a
     /// scan that must be redone can put them back.
     pub(super) frames_undo: SmallVec<[Frame; 16]>,
+    /// The lenient tokens the fast lane's current scan took (see
+    /// `lenient.rs`), kept here so the scans reuse one allocation.
+    pub(super) lane_edits: Vec<LaneEdit>,
     /// In a one-shot repair ([`Machine::whole`]), output the fast lane took
     /// but did not copy: it is the input at the same positions
     /// (`src[out.len()..][..unwritten]`), written out only when something
@@ -244,6 +248,7 @@ impl<'a> Machine<'a> {
             long_token: None,
             fixes: Vec::new(),
             frames_undo: SmallVec::new(),
+            lane_edits: Vec::new(),
             unwritten: 0,
             lazy: false,
             whole_text: None,

@@ -19,6 +19,7 @@ mod scalar;
 mod source;
 mod states;
 mod step;
+mod strict;
 mod string;
 mod valid;
 

@@ -15,7 +15,7 @@
 //! machine's `Valid` with the text unchanged; the fuzz target
 //! `repair_oneshot` and the corpus check that the two agree.
 
-use super::fast::{scan_body, scan_literal, scan_number};
+use super::strict::{scan_body, scan_literal, scan_number};
 use crate::lex;
 
 /// The deepest nesting checked here; deeper input goes to the machine,

@@ -1,0 +1,118 @@
+//! The fast lane's strict token scanners: where a strictly valid JSON
+//! string, escape, number or literal starting at an index ends. They are
+//! the lane's own (over the bytes that have arrived, `None` when a token
+//! may still grow), apart from `fast.rs` so its loop reads as the grammar.
+
+use super::string::find_quote_escape_or_control;
+
+/// The index just past the closing quote of the strictly valid JSON string
+/// that opens at `q`, or `None` (invalid, or not complete yet).
+#[inline]
+pub(super) fn scan_string(src: &[u8], q: usize) -> Option<usize> {
+    scan_body(src, q + 1)
+}
+
+/// [`scan_string`] from inside the body, at `k`.
+#[inline(always)]
+pub(super) fn scan_body(src: &[u8], k: usize) -> Option<usize> {
+    scan_body_prefix(src, k).1
+}
+
+/// How far the strictly valid body from `k` goes: the index of the first
+/// byte the lane cannot take (its closing quote, an escape that is cut off
+/// or invalid, a control character, or the end of `src`), and, when that
+/// byte is the closing quote, the index just past it.
+#[inline(always)]
+pub(super) fn scan_body_prefix(src: &[u8], mut k: usize) -> (usize, Option<usize>) {
+    loop {
+        let Some(n) = find_quote_escape_or_control(&src[k..]) else {
+            return (src.len(), None);
+        };
+        k += n;
+        match src[k] {
+            b'"' => return (k, Some(k + 1)),
+            b'\\' => {}
+            _ => return (k, None),
+        }
+        match escape_len(src, k) {
+            Some(len) => k += len,
+            None => return (k, None),
+        }
+    }
+}
+
+/// The length of the strictly valid escape at `k` (a `\\`), `None` when it
+/// is invalid or not complete yet.
+#[inline(always)]
+fn escape_len(src: &[u8], k: usize) -> Option<usize> {
+    match *src.get(k + 1)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
+        b'u' => {
+            let code = hex4(src.get(k + 2..k + 6)?)?;
+            match code {
+                0xD800..=0xDBFF => {
+                    if src.get(k + 6..k + 8)? != b"\\u" {
+                        return None;
+                    }
+                    let low = hex4(src.get(k + 8..k + 12)?)?;
+                    (0xDC00..=0xDFFF).contains(&low).then_some(12)
+                }
+                0xDC00..=0xDFFF => None,
+                _ => Some(6),
+            }
+        }
+        _ => None,
+    }
+}
+
+fn hex4(digits: &[u8]) -> Option<u32> {
+    digits.iter().try_fold(0u32, |code, &h| {
+        Some(code * 16 + char::from(h).to_digit(16)?)
+    })
+}
+
+/// The end of the strictly valid JSON number at `q`.
+#[inline]
+pub(super) fn scan_number(src: &[u8], q: usize) -> Option<usize> {
+    let digits = |k: usize| {
+        src[k..]
+            .iter()
+            .position(|b| !b.is_ascii_digit())
+            .map(|n| k + n)
+    };
+    let mut k = q + usize::from(src[q] == b'-');
+    let e = digits(k)?;
+    if e == k || (e > k + 1 && src[k] == b'0') {
+        return None;
+    }
+    k = e;
+    if src.get(k) == Some(&b'.') {
+        let e = digits(k + 1)?;
+        if e == k + 1 {
+            return None;
+        }
+        k = e;
+    }
+    if matches!(src.get(k), Some(b'e' | b'E')) {
+        k += 1;
+        if matches!(src.get(k), Some(b'+' | b'-')) {
+            k += 1;
+        }
+        let e = digits(k)?;
+        if e == k {
+            return None;
+        }
+        k = e;
+    }
+    Some(k)
+}
+
+/// The end of `true`, `false` or `null` at `q`.
+#[inline]
+pub(super) fn scan_literal(src: &[u8], q: usize) -> Option<usize> {
+    let rest = &src[q..];
+    [&b"true"[..], b"false", b"null"]
+        .iter()
+        .find(|lit| rest.starts_with(lit))
+        .map(|lit| q + lit.len())
+}
