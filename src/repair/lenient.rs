@@ -16,17 +16,34 @@ use super::FixKind;
 use super::fast::{string_ends, trailing_comma};
 use super::judge;
 use super::machine::{Frame, LOOKAHEAD, Machine, text_at, write_unwritten};
+use super::out::Out;
+use super::strict::escape_len;
 use super::string::find_quote_escape_or_control;
 use crate::lex::{self, Quote, Token};
 
 /// A lenient token taken inside a run: the input `src[from..to]` is written
-/// as `with`, and `fix` is recorded at `from`.
+/// as `with`, and `fix` is recorded at `fix_at` (the token's start; for an
+/// inserted comma, the start of the token it goes before).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct LaneEdit {
     pub(super) from: usize,
     pub(super) to: usize,
     pub(super) with: With,
     pub(super) fix: FixKind,
+    pub(super) fix_at: usize,
+}
+
+impl LaneEdit {
+    /// `src[from..to]` written as `with`, the fix at `from`.
+    pub(super) fn at(from: usize, to: usize, with: With, fix: FixKind) -> Self {
+        LaneEdit {
+            from,
+            to,
+            with,
+            fix,
+            fix_at: from,
+        }
+    }
 }
 
 /// What a lenient token becomes.
@@ -35,6 +52,9 @@ pub(super) enum With {
     /// `"` + `src[start..end]` + `"`: a bare key, or a single-quoted
     /// string's body.
     Quoted(usize, usize),
+    /// The same with each of the body's `quotes` double quotes escaped
+    /// (`'say "hi"'`: the machine escapes them without a fix of their own).
+    Escaped(usize, usize, usize),
     /// A literal's JSON spelling.
     Text(&'static str),
     /// Nothing: a comment.
@@ -46,6 +66,7 @@ impl LaneEdit {
     pub(super) fn out_len(&self) -> usize {
         match self.with {
             With::Quoted(start, end) => end - start + 2,
+            With::Escaped(start, end, quotes) => end - start + 2 + quotes,
             With::Text(text) => text.len(),
             With::Nothing => 0,
         }
@@ -68,14 +89,9 @@ impl Machine<'_> {
     ) -> Option<(LaneEdit, usize)> {
         let b = *src.get(q)?;
         if b == b'\'' {
-            let (body, close) = self.single_quoted(src, q)?;
+            let (with, close) = self.single_quoted(src, q)?;
             let colon = string_ends(src, close + 1, true, top)?;
-            let edit = LaneEdit {
-                from: q,
-                to: close + 1,
-                with: With::Quoted(body, close),
-                fix: FixKind::ReplacedQuotes,
-            };
+            let edit = LaneEdit::at(q, close + 1, with, FixKind::ReplacedQuotes);
             return Some((edit, colon));
         }
         if !(b.is_ascii_alphabetic() || b == b'_' || b == b'$') {
@@ -93,12 +109,7 @@ impl Machine<'_> {
         if src.get(colon) != Some(&b':') {
             return None;
         }
-        let edit = LaneEdit {
-            from: q,
-            to: n,
-            with: With::Quoted(q, n),
-            fix: FixKind::QuotedKey,
-        };
+        let edit = LaneEdit::at(q, n, With::Quoted(q, n), FixKind::QuotedKey);
         Some((edit, colon))
     }
 
@@ -107,7 +118,8 @@ impl Machine<'_> {
     pub(super) fn lenient_value(&self, src: &[u8], q: usize) -> Option<LaneEdit> {
         let b = *src.get(q)?;
         if b == b'\'' {
-            let (body, close) = self.single_quoted(src, q)?;
+            let (with, close) = self.single_quoted(src, q)?;
+            let body = q + 1;
             // Judged on all that has arrived, as the machine judges it.
             let after = &self.src[close + 1..];
             let window = &after[..after.len().min(LOOKAHEAD)];
@@ -117,12 +129,7 @@ impl Machine<'_> {
             {
                 return None;
             }
-            return Some(LaneEdit {
-                from: q,
-                to: close + 1,
-                with: With::Quoted(body, close),
-                fix: FixKind::ReplacedQuotes,
-            });
+            return Some(LaneEdit::at(q, close + 1, with, FixKind::ReplacedQuotes));
         }
         if !b.is_ascii_alphabetic() {
             return None;
@@ -140,24 +147,53 @@ impl Machine<'_> {
             Some(&c) if lex::is_ws(c) || matches!(c, b',' | b'}' | b']') => {}
             _ => return None,
         }
-        Some(LaneEdit {
-            from: q,
-            to: q + len,
-            with: With::Text(json),
-            fix: FixKind::ReplacedLiteral,
-        })
+        Some(LaneEdit::at(
+            q,
+            q + len,
+            With::Text(json),
+            FixKind::ReplacedLiteral,
+        ))
     }
 
-    /// `'text'` at `q` with nothing to escape in it (no `"`, backslash or
-    /// control character) and valid UTF-8: the body's range.
-    fn single_quoted(&self, src: &[u8], q: usize) -> Option<(usize, usize)> {
+    /// `'text'` at `q` in valid UTF-8 with no control character, and a
+    /// backslash only as a valid JSON escape (which the machine copies as it
+    /// is; `\'` is not one): what it becomes, and the index of its closing
+    /// quote.
+    fn single_quoted(&self, src: &[u8], q: usize) -> Option<(With, usize)> {
         let body = q + 1;
         let close = body + memchr::memchr(b'\'', src.get(body..)?)?;
-        if find_quote_escape_or_control(&src[body..close]).is_some() {
+        // `it\'s`: the first quote is escaped, which is the machine's
+        // (`removed_escape`); seen from its end, before scanning the body.
+        let backslashes = src[body..close]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        if backslashes % 2 == 1 {
             return None;
         }
+        let mut k = body;
+        let mut quotes = 0;
+        while let Some(n) = find_quote_escape_or_control(&src[k..close]) {
+            k += n;
+            match src[k] {
+                b'"' => {
+                    quotes += 1;
+                    k += 1;
+                }
+                b'\\' => k += escape_len(src, k)?,
+                _ => return None,
+            }
+            if k > close {
+                return None;
+            }
+        }
         text_at(src, self.whole_text, body, close).ok()?;
-        Some((body, close))
+        let with = match quotes {
+            0 => With::Quoted(body, close),
+            _ => With::Escaped(body, close, quotes),
+        };
+        Some((with, close))
     }
 
     /// The lane's one step outside its scan: a comment where a scan would
@@ -204,13 +240,39 @@ pub(super) fn comment_at(src: &[u8], q: usize) -> Option<LaneEdit> {
     let body = q + 2;
     let end = match src.get(q + 1) {
         Some(b'/') => memchr::memchr(b'\n', src.get(body..)?).map(|k| body + k),
-        Some(b'*') => memchr::memmem::find(src.get(body..)?, b"*/").map(|k| body + k + 2),
+        // Comments are short: a `*` search beats building a substring finder.
+        Some(b'*') => {
+            let mut k = body;
+            loop {
+                k += memchr::memchr(b'*', src.get(k..)?)?;
+                if src.get(k + 1) == Some(&b'/') {
+                    break Some(k + 2);
+                }
+                k += 1;
+            }
+        }
         _ => None,
     }?;
-    Some(LaneEdit {
-        from: q,
-        to: end,
-        with: With::Nothing,
-        fix: FixKind::RemovedComment,
-    })
+    Some(LaneEdit::at(q, end, With::Nothing, FixKind::RemovedComment))
+}
+
+/// Write a single-quoted string's body (checked by `single_quoted`) as the
+/// body of a double-quoted one: each `"` escaped, escapes as they are.
+pub(super) fn push_escaped_quotes(out: &mut Out, body: &str) {
+    let bytes = body.as_bytes();
+    let mut from = 0;
+    let mut k = 0;
+    while let Some(n) = find_quote_escape_or_control(&bytes[k..]) {
+        k += n;
+        if bytes[k] == b'"' {
+            out.push_str(&body[from..k]);
+            out.push_str("\\\"");
+            k += 1;
+            from = k;
+        } else {
+            // A valid escape (checked): step over it whole.
+            k += escape_len(bytes, k).unwrap_or(1);
+        }
+    }
+    out.push_str(&body[from..]);
 }

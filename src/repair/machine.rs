@@ -248,7 +248,9 @@ impl<'a> Machine<'a> {
             long_token: None,
             fixes: Vec::new(),
             frames_undo: SmallVec::new(),
-            lane_edits: Vec::new(),
+            // One allocation up front, not a string of small ones as a
+            // call's first scan takes its lenient tokens.
+            lane_edits: Vec::with_capacity(16),
             unwritten: 0,
             lazy: false,
             whole_text: None,

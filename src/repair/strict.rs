@@ -44,7 +44,7 @@ pub(super) fn scan_body_prefix(src: &[u8], mut k: usize) -> (usize, Option<usize
 /// The length of the strictly valid escape at `k` (a `\\`), `None` when it
 /// is invalid or not complete yet.
 #[inline(always)]
-fn escape_len(src: &[u8], k: usize) -> Option<usize> {
+pub(super) fn escape_len(src: &[u8], k: usize) -> Option<usize> {
     match *src.get(k + 1)? {
         b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
         b'u' => {

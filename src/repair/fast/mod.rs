@@ -13,13 +13,15 @@
 //! Safe points are the places right after `{`, `[`, `:`, `,`, `}`, `]`, a
 //! number, a literal, or a string followed by `,`, `}` or `]` (a string is
 //! only taken once what follows it shows that `+` cannot join it to another).
+//!
+//! `apply.rs` writes what a scan took.
+
+mod apply;
 
 use super::FixKind;
 use super::judge;
-use super::judge::Role;
-use super::lenient::{With, comment_at};
-use super::machine::{Frame, LOOKAHEAD, Machine, State, text_at};
-use super::open_string::{Comma, Escaping, Str};
+use super::lenient::{LaneEdit, With, comment_at};
+use super::machine::{Frame, LOOKAHEAD, Machine, State};
 use super::strict::{scan_body_prefix, scan_literal, scan_number, scan_string};
 use crate::lex::{self, Quote};
 
@@ -126,6 +128,9 @@ impl Machine<'_> {
         let mut top = self.stack.last().copied();
         // Whether a token was taken: a comment is an edit only after one.
         let mut took = false;
+        // Whether the last thing taken was a comment: a missing comma is
+        // inserted only right after a value (where the machine's mark is).
+        let mut after_comment = false;
         if state == State::Str {
             // The rest of a string the machine opened (a chunk ended inside it).
             let key = self.string.is_some_and(|s| s.is_key());
@@ -183,6 +188,7 @@ impl Machine<'_> {
                 growth += edit.growth();
                 self.lane_edits.push(edit);
                 p = edit.to;
+                after_comment = true;
                 safe = Safe {
                     p,
                     state,
@@ -208,8 +214,12 @@ impl Machine<'_> {
                         state = if b == b'{' { State::Key } else { State::Value };
                         pending = None;
                     }
-                    b']' if top == Some(Frame::Array) && pending.is_none() && !machine_comma => {
+                    b']' if top == Some(Frame::Array)
+                        && !machine_comma
+                        && drop_trailing_comma(&mut self.lane_edits, pending, &mut growth) =>
+                    {
                         top = pop_frame(&mut self.stack, &mut self.frames_undo, &mut low);
+                        pending = None;
                         p = q + 1;
                         state = after_value(top);
                     }
@@ -302,8 +312,11 @@ impl Machine<'_> {
                         state = State::Value;
                         pending = None;
                     }
-                    b'}' if pending.is_none() && !machine_comma => {
+                    b'}' if !machine_comma
+                        && drop_trailing_comma(&mut self.lane_edits, pending, &mut growth) =>
+                    {
                         top = pop_frame(&mut self.stack, &mut self.frames_undo, &mut low);
+                        pending = None;
                         p = q + 1;
                         state = after_value(top);
                     }
@@ -341,12 +354,43 @@ impl Machine<'_> {
                         p = q + 1;
                         state = after_value(top);
                     }
+                    // A missing comma: a value (or key) right after the one
+                    // this scan just ended. The comma goes where the value
+                    // ended (the machine's mark), before the whitespace; it
+                    // stands only if the next token is taken too (no safe
+                    // point between the two).
+                    (_, Some(frame @ (Frame::Object | Frame::Array)))
+                        if took
+                            && !after_comment
+                            && (b.is_ascii_alphanumeric()
+                                || matches!(b, b'"' | b'\'' | b'_' | b'$' | b'-')
+                                || (frame == Frame::Array && matches!(b, b'{' | b'[')))
+                            && self.lane_edits.last().is_none_or(|e| e.to <= p) =>
+                    {
+                        growth += 1;
+                        self.lane_edits.push(LaneEdit {
+                            from: p,
+                            to: p,
+                            with: With::Text(","),
+                            fix: FixKind::InsertedComma,
+                            fix_at: q,
+                        });
+                        p = q;
+                        state = if top == Some(Frame::Object) {
+                            State::Key
+                        } else {
+                            State::Value
+                        };
+                        pending = None;
+                        continue;
+                    }
                     _ => break,
                 },
                 _ => break,
             }
             machine_comma = false;
             took = true;
+            after_comment = false;
             if state == State::After || state == State::Done {
                 value_end = at_out(p, growth);
             }
@@ -368,127 +412,9 @@ impl Machine<'_> {
         }
         self.apply(start, out_start, safe, low)
     }
-
-    /// Copy `src[start..safe.p]` to the output (or leave it unwritten, see
-    /// `unwritten`), with the lenient edits before `safe.p` made, and put
-    /// the machine in the state `safe` describes.
-    #[inline]
-    fn apply(
-        &mut self,
-        start: usize,
-        out_start: usize,
-        safe: Safe,
-        low: usize,
-    ) -> Result<(), usize> {
-        // The output so far ends where the input read so far does: this
-        // stretch is the input at the same positions, so it need not be copied.
-        let unwritten = safe.edits == 0
-            && self.lazy
-            && self.base == 0
-            && self.out.base() == 0
-            && out_start == self.i;
-        if !unwritten {
-            self.write_out();
-        }
-        if unwritten && self.whole_text.is_some() {
-            // One-shot repair checked the whole input's UTF-8 up front.
-            self.unwritten += safe.p - start;
-        } else {
-            let text = match text_at(&self.src, self.whole_text, start, safe.p) {
-                Ok(text) => text,
-                Err(error) => {
-                    // Undo the frames: the caller scans again up to the bad byte.
-                    self.stack.truncate(low);
-                    self.stack.extend(self.frames_undo.drain(..).rev());
-                    return Err(error.valid_up_to());
-                }
-            };
-            if unwritten {
-                self.unwritten += text.len();
-            } else if safe.edits == 0 {
-                self.out.push_str(text);
-            } else {
-                // Edits sit on ASCII bytes, so every cut is a character boundary.
-                let mut at = start;
-                for edit in &self.lane_edits[..safe.edits] {
-                    self.out.push_str(&text[at - start..edit.from - start]);
-                    self.out.note_source(self.out.len(), self.base + edit.from);
-                    match edit.with {
-                        With::Quoted(from, to) => {
-                            self.out.push('"');
-                            self.out.push_str(&text[from - start..to - start]);
-                            self.out.push('"');
-                        }
-                        With::Text(json) => self.out.push_str(json),
-                        With::Nothing => {}
-                    }
-                    self.out.note_source(self.out.len(), self.base + edit.to);
-                    self.fixes.push(super::Fix {
-                        kind: edit.fix,
-                        offset: self.base + edit.from,
-                    });
-                    self.bare_keys |= edit.fix == FixKind::QuotedKey;
-                    at = edit.to;
-                }
-                self.out.push_str(&text[at - start..]);
-            }
-        }
-        self.frames_undo.clear();
-        self.wrote();
-        if let Some(mark) = safe.mark {
-            self.mark = mark;
-        }
-        self.hold = None;
-        self.open_hold = None;
-        if safe.state != State::Colon {
-            self.key_hold = None;
-        }
-        let out_start = out_start.wrapping_add_signed(safe.growth);
-        if safe.state == State::Str {
-            self.string_at_quote(start, out_start, safe);
-        } else if self.state == State::Str {
-            self.string = None;
-        }
-        if let Some((comma, out, value_end)) = safe.comma {
-            self.set_pending_comma(out, self.base + comma, value_end);
-        }
-        self.i = self.base + safe.p;
-        self.state = safe.state;
-        Ok(())
-    }
 }
 
 impl Machine<'_> {
-    /// The lane stopped inside a value string (at its closing quote, or
-    /// where what arrived ends): leave the string as the machine would have
-    /// after copying the same body (see `open_string::Str`), its trailing comma
-    /// included. `out_start` is where `src[start]` would be in the output had
-    /// the scan's edits all come before it (it may wrap below zero when they
-    /// shrank the output; every position asked for lies past them).
-    fn string_at_quote(&mut self, start: usize, out_start: usize, safe: Safe) {
-        let (from, mut string) = match (safe.body, self.string) {
-            (Some(body), _) => {
-                let at = out_start.wrapping_add(body - start);
-                (
-                    body,
-                    Str::new(Quote::Double, Role::Value, Escaping::Plain, at),
-                )
-            }
-            (None, Some(string)) => (start, string),
-            (None, None) => return,
-        };
-        let copied = &self.src[from..safe.p];
-        if let Some(k) = copied.iter().rposition(|&b| !lex::is_ws(b)) {
-            let at = from + k;
-            string.comma = (copied[k] == b',').then(|| Comma {
-                input: self.base + at,
-                out: out_start.wrapping_add(at - start),
-                n_fixes: self.fix_count(),
-            });
-        }
-        self.string = Some(string);
-    }
-
     /// Whether the clean string whose closing quote is just before `e` (an
     /// index into `src`) ends there, by the machine's own rule.
     /// `body` is the index where the part of the body scanned here starts.
@@ -526,6 +452,32 @@ pub(super) fn trailing_comma(
         },
     };
     base + close <= comma + LOOKAHEAD
+}
+
+/// A closer after the comma the scan took (`pending`): the comma goes, as
+/// the machine drops it (`removed_comma`, the whitespace around it kept).
+/// `true` when the closer may be taken: there was no comma, or it is
+/// dropped; `false` when an edit lies after it (a comment between the comma
+/// and the closer: the fixes would come out of order), so the machine takes it.
+fn drop_trailing_comma(
+    edits: &mut Vec<LaneEdit>,
+    pending: Option<(usize, usize, usize)>,
+    growth: &mut isize,
+) -> bool {
+    let Some((comma, _, _)) = pending else {
+        return true;
+    };
+    if edits.last().is_some_and(|e| e.to > comma) {
+        return false;
+    }
+    *growth -= 1;
+    edits.push(LaneEdit::at(
+        comma,
+        comma + 1,
+        With::Nothing,
+        FixKind::RemovedComma,
+    ));
+    true
 }
 
 /// Pop a frame, remembering it if it was there before the scan began;
