@@ -3,7 +3,7 @@
 //!
 //! A single-quoted string with nothing to escape, a bare identifier key, a
 //! Python or JavaScript literal and a comment are what models get wrong
-//! most. The lane's scan (`fast.rs`) takes each of them in its stride, as an
+//! most. The lane's scan (`fast/`) takes each of them in its stride, as an
 //! edit of the run it copies ([`LaneEdit`]), when, and only when, the
 //! general machine would give exactly the same output and fixes; anything
 //! else stops the scan and is left to the machine. Taking them inside the

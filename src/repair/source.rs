@@ -1,8 +1,9 @@
 //! Where output came from: anchors from output positions to input offsets,
 //! recorded as the engine writes (see [`Options::source_map`]).
 //!
-//! The engine notes an anchor where each token's output begins and where the
-//! fast lane starts copying a run of valid JSON. Between two anchors the
+//! The engine notes an anchor where each token's output begins, where the
+//! fast lane starts copying a run of valid JSON, and on each side of a
+//! lenient edit inside such a run. Between two anchors the
 //! output is either that copied run (byte for byte the input, so the offset
 //! grows with the position) or one token's rewrite (`True` → `true`, `abc` →
 //! `"abc"`), where the same rule gives the token's start for the position of

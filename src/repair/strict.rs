@@ -1,7 +1,7 @@
 //! The fast lane's strict token scanners: where a strictly valid JSON
 //! string, escape, number or literal starting at an index ends. They are
 //! the lane's own (over the bytes that have arrived, `None` when a token
-//! may still grow), apart from `fast.rs` so its loop reads as the grammar.
+//! may still grow), apart from `fast/` so its loop reads as the grammar.
 
 use super::string::find_quote_escape_or_control;
 

@@ -14,6 +14,12 @@
 //! number, a literal, or a string followed by `,`, `}` or `]` (a string is
 //! only taken once what follows it shows that `+` cannot join it to another).
 //!
+//! On the way it takes the commonest lenient tokens (a bare or single-quoted
+//! key, a single-quoted string, `True`/`None`, a comment, a trailing comma,
+//! a missing comma between two values) as edits of the run it copies
+//! (`lenient.rs`): a safe point counts the edits before it, so rolling back
+//! to it drops the rest.
+//!
 //! `apply.rs` writes what a scan took.
 
 mod apply;

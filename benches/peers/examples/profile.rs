@@ -1,0 +1,55 @@
+//! A fixed amount of work for a profiler (issue 17): callgrind counts
+//! instructions, which a shared, noisy machine does not disturb.
+//!
+//! ```sh
+//! cargo build --release --example profile
+//! valgrind --tool=callgrind --toggle-collect='argmend::repair::repair_whole' \
+//!     target/release/examples/profile api 1      # 1 MB malformed, one shot
+//! valgrind --tool=callgrind --toggle-collect='argmend::repair::repair_whole' \
+//!     target/release/examples/profile call 100   # the 192-byte call, 100 times
+//! valgrind --tool=callgrind --toggle-collect='argmend::repair::Repairer::feed' \
+//!     --toggle-collect='argmend::repair::Repairer::snapshot' \
+//!     --toggle-collect='argmend::repair::Repairer::finish' \
+//!     target/release/examples/profile stream 1   # 100 KB in 16-byte chunks
+//! valgrind --tool=callgrind --toggle-collect='serde_json::de::from_trait' \
+//!     target/release/examples/profile serde 1    # IgnoredAny on the 1 MB valid twin
+//! callgrind_annotate callgrind.out.<pid>
+//! ```
+//! (`--toggle-collect` counts only inside the named function, so the
+//! fixture's generation is left out.)
+
+use argmend_peers::SEED;
+use argmend_peers::fixtures;
+
+fn main() {
+    let what = std::env::args().nth(1).unwrap_or_else(|| "api".into());
+    let reps: usize = std::env::args()
+        .nth(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    let twin = match what.as_str() {
+        "call" => fixtures::tool_call(),
+        "stream" | "k100" => fixtures::api_doc(100_000, SEED),
+        _ => fixtures::api_doc(1_000_000, SEED),
+    };
+    let mut total = 0;
+    for _ in 0..reps {
+        match what.as_str() {
+            "serde" => {
+                let _: serde::de::IgnoredAny =
+                    serde_json::from_slice(&twin.valid).expect("the valid twin parses");
+                total += 1;
+            }
+            "stream" => {
+                let mut repairer = argmend::Repairer::new(argmend::Options::default());
+                for chunk in twin.malformed.chunks(argmend_peers::CHUNK) {
+                    total += repairer.feed(chunk).map_or(0, str::len);
+                    total += repairer.snapshot().len();
+                }
+                total += repairer.finish().map_or(0, |o| o.text().len());
+            }
+            _ => total += argmend::repair(&twin.malformed).text().len(),
+        }
+    }
+    println!("{total}");
+}
