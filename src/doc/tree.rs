@@ -125,54 +125,52 @@ impl Parser<'_> {
     }
 
     fn object(&mut self, depth: usize) -> Option<Kind> {
-        if depth >= self.max_depth {
-            return None;
-        }
-        self.pos += 1;
-        let mut members = Vec::new();
-        self.skip_ws();
-        if self.eat(b'}').is_some() {
-            return Some(Kind::Object(members));
-        }
-        loop {
-            self.skip_ws();
-            let key_start = self.pos;
-            self.string()?;
-            let key = decode_string(&self.text[key_start..self.pos])?;
-            self.skip_ws();
-            self.eat(b':')?;
-            self.skip_ws();
-            let value = self.value(depth + 1)?;
-            members.push(Member {
+        self.items(depth, b'}', |p| {
+            let key_start = p.pos;
+            p.string()?;
+            let key = decode_string(&p.text[key_start..p.pos])?;
+            p.skip_ws();
+            p.eat(b':')?;
+            p.skip_ws();
+            let value = p.value(depth + 1)?;
+            Some(Member {
                 key,
                 key_start,
                 value,
-            });
-            self.skip_ws();
-            if self.eat(b',').is_none() {
-                self.eat(b'}')?;
-                return Some(Kind::Object(members));
-            }
-        }
+            })
+        })
+        .map(Kind::Object)
     }
 
     fn array(&mut self, depth: usize) -> Option<Kind> {
+        self.items(depth, b']', |p| p.value(depth + 1))
+            .map(Kind::Array)
+    }
+
+    /// The items of the container opening at `pos`, up to its `closer`,
+    /// each read by `item`; `None` past the depth bound or on bad syntax.
+    fn items<T>(
+        &mut self,
+        depth: usize,
+        closer: u8,
+        mut item: impl FnMut(&mut Self) -> Option<T>,
+    ) -> Option<Vec<T>> {
         if depth >= self.max_depth {
             return None;
         }
         self.pos += 1;
         let mut items = Vec::new();
         self.skip_ws();
-        if self.eat(b']').is_some() {
-            return Some(Kind::Array(items));
+        if self.eat(closer).is_some() {
+            return Some(items);
         }
         loop {
             self.skip_ws();
-            items.push(self.value(depth + 1)?);
+            items.push(item(self)?);
             self.skip_ws();
             if self.eat(b',').is_none() {
-                self.eat(b']')?;
-                return Some(Kind::Array(items));
+                self.eat(closer)?;
+                return Some(items);
             }
         }
     }

@@ -55,6 +55,21 @@ struct Safe {
     body: Option<usize>,
 }
 
+impl Safe {
+    /// A stop at `p` inside a value string whose body the scan opened at `body`.
+    fn in_string(p: usize, body: usize, edits: usize, growth: isize) -> Self {
+        Safe {
+            p,
+            state: State::Str,
+            comma: None,
+            edits,
+            growth,
+            mark: None,
+            body: Some(body),
+        }
+    }
+}
+
 impl Machine<'_> {
     /// Copy the strictly valid JSON at `i` in one piece, as far as it goes,
     /// and take the commonest lenient tokens on the way (see `lenient.rs`).
@@ -239,15 +254,7 @@ impl Machine<'_> {
                             }
                             // The body goes on past what arrived (or meets
                             // what the machine must mend): copy it so far.
-                            safe = Safe {
-                                p: body_end,
-                                state: State::Str,
-                                comma: None,
-                                edits: self.lane_edits.len(),
-                                growth,
-                                mark: None,
-                                body: Some(q + 1),
-                            };
+                            safe = Safe::in_string(body_end, q + 1, self.lane_edits.len(), growth);
                             break;
                         };
                         if !self.value_ends(q + 1, e) {
@@ -256,15 +263,7 @@ impl Machine<'_> {
                             }
                             // Stop inside the string, at its quote: the body is
                             // copied, the machine decides the quote.
-                            safe = Safe {
-                                p: e - 1,
-                                state: State::Str,
-                                comma: None,
-                                edits: self.lane_edits.len(),
-                                growth,
-                                mark: None,
-                                body: Some(q + 1),
-                            };
+                            safe = Safe::in_string(e - 1, q + 1, self.lane_edits.len(), growth);
                             break;
                         }
                         let next = e + src[e..].iter().take_while(|b| lex::is_ws(**b)).count();
