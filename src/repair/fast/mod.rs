@@ -31,6 +31,10 @@ use super::machine::{Frame, LOOKAHEAD, Machine, State};
 use super::strict::{scan_body_prefix, scan_literal, scan_number, scan_string};
 use crate::lex::{self, Quote};
 
+/// Below this many bytes not yet read, a scan is not started (see
+/// `fast_strict`).
+const MIN_SCAN: usize = 8;
+
 /// Where the loop may stop.
 #[derive(Clone, Copy)]
 struct Safe {
@@ -105,6 +109,13 @@ impl Machine<'_> {
             return;
         }
         let start = self.i - self.base;
+        if self.src.len() - start < MIN_SCAN && !self.eof {
+            // A few bytes that have just arrived: the machine takes what
+            // they hold as cheaply, without the scan's set-up (small feeds
+            // paid it for every chunk; callgrind, 16-byte chunks: −2.3%,
+            // one-byte: −7.6%).
+            return;
+        }
         // String bodies are not checked for UTF-8 as they are scanned: the
         // whole run is checked once at the end, and if it holds invalid
         // UTF-8 the scan runs again, stopping before it.
