@@ -15,9 +15,9 @@
 use super::FixKind;
 use super::fast::{string_ends, trailing_comma};
 use super::judge;
-use super::machine::{Frame, LOOKAHEAD, Machine, text_at, write_unwritten};
+use super::machine::{Frame, LOOKAHEAD, Machine, State, text_at, write_unwritten};
 use super::out::Out;
-use super::strict::escape_len;
+use super::strict::{escape_len, token_ends};
 use super::string::find_quote_escape_or_control;
 use crate::lex::{self, Quote, Token};
 
@@ -44,6 +44,21 @@ impl LaneEdit {
             fix_at: from,
         }
     }
+
+    /// How many bytes it writes.
+    pub(super) fn out_len(&self) -> usize {
+        match self.with {
+            With::Quoted(start, end) => end - start + 2,
+            With::Escaped(start, end, quotes) => end - start + 2 + quotes,
+            With::Text(text) => text.len(),
+            With::Nothing => 0,
+        }
+    }
+
+    /// How much longer the output is than the input it replaces.
+    pub(super) fn growth(&self) -> isize {
+        self.out_len() as isize - (self.to - self.from) as isize
+    }
 }
 
 /// What a lenient token becomes.
@@ -59,23 +74,6 @@ pub(super) enum With {
     Text(&'static str),
     /// Nothing: a comment.
     Nothing,
-}
-
-impl LaneEdit {
-    /// How many bytes it writes.
-    pub(super) fn out_len(&self) -> usize {
-        match self.with {
-            With::Quoted(start, end) => end - start + 2,
-            With::Escaped(start, end, quotes) => end - start + 2 + quotes,
-            With::Text(text) => text.len(),
-            With::Nothing => 0,
-        }
-    }
-
-    /// How much longer the output is than the input it replaces.
-    pub(super) fn growth(&self) -> isize {
-        self.out_len() as isize - (self.to - self.from) as isize
-    }
 }
 
 impl Machine<'_> {
@@ -143,9 +141,8 @@ impl Machine<'_> {
             return None;
         };
         // A whole word: a delimiter or whitespace after it.
-        match src.get(q + len) {
-            Some(&c) if lex::is_ws(c) || matches!(c, b',' | b'}' | b']') => {}
-            _ => return None,
+        if !token_ends(src, q + len) {
+            return None;
         }
         Some(LaneEdit::at(
             q,
@@ -206,10 +203,7 @@ impl Machine<'_> {
             || self.comment.is_some()
             || !matches!(
                 self.state,
-                super::machine::State::Key
-                    | super::machine::State::Value
-                    | super::machine::State::After
-                    | super::machine::State::Colon
+                State::Key | State::Value | State::After | State::Colon
             )
         {
             return false;

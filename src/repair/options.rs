@@ -1,11 +1,6 @@
 //! The engine's options: limits, what to do with several top-level values,
 //! how much output to keep, and whether to record where output came from.
 
-#[allow(unused_imports)] // for the doc links
-use super::{FixKind, Outcome, Repairer};
-#[allow(unused_imports)]
-use crate::error::Error;
-
 /// What to do with several top-level values (`{"a":1} {"b":2}`).
 ///
 /// Committed output is never rewritten, so this is chosen up front.
@@ -13,7 +8,7 @@ use crate::error::Error;
 #[non_exhaustive]
 pub enum Values {
     /// The first complete top-level value is the result; what follows is
-    /// dropped and reported as [`FixKind::RemovedTrailingText`].
+    /// dropped and reported as [`FixKind::RemovedTrailingText`](crate::FixKind::RemovedTrailingText).
     #[default]
     First,
     /// Every top-level value is repaired and written on its own line (NDJSON).
@@ -23,20 +18,20 @@ pub enum Values {
     Array,
 }
 
-/// How much of the output a [`Repairer`] keeps.
+/// How much of the output a [`Repairer`](crate::Repairer) keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Retain {
-    /// Keep everything: [`Repairer::snapshot`] and [`Repairer::finish`] see the whole text.
+    /// Keep everything: [`Repairer::snapshot`](crate::Repairer::snapshot) and [`Repairer::finish`](crate::Repairer::finish) see the whole text.
     #[default]
     All,
-    /// Forget output once [`Repairer::feed`] has returned it, so memory stays
+    /// Forget output once [`Repairer::feed`](crate::Repairer::feed) has returned it, so memory stays
     /// bounded on endless streams. `finish` then returns only the rest, and a
     /// snapshot starts with the piece the last `feed` returned.
     Unreturned,
 }
 
-/// Limits and policies for a [`Repairer`].
+/// Limits and policies for a [`Repairer`](crate::Repairer).
 ///
 /// ```
 /// use argmend::{Options, Values};
@@ -66,10 +61,10 @@ impl Default for Options {
 
 impl Options {
     setters! {
-        /// Nesting deeper than this many containers is an [`Error`] (default 512).
+        /// Nesting deeper than this many containers is an [`Error`](crate::Error) (default 512).
         max_depth(max_depth): usize;
 
-        /// More input bytes than this in all is an [`Error`] (default: no limit).
+        /// More input bytes than this in all is an [`Error`](crate::Error) (default: no limit).
         max_input_bytes(max_input): usize;
 
         /// What to do with several top-level values (default [`Values::First`]).
@@ -79,7 +74,7 @@ impl Options {
         retain(retain): Retain;
 
         /// Record where each piece of output came from in the input, so that
-        /// [`Outcome::input_offset`] can answer (default: off). It costs one
+        /// [`Outcome::input_offset`](crate::Outcome::input_offset) can answer (default: off). It costs one
         /// entry per token that writes output; a tool-argument layer that
         /// reports its own fixes by input offset wants it, a plain repair does not.
         ///

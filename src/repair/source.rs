@@ -1,5 +1,5 @@
 //! Where output came from: anchors from output positions to input offsets,
-//! recorded as the engine writes (see [`Options::source_map`]).
+//! recorded as the engine writes (see [`Options::source_map`](crate::Options::source_map)).
 //!
 //! The engine notes an anchor where each token's output begins, where the
 //! fast lane starts copying a run of valid JSON, and on each side of a
@@ -12,9 +12,6 @@
 //!
 //! Positions are absolute output positions: the anchors move when the engine
 //! inserts a separator or closer before them, and go when it cuts output back.
-
-#[allow(unused_imports)] // for the doc links
-use super::Options;
 
 /// `(output position, input offset)` anchors in output order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

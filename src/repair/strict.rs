@@ -4,6 +4,14 @@
 //! may still grow), apart from `fast/` so its loop reads as the grammar.
 
 use super::string::find_quote_escape_or_control;
+use crate::lex;
+
+/// Whether a number or literal ending at `e` is complete: whitespace or a
+/// `,`, `}` or `]` follows (anything else may continue it, or make it a word).
+#[inline]
+pub(super) fn token_ends(src: &[u8], e: usize) -> bool {
+    matches!(src.get(e), Some(&c) if lex::is_ws(c) || matches!(c, b',' | b'}' | b']'))
+}
 
 /// The index just past the closing quote of the strictly valid JSON string
 /// that opens at `q`, or `None` (invalid, or not complete yet).

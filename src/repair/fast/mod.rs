@@ -28,7 +28,7 @@ use super::FixKind;
 use super::judge;
 use super::lenient::{LaneEdit, With, comment_at};
 use super::machine::{Frame, LOOKAHEAD, Machine, State};
-use super::strict::{scan_body_prefix, scan_literal, scan_number, scan_string};
+use super::strict::{scan_body_prefix, scan_literal, scan_number, scan_string, token_ends};
 use crate::lex::{self, Quote};
 
 /// Below this many bytes not yet read, a scan is not started (see
@@ -284,19 +284,17 @@ impl Machine<'_> {
                         let Some(e) = scan_number(src, q) else {
                             break;
                         };
-                        // The byte after must show the token is complete.
-                        match src.get(e) {
-                            Some(&c) if lex::is_ws(c) || matches!(c, b',' | b'}' | b']') => {}
-                            _ => break,
+                        if !token_ends(src, e) {
+                            break;
                         }
                         (p, state, pending) = take_comma(src, e, e, top, at_out(e, growth));
                     }
                     _ => {
                         // A literal, or a lenient value (`'text'`, `True`).
                         let e = match b {
-                            b't' | b'f' | b'n' => scan_literal(src, q).filter(|&e| {
-                                matches!(src.get(e), Some(&c) if lex::is_ws(c) || matches!(c, b',' | b'}' | b']'))
-                            }),
+                            b't' | b'f' | b'n' => {
+                                scan_literal(src, q).filter(|&e| token_ends(src, e))
+                            }
                             _ => None,
                         };
                         let e = match e {
@@ -311,7 +309,6 @@ impl Machine<'_> {
                             }
                         };
                         let next = e + src[e..].iter().take_while(|b| lex::is_ws(**b)).count();
-                        let next = if b == b'\'' { next } else { e };
                         (p, state, pending) = take_comma(src, e, next, top, at_out(e, growth));
                     }
                 },
