@@ -274,6 +274,45 @@ fn stream_output_equals_one_shot_output() {
     );
 }
 
+#[test]
+fn whole_mode_matches_the_library_on_input_of_many_reads() {
+    // The default mode feeds its reads to one repairer (it does not hold the
+    // input or the fix log); text, verdict and fixes are the one-shot ones.
+    let big = big_input();
+    let outcome = argmend::repair(&big);
+    let output = run(&["repair", "--fixes"], &big);
+    assert_eq!(code(&output), 0);
+    assert!(output.stdout == outcome.text().as_bytes());
+    let fixes: Vec<serde_json::Value> = stderr(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(fixes.len(), outcome.fixes().len());
+    for (line, fix) in fixes.iter().zip(outcome.fixes()) {
+        assert_eq!(line["kind"], fix.kind.name());
+        assert_eq!(line["offset"], fix.offset);
+    }
+}
+
+#[test]
+fn whole_mode_writes_nothing_when_a_limit_stops_it_midway() {
+    // Well past the first read (64 KiB), then too deep.
+    let mut input = b"[".to_vec();
+    while input.len() < 300_000 {
+        input.extend_from_slice(b"'abc', ");
+    }
+    input.extend_from_slice(&[b'['; 600]);
+    let whole = run(&["repair"], &input);
+    assert_eq!(code(&whole), 1);
+    assert_eq!(stdout(&whole), "");
+    let streamed = run(&["repair", "--stream"], &input);
+    assert_eq!(code(&streamed), 1);
+    assert!(
+        streamed.stdout.len() > 100_000,
+        "--stream keeps what it wrote"
+    );
+}
+
 /// Reads from `child`'s stdout in a thread; `None` if nothing came in time.
 fn read_some(child: &mut Child, want: usize) -> Option<String> {
     let mut out = child.stdout.take().unwrap();

@@ -350,7 +350,12 @@ impl<'a> Machine<'a> {
     }
 
     /// Write out what the fast lane took but did not copy (see `unwritten`).
+    #[inline]
     pub(super) fn write_out(&mut self) {
+        if self.unwritten == 0 {
+            // The usual case, and every streamed one: kept inline.
+            return;
+        }
         write_unwritten(
             &self.src,
             self.whole_text,

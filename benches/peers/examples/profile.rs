@@ -11,6 +11,7 @@
 //!     --toggle-collect='argmend::repair::Repairer::snapshot' \
 //!     --toggle-collect='argmend::repair::Repairer::finish' \
 //!     target/release/examples/profile stream 1   # 100 KB in 16-byte chunks
+//!                                                # (`vstream`: its valid twin)
 //! valgrind --tool=callgrind --toggle-collect='serde_json::de::from_trait' \
 //!     target/release/examples/profile serde 1    # IgnoredAny on the 1 MB valid twin
 //! callgrind_annotate callgrind.out.<pid>
@@ -29,7 +30,7 @@ fn main() {
         .unwrap_or(1);
     let twin = match what.as_str() {
         "call" => fixtures::tool_call(),
-        "stream" | "k100" => fixtures::api_doc(100_000, SEED),
+        "stream" | "vstream" | "k100" => fixtures::api_doc(100_000, SEED),
         _ => fixtures::api_doc(1_000_000, SEED),
     };
     let mut total = 0;
@@ -40,9 +41,10 @@ fn main() {
                     serde_json::from_slice(&twin.valid).expect("the valid twin parses");
                 total += 1;
             }
-            "stream" => {
+            "stream" | "vstream" => {
+                let input = if what == "stream" { &twin.malformed } else { &twin.valid };
                 let mut repairer = argmend::Repairer::new(argmend::Options::default());
-                for chunk in twin.malformed.chunks(argmend_peers::CHUNK) {
+                for chunk in input.chunks(argmend_peers::CHUNK) {
                     total += repairer.feed(chunk).map_or(0, str::len);
                     total += repairer.snapshot().len();
                 }
