@@ -784,6 +784,11 @@ fn properties_regressions() {
         (b"{\"a\": \"\xff\"}", &[1]),
         (b"{\"a\": \"\xff\", \"b\": 'x'}", &[1, 3]),
         (b"[1, \"\xc3\", 2,]", &[2]),
+        // The lane takes a single-quoted string without checking its UTF-8
+        // (its run is checked whole): one with invalid UTF-8 in it, first
+        // or after other lenient tokens, whole or cut.
+        (b"{a: 'x\xffy', b: 'z'}", &[1, 3, 9]),
+        (b"['ok', 'b\xe2\x80', 'c']", &[1, 4, 12]),
         // Words and numbers longer than 64 bytes cut by chunk ends are
         // continued by hand, not lexed again: the same answer as one shot.
         (LONG_INT.as_bytes(), &[1, 7]),

@@ -11,6 +11,7 @@
 //!     --toggle-collect='argmend::repair::Repairer::snapshot' \
 //!     --toggle-collect='argmend::repair::Repairer::finish' \
 //!     target/release/examples/profile stream 1   # 100 KB in 16-byte chunks
+//!     (`k64`, same toggles: 1 MB in the CLI's 64 KiB reads)
 //!                                                # (`vstream`: its valid twin)
 //! valgrind --tool=callgrind --toggle-collect='serde_json::de::from_trait' \
 //!     target/release/examples/profile serde 1    # IgnoredAny on the 1 MB valid twin
@@ -40,6 +41,14 @@ fn main() {
                 let _: serde::de::IgnoredAny =
                     serde_json::from_slice(&twin.valid).expect("the valid twin parses");
                 total += 1;
+            }
+            "k64" => {
+                // The CLI's reads: 1 MB malformed in 64 KiB chunks.
+                let mut repairer = argmend::Repairer::new(argmend::Options::default());
+                for chunk in twin.malformed.chunks(64 * 1024) {
+                    total += repairer.feed(chunk).map_or(0, str::len);
+                }
+                total += repairer.finish().map_or(0, |o| o.text().len());
             }
             "stream" | "vstream" => {
                 let input = if what == "stream" { &twin.malformed } else { &twin.valid };
