@@ -51,7 +51,11 @@ fn main() {
                 total += repairer.finish().map_or(0, |o| o.text().len());
             }
             "stream" | "vstream" => {
-                let input = if what == "stream" { &twin.malformed } else { &twin.valid };
+                let input = if what == "stream" {
+                    &twin.malformed
+                } else {
+                    &twin.valid
+                };
                 let mut repairer = argmend::Repairer::new(argmend::Options::default());
                 for chunk in input.chunks(argmend_peers::CHUNK) {
                     total += repairer.feed(chunk).map_or(0, str::len);
