@@ -123,6 +123,7 @@ pub(super) fn judge(subject: &Subject<'_>, after: &[u8], eof: bool) -> Judgement
 /// as for [`judge`]): the fast lane's question, answered by the same rule.
 /// `None` when the bytes do not say yet. `trailing_comma` says whether the
 /// body ends with a comma; it is asked only off the common path.
+#[inline]
 pub(super) fn clean_value_ends(
     frames: &[Frame],
     open: Quote,
@@ -310,6 +311,7 @@ static KEY_BYTE: [bool; 256] = {
 /// The commonest answer, found without the general scan: a clean string
 /// followed (after spaces) by the closer of its container, or by a comma and
 /// then a key with its colon (in an object) or a value (in an array), ends.
+#[inline]
 fn quick_clean_end(frames: &[Frame], after: &[u8], eof: bool) -> Quick {
     let Some(&top) = frames.last() else {
         return Quick::Unknown;
