@@ -789,6 +789,17 @@ fn properties_regressions() {
         // or after other lenient tokens, whole or cut.
         (b"{a: 'x\xffy', b: 'z'}", &[1, 3, 9]),
         (b"['ok', 'b\xe2\x80', 'c']", &[1, 4, 12]),
+        // One shot, the lane records no safe point between a key and its
+        // value: a value it cannot take sends the key back to the machine.
+        (br#"{"a": 1, "b": tru"#, &[1, 5]),
+        (br#"{"a": 1, b: [}, "c": 2}"#, &[1, 3]),
+        (br#"{'a': 'x\q', "b": "y"}"#, &[1, 6]),
+        (br#"{"k": "v" "w", "n": None}"#, &[1, 2]),
+        (
+            br#"{"k": // c
+ 1, "m": /* c */ 2}"#,
+            &[1, 7],
+        ),
         // Words and numbers longer than 64 bytes cut by chunk ends are
         // continued by hand, not lexed again: the same answer as one shot.
         (LONG_INT.as_bytes(), &[1, 7]),
