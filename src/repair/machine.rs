@@ -307,7 +307,7 @@ impl<'a> Machine<'a> {
         // the input needs repair (the pages are touched only if written).
         machine.out.reserve(input.len() + input.len() / 16 + 16);
         // Likewise for fixes: models' JSON needs a few per hundred bytes.
-        machine.fixes.reserve(8 + input.len() / 32);
+        machine.fixes = Vec::with_capacity(8 + input.len() / 32);
         machine.run()?;
         machine.end()?;
         Ok(machine)

