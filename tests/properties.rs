@@ -816,6 +816,14 @@ fn properties_regressions() {
         (long_key.as_bytes(), &[5]),
         (window_key.as_bytes(), &[7]),
     ];
+    // The lane takes `"value", "key":` at once (`fast::follow_value`),
+    // within the judge's window: keys with escapes, and one past the window.
+    let far_key = format!("{{\"a\": \"x\",{}\"b\": 1}}", " ".repeat(5000));
+    let escaped_keys = r#"{"a": "x", "b\"c": 1, "d": "y", "e\u0022": [], "f": "z"  ,  "g\\": {}}"#;
+    let owned = owned.into_iter().chain([
+        (far_key.as_bytes(), &[1, 4096][..]),
+        (escaped_keys.as_bytes(), &[1, 5][..]),
+    ]);
     let cases: Vec<(&[u8], &[usize])> = cases.iter().copied().chain(owned).collect();
     let failures: Vec<String> = cases
         .iter()

@@ -296,7 +296,16 @@ impl Machine<'_> {
                             safe = Safe::in_string(body_end, q + 1, self.lane_edits.len(), growth);
                             break;
                         };
-                        if !self.value_ends(q + 1, e) {
+                        let follow = follow_value(src, e, top);
+                        if let Follow::Key(colon) = follow {
+                            // `"value", "key":`: the comma and the key are
+                            // taken with the string.
+                            p = colon + 1;
+                            state = State::Value;
+                            pending = None;
+                            after_key!();
+                        }
+                        if follow == Follow::Ask && !self.value_ends(q + 1, e) {
                             if self.lazy {
                                 break;
                             }
@@ -473,6 +482,61 @@ impl Machine<'_> {
             trailing_comma(&self.src, body, e - 1, prior, self.base)
         };
         judge::clean_value_ends(&self.stack, Quote::Double, comma, window, eof) == Some(true)
+    }
+}
+
+/// What follows a clean value string, as far as the lane can tell by itself
+/// (see [`follow_value`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Follow {
+    /// It ends there, and a comma, a strictly valid `"key"` and its colon
+    /// follow: the colon's index.
+    Key(usize),
+    /// It ends there.
+    End,
+    /// The judge decides.
+    Ask,
+}
+
+/// The judge's quick rule (`judge::quick_clean_end`) on the commonest
+/// followers of a clean value string whose closing quote is just before
+/// `e`, read by the lane itself, all within the judge's lookahead window:
+/// the innermost container's closer; in an array a comma and a value; in an
+/// object a comma and the closer, or a comma, a strictly valid `"key"` and
+/// its colon (the judge's scan of the key stops at the same quote, stepping
+/// over every escape alike). It answers only where that rule says the
+/// string ends; anything else is left to the judge. With the key found, the
+/// lane takes the string, the comma and the key at once instead of asking
+/// the judge and then reading the comma and the key a second time
+/// (callgrind, the valid 1 MB twin through the lane: −10%).
+#[inline]
+fn follow_value(src: &[u8], e: usize, top: Option<Frame>) -> Follow {
+    let window = &src[..src.len().min(e + LOOKAHEAD)];
+    let skip = |mut k: usize| {
+        while window.get(k).is_some_and(|&b| lex::is_ws(b)) {
+            k += 1;
+        }
+        k
+    };
+    let k = skip(e);
+    match (window.get(k), top) {
+        (Some(b'}'), Some(Frame::Object)) | (Some(b']'), Some(Frame::Array)) => Follow::End,
+        (Some(b','), Some(Frame::Array)) => match window.get(skip(k + 1)) {
+            Some(b'"' | b'{' | b'[' | b'-' | b'0'..=b'9' | b']') => Follow::End,
+            _ => Follow::Ask,
+        },
+        (Some(b','), Some(Frame::Object)) => {
+            let key = skip(k + 1);
+            match window.get(key) {
+                Some(b'}') => Follow::End,
+                Some(b'"') => match scan_string(window, key).map(skip) {
+                    Some(colon) if window.get(colon) == Some(&b':') => Follow::Key(colon),
+                    _ => Follow::Ask,
+                },
+                _ => Follow::Ask,
+            }
+        }
+        _ => Follow::Ask,
     }
 }
 
