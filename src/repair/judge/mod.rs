@@ -286,7 +286,7 @@ fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judgement> {
 
 /// What the quick look at a clean string's continuation found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Quick {
+pub(super) enum Quick {
     /// It ends the string.
     End,
     /// So far it looks like the common case, and the bytes ran out: the
@@ -297,7 +297,7 @@ enum Quick {
 }
 
 /// The bytes a bare key goes on with (`[A-Za-z0-9_$-]`), as a table.
-static KEY_BYTE: [bool; 256] = {
+pub(super) static KEY_BYTE: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 256 {
@@ -312,7 +312,7 @@ static KEY_BYTE: [bool; 256] = {
 /// followed (after spaces) by the closer of its container, or by a comma and
 /// then a key with its colon (in an object) or a value (in an array), ends.
 #[inline]
-fn quick_clean_end(frames: &[Frame], after: &[u8], eof: bool) -> Quick {
+pub(super) fn quick_clean_end(frames: &[Frame], after: &[u8], eof: bool) -> Quick {
     let Some(&top) = frames.last() else {
         return Quick::Unknown;
     };
