@@ -789,6 +789,12 @@ fn properties_regressions() {
         // or after other lenient tokens, whole or cut.
         (b"{a: 'x\xffy', b: 'z'}", &[1, 3, 9]),
         (b"['ok', 'b\xe2\x80', 'c']", &[1, 4, 12]),
+        // The lane reads a single-quoted body in one pass: escaped quotes,
+        // escapes before the closing quote, bad escapes, raw `"` inside.
+        (
+            br#"['it\'s', 'a\\', 'b\\\'c', 'say "hi"', 'x\u00zz', 'tab\t', 'ok']"#,
+            &[1, 3],
+        ),
         // One shot, the lane records no safe point between a key and its
         // value: a value it cannot take sends the key back to the machine.
         (br#"{"a": 1, "b": tru"#, &[1, 5]),

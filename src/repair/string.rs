@@ -361,6 +361,14 @@ pub(super) fn find_quote_escape_or_control(bytes: &[u8]) -> Option<usize> {
     find_special(bytes, [b'"', b'\\', b'"'])
 }
 
+/// The offset of the first `'`, `"`, `\\` or control character: what a
+/// `'`-string body the lane takes (`lenient.rs`) must stop at, found in one
+/// pass.
+#[inline(always)]
+pub(super) fn find_single_quote_special(bytes: &[u8]) -> Option<usize> {
+    find_special(bytes, [b'\'', b'"', b'\\'])
+}
+
 /// The offset of the first of the three bytes `stops`, or of a control
 /// character (below U+0020). Eight bytes at a time in a `u64`, as serde_json
 /// does, so short bodies cost no setup.
