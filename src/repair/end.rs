@@ -94,7 +94,10 @@ impl Machine<'_> {
         };
         let text = if self.started { text } else { String::new() };
         let mut fixes = self.fixes;
-        fixes.sort_by_key(|f| f.offset);
+        // Nearly always in order already; checking costs less than sorting.
+        if !fixes.is_sorted_by_key(|f| f.offset) {
+            fixes.sort_by_key(|f| f.offset);
+        }
         (text, fixes, sources)
     }
 

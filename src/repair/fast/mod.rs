@@ -206,8 +206,8 @@ impl Machine<'_> {
         // One shot, after a key and its colon the scan goes straight on to
         // the value, without recording a safe point between them: one round
         // of the loop's bookkeeping per member instead of two (callgrind:
-        // the valid 1 MB twin through the lane −6%, `api_1m` malformed
-        // −2.5%). Should the value not be taken, the scan rolls back to
+        // the valid 1 MB twin through the lane −5.8%, `api_1m` malformed
+        // −1.9%). Should the value not be taken, the scan rolls back to
         // before the key, which the machine then reads. A stream keeps the
         // safe point: there a value is often cut by the chunk's end, and
         // the machine reading the key again cost 11–13% of 16-byte streams.
