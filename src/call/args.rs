@@ -106,13 +106,12 @@ impl ArgsStream {
             }
         }
         if let Some(engine) = &mut self.fenced {
-            match engine.feed(&chunk) {
-                Ok(text) => {
-                    self.walked |= !text.is_empty();
-                    self.walker.commit(text);
-                }
+            let (text, failed) = engine.feed_until_failure(&chunk);
+            self.walked |= !text.is_empty();
+            self.walker.commit(text);
+            if failed.is_some() {
                 // A crossed limit: the normalizer reports it at the end.
-                Err(_) => self.fenced = None,
+                self.fenced = None;
             }
         } else {
             self.walked |= !committed.is_empty();

@@ -91,7 +91,9 @@ impl ToolRepairer {
         let Mode::Streaming(repairer) = &mut self.mode else {
             return "";
         };
-        let committed = repairer.feed(&self.input[from..]).unwrap_or("");
+        // A crossed limit shows at `finish`; what was committed before it
+        // is handed out all the same.
+        let (committed, _) = repairer.feed_until_failure(&self.input[from..]);
         self.returned += committed.len();
         committed
     }

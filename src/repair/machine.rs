@@ -323,7 +323,13 @@ impl<'a> Machine<'a> {
         }
         self.drain_input();
         self.src.to_mut().extend_from_slice(chunk);
-        self.run()
+        let ran = self.run();
+        if ran.is_err() {
+            // What was settled before the limit stays committed, wherever
+            // the chunks were cut (see `Repairer::feed_until_failure`).
+            self.advance_commit();
+        }
+        ran
     }
 
     /// Forget consumed input that no open decision can return to.

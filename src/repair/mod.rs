@@ -306,14 +306,26 @@ impl Repairer {
     /// even inside a UTF-8 sequence or an escape: what cannot be decided yet
     /// is held back. After an error every further call returns it again.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<&str, Error> {
+        match self.feed_until_failure(chunk) {
+            (committed, None) => Ok(committed),
+            (_, Some(error)) => Err(error),
+        }
+    }
+
+    /// [`feed`](Self::feed) that also hands out, when this chunk crosses a
+    /// limit, the output committed before the limit was crossed. A caller
+    /// that reports what the output settled (the call runtime's finished
+    /// fields) then reports the same whether the input came whole or in
+    /// pieces: before, a whole input lost what pieces had already handed out.
+    pub(crate) fn feed_until_failure(&mut self, chunk: &[u8]) -> (&str, Option<Error>) {
         if let Some(error) = &self.failed {
-            return Err(error.clone());
+            return ("", Some(error.clone()));
         }
-        if let Err(error) = self.machine.push(chunk) {
+        let failed = self.machine.push(chunk).err();
+        if let Some(error) = &failed {
             self.failed = Some(error.clone());
-            return Err(error);
         }
-        Ok(self.machine.take_committed())
+        (self.machine.take_committed(), failed)
     }
 
     /// Whether a limit was crossed (every call now returns that error).
