@@ -1,14 +1,13 @@
 //! What follows a token, as the lane reads it: whether a value string ends
-//! at its quote (the lane's own reading of the judge's quick rule, else the
-//! judge), the comma after a value, a trailing comma before a closer, and
+//! at its quote (the judge's quick rule, else the full judge), the comma
+//! after a value, a trailing comma before a closer, and
 //! the frame a closer pops.
 
 use crate::lex::{self, Quote};
 use crate::repair::FixKind;
-use crate::repair::judge;
+use crate::repair::judge::{self, Quick};
 use crate::repair::lenient::{LaneEdit, With};
 use crate::repair::machine::{Frame, LOOKAHEAD, Machine, State};
-use crate::repair::strict::scan_string;
 
 impl Machine<'_> {
     /// Whether the clean string whose closing quote is just before `e` (an
@@ -40,74 +39,25 @@ pub(super) enum Follow {
     Ask,
 }
 
-/// The judge's quick rule (`judge::quick_clean_end`) on the commonest
-/// followers of a clean value string whose closing quote is just before
-/// `e`, read by the lane itself, all within the judge's lookahead window:
-/// the innermost container's closer; in an array a comma and a value; in an
-/// object a comma and the closer, or a comma, a strictly valid `"key"` and
-/// its colon (the judge's scan of the key stops at the same quote, stepping
-/// over every escape alike). It answers only where that rule says the
-/// string ends; anything else is left to the judge. With the key found, the
-/// lane takes the string, the comma and the key at once instead of asking
-/// the judge and then reading the comma and the key a second time
-/// (callgrind, the valid 1 MB twin through the lane: −10%).
+/// What follows a clean value string whose closing quote is just before
+/// `e`, by the judge's quick rule (`judge::quick_clean_end`, asked here
+/// directly, within its lookahead window): where the rule says the string
+/// ends, the lane needs no more of the judge. When a `"key"` without
+/// escapes and its colon follow the comma (strictly valid, so the lane's
+/// own key scan would stop at the same colon), the lane takes the string,
+/// the comma and the key at once instead of reading the comma and the key
+/// a second time (callgrind, the valid 1 MB twin through the lane: −10%).
 #[inline]
 pub(super) fn follow_value(src: &[u8], e: usize, top: Option<Frame>) -> Follow {
-    let window = &src[..src.len().min(e + LOOKAHEAD)];
-    let skip = |mut k: usize| {
-        while window.get(k).is_some_and(|&b| lex::is_ws(b)) {
-            k += 1;
-        }
-        k
+    let Some(top) = top else {
+        return Follow::Ask;
     };
-    let k = skip(e);
-    match (window.get(k), top) {
-        (Some(b'}'), Some(Frame::Object)) | (Some(b']'), Some(Frame::Array)) => Follow::End,
-        (Some(b','), Some(Frame::Array)) => match window.get(skip(k + 1)) {
-            Some(b'"' | b'{' | b'[' | b'-' | b'0'..=b'9' | b']') => Follow::End,
-            _ => Follow::Ask,
-        },
-        (Some(b','), Some(Frame::Object)) => {
-            let key = skip(k + 1);
-            let close = match window.get(key) {
-                Some(b'}') => return Follow::End,
-                Some(b'"') => {
-                    return match scan_string(window, key).map(skip) {
-                        Some(colon) if window.get(colon) == Some(&b':') => Follow::Key(colon),
-                        _ => Follow::Ask,
-                    };
-                }
-                // `'key'`, stepping over escapes as the judge does.
-                Some(b'\'') => {
-                    let mut j = key + 1;
-                    loop {
-                        match window.get(j) {
-                            Some(b'\'') => break j + 1,
-                            Some(b'\\') => j += 2,
-                            Some(&b) if b >= 0x20 => j += 1,
-                            _ => return Follow::Ask,
-                        }
-                    }
-                }
-                // A bare key.
-                Some(&b) if b.is_ascii_alphabetic() || b == b'_' || b == b'$' => {
-                    let mut j = key + 1;
-                    while window
-                        .get(j)
-                        .is_some_and(|&b| judge::KEY_BYTE[usize::from(b)])
-                    {
-                        j += 1;
-                    }
-                    j
-                }
-                _ => return Follow::Ask,
-            };
-            match window.get(skip(close)) {
-                Some(b':') => Follow::End,
-                _ => Follow::Ask,
-            }
-        }
-        _ => Follow::Ask,
+    let window = &src[e..src.len().min(e + LOOKAHEAD)];
+    // `eof` only tells a wait from an unknown; both leave it to the judge.
+    match judge::quick_clean_end(std::slice::from_ref(&top), window, true) {
+        Quick::EndAtKey { colon } => Follow::Key(e + colon),
+        Quick::End => Follow::End,
+        Quick::Need | Quick::Unknown => Follow::Ask,
     }
 }
 
@@ -253,9 +203,11 @@ mod tests {
                 }
                 answered += 1;
                 for eof in [false, true] {
-                    assert_eq!(
-                        quick_clean_end(&[top], &after, eof),
-                        Quick::End,
+                    assert!(
+                        matches!(
+                            quick_clean_end(&[top], &after, eof),
+                            Quick::End | Quick::EndAtKey { .. }
+                        ),
                         "{:?} in {top:?}",
                         String::from_utf8_lossy(&after)
                     );

@@ -132,7 +132,7 @@ pub(super) fn clean_value_ends(
     eof: bool,
 ) -> Option<bool> {
     match quick_clean_end(frames, after, eof) {
-        Quick::End => return Some(true),
+        Quick::End | Quick::EndAtKey { .. } => return Some(true),
         Quick::Need => return None,
         Quick::Unknown => {}
     }
@@ -202,7 +202,7 @@ fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judgement> {
     let frames = subject.frames;
     if subject.clean() {
         match quick_clean_end(frames, c.bytes, c.eof) {
-            Quick::End => return Ok(Judgement::End),
+            Quick::End | Quick::EndAtKey { .. } => return Ok(Judgement::End),
             Quick::Need => return Err(Short),
             Quick::Unknown => {}
         }
@@ -289,6 +289,11 @@ fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judgement> {
 pub(super) enum Quick {
     /// It ends the string.
     End,
+    /// It ends the string, and a comma, a `"key"` without a backslash
+    /// (strictly valid, then: the scan stopped at no control byte) and its
+    /// colon follow; `colon` indexes `after`. The fast lane takes the key
+    /// with the string.
+    EndAtKey { colon: usize },
     /// So far it looks like the common case, and the bytes ran out: the
     /// general scan would wait as well.
     Need,
@@ -297,7 +302,7 @@ pub(super) enum Quick {
 }
 
 /// The bytes a bare key goes on with (`[A-Za-z0-9_$-]`), as a table.
-pub(super) static KEY_BYTE: [bool; 256] = {
+static KEY_BYTE: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 256 {
@@ -339,6 +344,8 @@ pub(super) fn quick_clean_end(frames: &[Frame], after: &[u8], eof: bool) -> Quic
         },
         (b',', Frame::Object) => {
             let k = skip(k + 1);
+            // A `"` key with no escape in it, as the lane can take it.
+            let mut plain = after.get(k) == Some(&b'"');
             let close = match after.get(k) {
                 None => return short,
                 Some(b'}') => return Quick::End,
@@ -364,7 +371,10 @@ pub(super) fn quick_clean_end(frames: &[Frame], after: &[u8], eof: bool) -> Quic
                         };
                         j += n;
                         match after[j] {
-                            b'\\' => j += 2,
+                            b'\\' => {
+                                plain = false;
+                                j += 2;
+                            }
                             b if b < 0x20 => return Quick::Unknown,
                             _ => break j + 1,
                         }
@@ -382,8 +392,10 @@ pub(super) fn quick_clean_end(frames: &[Frame], after: &[u8], eof: bool) -> Quic
                 }
                 Some(_) => return Quick::Unknown,
             };
-            match after.get(skip(close)) {
+            let colon = skip(close);
+            match after.get(colon) {
                 None => short,
+                Some(b':') if plain => Quick::EndAtKey { colon },
                 Some(b':') => Quick::End,
                 Some(_) => Quick::Unknown,
             }
