@@ -19,6 +19,10 @@
 //! ```
 //! (`--toggle-collect` counts only inside the named function, so the
 //! fixture's generation is left out.)
+//!
+//! With `PROFILE_TIME=1` it also prints the nanoseconds a repetition took
+//! (fixture generation excluded) to stderr: `benches/peers/ab.sh` times two
+//! builds back to back with it.
 
 use argmend_peers::SEED;
 use argmend_peers::fixtures;
@@ -35,6 +39,7 @@ fn main() {
         _ => fixtures::api_doc(1_000_000, SEED),
     };
     let mut total = 0;
+    let started = std::time::Instant::now();
     for _ in 0..reps {
         match what.as_str() {
             "serde" => {
@@ -72,6 +77,12 @@ fn main() {
             }
             _ => total += argmend::repair(&twin.malformed).text().len(),
         }
+    }
+    if std::env::var_os("PROFILE_TIME").is_some() {
+        // For back-to-back wall-clock comparisons of two builds: the time
+        // per repetition, without the fixture's generation.
+        let per = started.elapsed().as_secs_f64() / reps.max(1) as f64;
+        eprintln!("{:.1}", per * 1e9);
     }
     println!("{total}");
 }
