@@ -307,11 +307,13 @@ impl<'a> Machine<'a> {
         // the input needs repair (the pages are touched only if written).
         machine.out.reserve(input.len() + input.len() / 16 + 16);
         // Likewise for fixes: room for one every 16 bytes. Models' JSON
-        // needs a few per hundred bytes, the bench fixture one every 26;
-        // with room for one every 32, the fixture's 10 MB twin outgrew the
-        // log midway, and copying it into fresh pages made the repair 21%
-        // slower (38.8 ms against 30.5). The room left unused is at most
-        // the input's length in bytes, and only address space until written.
+        // needs a few per hundred bytes, the bench fixture one every 26.
+        // With room for one every 32 the fixture's 10 MB twin outgrew the
+        // log midway, and when the log lived on the heap (not mapped on its
+        // own) copying it into fresh pages made the repair 27% slower
+        // (38.8 ms against 30.5, examples/floor.rs in benches/peers). The
+        // room left unused is at most the input's length in bytes, and only
+        // address space until written.
         machine.fixes = Vec::with_capacity(8 + input.len() / 16);
         machine.run()?;
         machine.end()?;
