@@ -36,6 +36,7 @@ fn main() {
     let twin = match what.as_str() {
         "call" => fixtures::tool_call(),
         "stream" | "vstream" | "k100" => fixtures::api_doc(100_000, SEED),
+        "wf" | "wfstream" => argmend_peers::write_file(50_000, SEED),
         _ => fixtures::api_doc(1_000_000, SEED),
     };
     let mut total = 0;
@@ -55,8 +56,8 @@ fn main() {
                 }
                 total += repairer.finish().map_or(0, |o| o.text().len());
             }
-            "stream" | "vstream" => {
-                let input = if what == "stream" {
+            "stream" | "vstream" | "wfstream" => {
+                let input = if what != "vstream" {
                     &twin.malformed
                 } else {
                     &twin.valid
