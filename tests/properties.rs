@@ -806,6 +806,23 @@ fn properties_regressions() {
  1, "m": /* c */ 2}"#,
             &[1, 7],
         ),
+        // One shot, the lane escapes raw control characters in a value
+        // string whose closing quote it takes (code with its line breaks
+        // and tabs unescaped); streamed, the machine does: every control
+        // character, a trailing comma before a line break, a string the
+        // lane then cannot finish (a bad escape, an inner quote, the end).
+        (
+            b"{\"code\": \"fn main() {\n\tprintln!(\\\"hi\\\");\r\n}\", \"n\": 1}",
+            &[1, 3, 7],
+        ),
+        (b"[\"\x00\x01\x08\x0b\x0c\x1f\r\n\x7f\", \"\n\"]", &[1, 2]),
+        (b"{\"a\": \"x,\n\", \"b\": 1}", &[1, 4]),
+        (b"{\"a\": \"x,\n\t\"}", &[1, 5]),
+        (b"[\"a,\n\", \"b\"]", &[1, 2]),
+        (b"{\"a\": \"x\ny\\q\", \"b\": 2}", &[1, 3]),
+        (b"{\"a\": \"line\n\"quoted\" end\", \"b\": 1}", &[1, 6]),
+        (b"{\"a\": \"x\ny", &[1, 2]),
+        (b"{\"a\": \"x\ny\" + \"z\"}", &[1, 4]),
         // Words and numbers longer than 64 bytes cut by chunk ends are
         // continued by hand, not lexed again: the same answer as one shot.
         (LONG_INT.as_bytes(), &[1, 7]),

@@ -17,7 +17,7 @@ use super::fast::{string_ends, trailing_comma};
 use super::judge;
 use super::machine::{Frame, LOOKAHEAD, Machine, State, write_unwritten};
 use super::out::Out;
-use super::strict::{escape_len, token_ends};
+use super::strict::{escape_len, scan_body_prefix, token_ends};
 use super::string::{find_quote_escape_or_control, find_single_quote_special};
 use crate::lex::{self, Quote, Token};
 
@@ -246,6 +246,48 @@ pub(super) fn comment_at(src: &[u8], q: usize) -> Option<LaneEdit> {
         _ => None,
     }?;
     Some(LaneEdit::at(q, end, With::Nothing, FixKind::RemovedComment))
+}
+
+/// How the machine writes each control character inside a string body
+/// (`string.rs`): the short escapes JSON has, else `\\u00XX`.
+const CONTROL_ESCAPES: [&str; 32] = {
+    let mut table = [
+        "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007",
+        "\\u0008", "\\u0009", "\\u000a", "\\u000b", "\\u000c", "\\u000d", "\\u000e", "\\u000f",
+        "\\u0010", "\\u0011", "\\u0012", "\\u0013", "\\u0014", "\\u0015", "\\u0016", "\\u0017",
+        "\\u0018", "\\u0019", "\\u001a", "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f",
+    ];
+    table[0x08] = "\\b";
+    table[0x09] = "\\t";
+    table[0x0A] = "\\n";
+    table[0x0C] = "\\f";
+    table[0x0D] = "\\r";
+    table
+};
+
+/// The rest of a `"`-string body from `k`, a raw control character (a line
+/// break or tab in code a model did not escape): each control character up
+/// to the closing quote becomes an edit writing its escape, as the machine
+/// writes it, with the machine's `EscapedControl` fix. Returns the index
+/// just past the closing quote; `None` (the edits pushed so far are the
+/// caller's to drop) where the body stops at anything else the lane cannot
+/// take, or at the end of `src`.
+pub(super) fn body_controls(
+    src: &[u8],
+    mut k: usize,
+    edits: &mut Vec<LaneEdit>,
+    growth: &mut isize,
+) -> Option<usize> {
+    loop {
+        let escape = CONTROL_ESCAPES[usize::from(*src.get(k).filter(|&&c| c < 0x20)?)];
+        let edit = LaneEdit::at(k, k + 1, With::Text(escape), FixKind::EscapedControl);
+        *growth += edit.growth();
+        edits.push(edit);
+        match scan_body_prefix(src, k + 1) {
+            (_, Some(e)) => return Some(e),
+            (end, None) => k = end,
+        }
+    }
 }
 
 /// Write a single-quoted string's body (checked by `single_quoted`) as the

@@ -29,7 +29,7 @@ mod follow;
 use self::follow::{Follow, after_value, drop_trailing_comma, follow_value, pop_frame, take_comma};
 pub(super) use self::follow::{string_ends, trailing_comma};
 use super::FixKind;
-use super::lenient::{LaneEdit, With, comment_at};
+use super::lenient::{LaneEdit, With, body_controls, comment_at};
 use super::machine::{Frame, Machine, State};
 use super::strict::{scan_body_prefix, scan_literal, scan_number, scan_string, token_ends};
 use crate::lex;
@@ -287,7 +287,19 @@ impl Machine<'_> {
                         state = after_value(top);
                     }
                     b'"' => {
-                        let (body_end, quote) = scan_body_prefix(src, q + 1);
+                        let (body_end, mut quote) = scan_body_prefix(src, q + 1);
+                        // Raw control characters in the body (code with its
+                        // line breaks unescaped) are edits, when the closing
+                        // quote is taken in this scan; else the lane stops
+                        // before the first of them, as it did without.
+                        let before_controls = (self.lane_edits.len(), growth);
+                        if quote.is_none() {
+                            quote = body_controls(src, body_end, &mut self.lane_edits, &mut growth);
+                            if quote.is_none() {
+                                self.lane_edits.truncate(before_controls.0);
+                                growth = before_controls.1;
+                            }
+                        }
                         let Some(e) = quote else {
                             if self.lazy {
                                 // One shot, the machine reads such a string
@@ -313,8 +325,15 @@ impl Machine<'_> {
                                 break;
                             }
                             // Stop inside the string, at its quote: the body is
-                            // copied, the machine decides the quote.
-                            safe = Safe::in_string(e - 1, q + 1, self.lane_edits.len(), growth);
+                            // copied, the machine decides the quote. (Before
+                            // the first control character, if it has any: a
+                            // stop inside a string knows no edits in its body.)
+                            safe = if self.lane_edits.len() > before_controls.0 {
+                                let (edits, growth) = before_controls;
+                                Safe::in_string(body_end, q + 1, edits, growth)
+                            } else {
+                                Safe::in_string(e - 1, q + 1, self.lane_edits.len(), growth)
+                            };
                             break;
                         }
                         let next = e + src[e..].iter().take_while(|b| lex::is_ws(**b)).count();
