@@ -858,3 +858,34 @@ fn properties_regressions() {
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// The lane escapes a value string's raw control characters itself, in one
+/// shot and in streams, and may stop inside such a string at a chunk's end
+/// (its edits then lie inside the body the machine goes on with). Every
+/// chunk size from one byte to past the lane's smallest scan, on code with
+/// unescaped line breaks and tabs, trailing commas before a line break
+/// (which the next key may still turn into the string's end), a control
+/// character first in a body, and `\r\n`.
+#[test]
+fn raw_control_characters_in_strings_at_every_chunk_size() {
+    let inputs: [&[u8]; 4] = [
+        b"{\"path\": \"src/a.rs\", \"content\": \"fn main() {\n\tlet s = \\\"hi\\\";\r\n\tprintln!(\\\"{s}\\\");\n}\n\", \"mode\": \"0644\"}",
+        b"{\"a\": \"one,\n\", \"b\": \"two,\n\t\", c: 3, \"d\": \"\nfirst\", \"e\": [\"x,\n\", \"y\"]}",
+        b"[\"\x01\x02 tab\there\", \"cr\r\", \"ff\x0c\", \"end,\n\t\n\"]",
+        b"{\"a\": \"x,\n\"b\": 1}",
+    ];
+    let mut failures = Vec::new();
+    for input in inputs {
+        for size in 1..=48 {
+            if let Err(e) = check_all(input, &[size]) {
+                failures.push(format!("{:?} cut [{size}]: {e}", lossy(input)));
+            }
+        }
+        for sizes in [&[9, 1, 17][..], &[13, 2], &[8, 8, 3], &[31, 5]] {
+            if let Err(e) = check_all(input, sizes) {
+                failures.push(format!("{:?} cut {sizes:?}: {e}", lossy(input)));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

@@ -265,29 +265,30 @@ const CONTROL_ESCAPES: [&str; 32] = {
     table
 };
 
-/// The rest of a `"`-string body from `k`, a raw control character (a line
-/// break or tab in code a model did not escape): each control character up
-/// to the closing quote becomes an edit writing its escape, as the machine
-/// writes it, with the machine's `EscapedControl` fix. Returns the index
-/// just past the closing quote; `None` (the edits pushed so far are the
-/// caller's to drop) where the body stops at anything else the lane cannot
-/// take, or at the end of `src`.
+/// The rest of a `"`-string body from `k`, where `scan_body_prefix` stopped:
+/// each raw control character (a line break or tab in code a model did not
+/// escape) becomes an edit writing its escape as the machine writes it,
+/// with the machine's `EscapedControl` fix. The same answer as
+/// `scan_body_prefix` otherwise: where the body stops (at its closing
+/// quote, at the end of `src`, or at what the lane cannot take), and the
+/// index past the closing quote when it is there.
 pub(super) fn body_controls(
     src: &[u8],
     mut k: usize,
     edits: &mut Vec<LaneEdit>,
     growth: &mut isize,
-) -> Option<usize> {
-    loop {
-        let escape = CONTROL_ESCAPES[usize::from(*src.get(k).filter(|&&c| c < 0x20)?)];
+) -> (usize, Option<usize>) {
+    while let Some(&c) = src.get(k).filter(|&&c| c < 0x20) {
+        let escape = CONTROL_ESCAPES[usize::from(c)];
         let edit = LaneEdit::at(k, k + 1, With::Text(escape), FixKind::EscapedControl);
         *growth += edit.growth();
         edits.push(edit);
         match scan_body_prefix(src, k + 1) {
-            (_, Some(e)) => return Some(e),
             (end, None) => k = end,
+            found => return found,
         }
     }
+    (k, None)
 }
 
 /// Write a single-quoted string's body (checked by `single_quoted`) as the

@@ -109,16 +109,29 @@ impl Machine<'_> {
     /// after copying the same body (see `open_string::Str`), its trailing comma
     /// included. `out_start` is where `src[start]` would be in the output had
     /// the scan's edits all come before it (it may wrap below zero when they
-    /// shrank the output; every position asked for lies past them).
+    /// shrank the output). The body's own edits (its raw control characters,
+    /// `lenient::body_controls`) come after some of the positions asked for,
+    /// so each position leaves out the edits at or past it.
     fn string_at_quote(&mut self, start: usize, out_start: usize, safe: Safe) {
+        let edits = &self.lane_edits[..safe.edits];
+        // The growth and the number of the edits at or past input index `x`.
+        let past = |x: usize| {
+            edits
+                .iter()
+                .rev()
+                .take_while(|e| e.from >= x)
+                .fold((0, 0), |(growth, n), e| (growth + e.growth(), n + 1))
+        };
+        let out_at = |x: usize| {
+            out_start
+                .wrapping_add(x - start)
+                .wrapping_add_signed(-past(x).0)
+        };
         let (from, mut string) = match (safe.body, self.string) {
-            (Some(body), _) => {
-                let at = out_start.wrapping_add(body - start);
-                (
-                    body,
-                    Str::new(Quote::Double, Role::Value, Escaping::Plain, at),
-                )
-            }
+            (Some(body), _) => (
+                body,
+                Str::new(Quote::Double, Role::Value, Escaping::Plain, out_at(body)),
+            ),
             (None, Some(string)) => (start, string),
             (None, None) => return,
         };
@@ -127,8 +140,10 @@ impl Machine<'_> {
             let at = from + k;
             string.comma = (copied[k] == b',').then(|| Comma {
                 input: self.base + at,
-                out: out_start.wrapping_add(at - start),
-                n_fixes: self.fix_count(),
+                out: out_at(at),
+                // The fixes of the line breaks after the comma are not
+                // before it.
+                n_fixes: self.fix_count() - past(at).1,
             });
         }
         self.string = Some(string);

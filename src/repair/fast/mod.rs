@@ -169,7 +169,13 @@ impl Machine<'_> {
         if state == State::Str {
             // The rest of a string the machine opened (a chunk ended inside it).
             let key = self.string.is_some_and(|s| s.is_key());
-            let (body_end, quote) = scan_body_prefix(src, start);
+            let (mut body_end, mut quote) = scan_body_prefix(src, start);
+            if !key && quote.is_none() {
+                // Raw control characters: edits (see `body_controls`).
+                (body_end, quote) = body_controls(src, body_end, &mut self.lane_edits, &mut growth);
+                safe.edits = self.lane_edits.len();
+                safe.growth = growth;
+            }
             let Some(e) = quote else {
                 // (A key stays with the machine: it is held until its colon.)
                 if key || body_end == start || self.lazy {
@@ -199,7 +205,7 @@ impl Machine<'_> {
             p = e;
             state = if key { State::Colon } else { State::After };
             if state == State::After {
-                value_end = out_start + (p - start);
+                value_end = at_out(p, growth);
             }
             machine_comma = false;
             took = true;
@@ -287,18 +293,12 @@ impl Machine<'_> {
                         state = after_value(top);
                     }
                     b'"' => {
-                        let (body_end, mut quote) = scan_body_prefix(src, q + 1);
-                        // Raw control characters in the body (code with its
-                        // line breaks unescaped) are edits, when the closing
-                        // quote is taken in this scan; else the lane stops
-                        // before the first of them, as it did without.
-                        let before_controls = (self.lane_edits.len(), growth);
+                        let (mut body_end, mut quote) = scan_body_prefix(src, q + 1);
                         if quote.is_none() {
-                            quote = body_controls(src, body_end, &mut self.lane_edits, &mut growth);
-                            if quote.is_none() {
-                                self.lane_edits.truncate(before_controls.0);
-                                growth = before_controls.1;
-                            }
+                            // Raw control characters in the body (code with
+                            // its line breaks unescaped): edits.
+                            (body_end, quote) =
+                                body_controls(src, body_end, &mut self.lane_edits, &mut growth);
                         }
                         let Some(e) = quote else {
                             if self.lazy {
@@ -325,15 +325,8 @@ impl Machine<'_> {
                                 break;
                             }
                             // Stop inside the string, at its quote: the body is
-                            // copied, the machine decides the quote. (Before
-                            // the first control character, if it has any: a
-                            // stop inside a string knows no edits in its body.)
-                            safe = if self.lane_edits.len() > before_controls.0 {
-                                let (edits, growth) = before_controls;
-                                Safe::in_string(body_end, q + 1, edits, growth)
-                            } else {
-                                Safe::in_string(e - 1, q + 1, self.lane_edits.len(), growth)
-                            };
+                            // copied, the machine decides the quote.
+                            safe = Safe::in_string(e - 1, q + 1, self.lane_edits.len(), growth);
                             break;
                         }
                         let next = e + src[e..].iter().take_while(|b| lex::is_ws(**b)).count();
