@@ -297,9 +297,12 @@ impl Machine<'_> {
             self.fix(FixKind::ReplacedSurrogate, self.i);
             self.emit_body("\\ufffd");
         } else {
+            // Copied out first (6 or 12 bytes), so the text borrows no
+            // part of the machine while it is written: no allocation.
             let at = self.i - self.base;
-            let text = ascii(&self.src[at..at + len]).into_owned();
-            self.emit_body(&text);
+            let mut escape = [0u8; 12];
+            escape[..len].copy_from_slice(&self.src[at..at + len]);
+            self.emit_body(&ascii(&escape[..len]));
         }
         self.i += len;
         Ok(())
