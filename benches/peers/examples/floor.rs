@@ -11,7 +11,7 @@
 //! serde_json's `IgnoredAny` on the valid twin and argmend, in one run:
 //!
 //! ```sh
-//! cd benches/peers && cargo run --release --example floor [SIZE_BYTES | call] [ROUNDS]
+//! cd benches/peers && cargo run --release --example floor -- [SIZE_BYTES | call] [ROUNDS]
 //! ```
 //!
 //! It checks first that its output parses to the valid twin's value.
@@ -46,10 +46,36 @@ fn floor_repair(src: &[u8]) -> Option<Vec<u8>> {
     let mut value_end = 0;
     let mut i = 0;
     let n = src.len();
+    // Copy the input up to `$to` (exclusive); the next copy starts at
+    // `$resume` (past what an edit replaces), `$to` when not given.
     macro_rules! flush {
-        ($to:expr) => {{
+        ($to:expr) => {
+            flush!($to, $to)
+        };
+        ($to:expr, $resume:expr) => {{
             out.extend_from_slice(&src[copied..$to]);
+            copied = $resume;
         }};
+    }
+    // A closer at `i`: the value it ends is where a missing comma would go.
+    macro_rules! close {
+        () => {{
+            i += 1;
+            stack.pop();
+            expect = Expect::After;
+            flush!(i);
+            value_end = out.len();
+        }};
+    }
+    // What comes after a separator in the innermost container.
+    macro_rules! member {
+        () => {
+            if stack.last() == Some(&b'{') {
+                Expect::Key
+            } else {
+                Expect::Value
+            }
+        };
     }
     while i < n {
         let b = src[i];
@@ -59,14 +85,13 @@ fn floor_repair(src: &[u8]) -> Option<Vec<u8>> {
                 continue;
             }
             b'/' => {
-                flush!(i);
                 let end = if src.get(i + 1) == Some(&b'/') {
                     memchr_byte(src, i, b'\n').unwrap_or(n)
                 } else {
                     find2(src, i + 2, b'*', b'/')? + 2
                 };
+                flush!(i, end);
                 i = end;
-                copied = end;
                 continue;
             }
             _ => {}
@@ -82,52 +107,29 @@ fn floor_repair(src: &[u8]) -> Option<Vec<u8>> {
             Expect::After => match b {
                 b',' => {
                     flush!(i + 1);
-                    copied = i + 1;
                     comma_at = Some(out.len() - 1);
                     i += 1;
-                    expect = if stack.last() == Some(&b'{') {
-                        Expect::Key
-                    } else {
-                        Expect::Value
-                    };
+                    expect = member!();
                 }
-                b'}' | b']' => {
-                    i += 1;
-                    stack.pop();
-                    expect = Expect::After;
-                    flush!(i);
-                    copied = i;
-                    value_end = out.len();
-                }
+                b'}' | b']' => close!(),
                 _ => {
                     // A missing comma: it goes where the value ended.
                     flush!(i);
-                    copied = i;
                     out.insert(value_end, b',');
-                    expect = if stack.last() == Some(&b'{') {
-                        Expect::Key
-                    } else {
-                        Expect::Value
-                    };
+                    expect = member!();
                 }
             },
             Expect::Key | Expect::Value => {
                 if (b == b'}' || b == b']') && comma_at.is_some() {
                     // A trailing comma.
                     flush!(i);
-                    copied = i;
                     out.remove(comma_at.take()?);
                     continue;
                 }
                 comma_at = None;
                 match b {
                     b'}' | b']' => {
-                        i += 1;
-                        stack.pop();
-                        expect = Expect::After;
-                        flush!(i);
-                        copied = i;
-                        value_end = out.len();
+                        close!();
                         continue;
                     }
                     b'{' | b'[' => {
@@ -157,7 +159,7 @@ fn floor_repair(src: &[u8]) -> Option<Vec<u8>> {
                         i = k + 1;
                     }
                     b'\'' => {
-                        flush!(i);
+                        out.extend_from_slice(&src[copied..i]);
                         out.push(b'"');
                         let mut k = i + 1;
                         loop {
@@ -201,11 +203,10 @@ fn floor_repair(src: &[u8]) -> Option<Vec<u8>> {
                         }
                         let word = &src[i..k];
                         if key {
-                            flush!(i);
+                            flush!(i, k);
                             out.push(b'"');
                             out.extend_from_slice(word);
                             out.push(b'"');
-                            copied = k;
                         } else {
                             let json: &[u8] = match word {
                                 b"true" | b"false" | b"null" => word,
@@ -215,9 +216,8 @@ fn floor_repair(src: &[u8]) -> Option<Vec<u8>> {
                                 _ => return None,
                             };
                             if json != word {
-                                flush!(i);
+                                flush!(i, k);
                                 out.extend_from_slice(json);
-                                copied = k;
                             }
                         }
                         i = k;
@@ -228,13 +228,12 @@ fn floor_repair(src: &[u8]) -> Option<Vec<u8>> {
                 } else {
                     expect = Expect::After;
                     flush!(i);
-                    copied = i;
                     value_end = out.len();
                 }
             }
         }
     }
-    flush!(n);
+    out.extend_from_slice(&src[copied..]);
     Some(out)
 }
 

@@ -13,6 +13,9 @@
 //!     target/release/examples/profile stream 1   # 100 KB in 16-byte chunks
 //!     (`k64`, same toggles: 1 MB in the CLI's 64 KiB reads)
 //!                                                # (`vstream`: its valid twin)
+//!     (`wf` with the first toggle, `wfstream` with these: the 50 KB
+//!     `write_file` call, one shot and in 16-byte chunks; `vlane` with the
+//!     first: the valid 1 MB twin plus one byte, so all of it takes the lane)
 //! valgrind --tool=callgrind --toggle-collect='serde_json::de::from_trait' \
 //!     target/release/examples/profile serde 1    # IgnoredAny on the 1 MB valid twin
 //! callgrind_annotate callgrind.out.<pid>
