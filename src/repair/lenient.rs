@@ -18,7 +18,7 @@ use super::judge;
 use super::machine::{Frame, LOOKAHEAD, Machine, State, write_unwritten};
 use super::out::Out;
 use super::strict::{escape_len, scan_body_prefix, token_ends};
-use super::string::{find_quote_escape_or_control, find_single_quote_special};
+use super::string::{CONTROL_ESCAPES, find_quote_escape_or_control, find_single_quote_special};
 use crate::lex::{self, Quote, Token};
 
 /// A lenient token taken inside a run: the input `src[from..to]` is written
@@ -247,23 +247,6 @@ pub(super) fn comment_at(src: &[u8], q: usize) -> Option<LaneEdit> {
     }?;
     Some(LaneEdit::at(q, end, With::Nothing, FixKind::RemovedComment))
 }
-
-/// How the machine writes each control character inside a string body
-/// (`string.rs`): the short escapes JSON has, else `\\u00XX`.
-const CONTROL_ESCAPES: [&str; 32] = {
-    let mut table = [
-        "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007",
-        "\\u0008", "\\u0009", "\\u000a", "\\u000b", "\\u000c", "\\u000d", "\\u000e", "\\u000f",
-        "\\u0010", "\\u0011", "\\u0012", "\\u0013", "\\u0014", "\\u0015", "\\u0016", "\\u0017",
-        "\\u0018", "\\u0019", "\\u001a", "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f",
-    ];
-    table[0x08] = "\\b";
-    table[0x09] = "\\t";
-    table[0x0A] = "\\n";
-    table[0x0C] = "\\f";
-    table[0x0D] = "\\r";
-    table
-};
 
 /// The rest of a `"`-string body from `k`, where `scan_body_prefix` stopped:
 /// each raw control character (a line break or tab in code a model did not

@@ -118,22 +118,9 @@ impl Machine<'_> {
             },
             b'\\' => self.string_escape(),
             0..=0x1F => {
-                let escaped = match b {
-                    b'\n' => "\\n",
-                    b'\r' => "\\r",
-                    b'\t' => "\\t",
-                    0x08 => "\\b",
-                    0x0C => "\\f",
-                    _ => "",
-                };
                 self.fix(FixKind::EscapedControl, self.i);
                 let comma = s.comma;
-                if escaped.is_empty() {
-                    let hex = format!("\\u{b:04x}");
-                    self.emit_body(&hex);
-                } else {
-                    self.emit_body(escaped);
-                }
+                self.emit_body(CONTROL_ESCAPES[usize::from(b)]);
                 if lex::is_ws(b)
                     && let Some(s) = self.string.as_mut()
                 {
@@ -351,6 +338,24 @@ fn hex_value(h: u8) -> u32 {
         _ => u32::from(h.wrapping_sub(b'A').wrapping_add(10) & 0x0F),
     }
 }
+
+/// How a raw control character inside a string body is written: the short
+/// escapes JSON has, else `\u00XX`. The machine (`string_step`) and the
+/// lane (`lenient::body_controls`) both write from this table.
+pub(super) const CONTROL_ESCAPES: [&str; 32] = {
+    let mut table = [
+        "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007",
+        "\\u0008", "\\u0009", "\\u000a", "\\u000b", "\\u000c", "\\u000d", "\\u000e", "\\u000f",
+        "\\u0010", "\\u0011", "\\u0012", "\\u0013", "\\u0014", "\\u0015", "\\u0016", "\\u0017",
+        "\\u0018", "\\u0019", "\\u001a", "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f",
+    ];
+    table[0x08] = "\\b";
+    table[0x09] = "\\t";
+    table[0x0A] = "\\n";
+    table[0x0C] = "\\f";
+    table[0x0D] = "\\r";
+    table
+};
 
 /// The offset of the first byte of `bytes` that a plain copy cannot take,
 /// for a string opened by `open`.
