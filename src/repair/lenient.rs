@@ -248,30 +248,33 @@ pub(super) fn comment_at(src: &[u8], q: usize) -> Option<LaneEdit> {
     Some(LaneEdit::at(q, end, With::Nothing, FixKind::RemovedComment))
 }
 
-/// The rest of a `"`-string body from `k`, where `scan_body_prefix` stopped:
-/// each raw control character (a line break or tab in code a model did not
-/// escape) becomes an edit writing its escape as the machine writes it,
-/// with the machine's `EscapedControl` fix. The same answer as
-/// `scan_body_prefix` otherwise: where the body stops (at its closing
-/// quote, at the end of `src`, or at what the lane cannot take), and the
-/// index past the closing quote when it is there.
-pub(super) fn body_controls(
+/// A `"`-string value's body from `k`, as `scan_body_prefix` reads it
+/// (where it stops, and the index past its closing quote when that is
+/// there), except that a raw control character (a line break or tab in code
+/// a model did not escape) does not stop it: each becomes an edit writing
+/// its escape as the machine writes it, with the machine's `EscapedControl`
+/// fix.
+pub(super) fn value_body(
     src: &[u8],
     mut k: usize,
     edits: &mut Vec<LaneEdit>,
     growth: &mut isize,
 ) -> (usize, Option<usize>) {
-    while let Some(&c) = src.get(k).filter(|&&c| c < 0x20) {
-        let escape = CONTROL_ESCAPES[usize::from(c)];
-        let edit = LaneEdit::at(k, k + 1, With::Text(escape), FixKind::EscapedControl);
+    loop {
+        let (end, quote) = scan_body_prefix(src, k);
+        let Some(&c) = src.get(end).filter(|&&c| quote.is_none() && c < 0x20) else {
+            return (end, quote);
+        };
+        let edit = LaneEdit::at(
+            end,
+            end + 1,
+            With::Text(CONTROL_ESCAPES[usize::from(c)]),
+            FixKind::EscapedControl,
+        );
         *growth += edit.growth();
         edits.push(edit);
-        match scan_body_prefix(src, k + 1) {
-            (end, None) => k = end,
-            found => return found,
-        }
+        k = end + 1;
     }
-    (k, None)
 }
 
 /// Write a single-quoted string's body (checked by `single_quoted`) as the

@@ -341,7 +341,7 @@ fn hex_value(h: u8) -> u32 {
 
 /// How a raw control character inside a string body is written: the short
 /// escapes JSON has, else `\u00XX`. The machine (`string_step`) and the
-/// lane (`lenient::body_controls`) both write from this table.
+/// lane (`lenient::value_body`) both write from this table.
 pub(super) const CONTROL_ESCAPES: [&str; 32] = {
     let mut table = [
         "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007",
@@ -365,7 +365,7 @@ fn special_pos(bytes: &[u8], open: Quote) -> usize {
     // to the far end of the body each.
     match open {
         Quote::Double => find_quote_escape_or_control(bytes),
-        Quote::Single => find_special(bytes, [b'\'', b'"', b'\\']),
+        Quote::Single => find_single_quote_special(bytes),
         Quote::DoubleLike | Quote::SingleLike => bytes.iter().position(|&b| {
             matches!(b, b'"' | b'\'' | b'`' | b'\\' | 0xC2 | 0xE2 | 0xEF) || b < 0x20
         }),

@@ -110,7 +110,7 @@ impl Machine<'_> {
     /// included. `out_start` is where `src[start]` would be in the output had
     /// the scan's edits all come before it (it may wrap below zero when they
     /// shrank the output). The body's own edits (its raw control characters,
-    /// `lenient::body_controls`) come after some of the positions asked for,
+    /// `lenient::value_body`) come after some of the positions asked for,
     /// so each position leaves out the edits at or past it.
     fn string_at_quote(&mut self, start: usize, out_start: usize, safe: Safe) {
         let edits = &self.lane_edits[..safe.edits];

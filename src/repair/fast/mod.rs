@@ -29,7 +29,7 @@ mod follow;
 use self::follow::{Follow, after_value, drop_trailing_comma, follow_value, pop_frame, take_comma};
 pub(super) use self::follow::{string_ends, trailing_comma};
 use super::FixKind;
-use super::lenient::{LaneEdit, With, body_controls, comment_at};
+use super::lenient::{LaneEdit, With, comment_at, value_body};
 use super::machine::{Frame, Machine, State};
 use super::strict::{scan_body_prefix, scan_literal, scan_number, scan_string, token_ends};
 use crate::lex;
@@ -169,13 +169,15 @@ impl Machine<'_> {
         if state == State::Str {
             // The rest of a string the machine opened (a chunk ended inside it).
             let key = self.string.is_some_and(|s| s.is_key());
-            let (mut body_end, mut quote) = scan_body_prefix(src, start);
-            if !key && quote.is_none() {
-                // Raw control characters: edits (see `body_controls`).
-                (body_end, quote) = body_controls(src, body_end, &mut self.lane_edits, &mut growth);
+            let (body_end, quote) = if key {
+                scan_body_prefix(src, start)
+            } else {
+                // Raw control characters are edits (see `value_body`).
+                let body = value_body(src, start, &mut self.lane_edits, &mut growth);
                 safe.edits = self.lane_edits.len();
                 safe.growth = growth;
-            }
+                body
+            };
             let Some(e) = quote else {
                 // (A key stays with the machine: it is held until its colon.)
                 if key || body_end == start || self.lazy {
@@ -293,13 +295,10 @@ impl Machine<'_> {
                         state = after_value(top);
                     }
                     b'"' => {
-                        let (mut body_end, mut quote) = scan_body_prefix(src, q + 1);
-                        if quote.is_none() {
-                            // Raw control characters in the body (code with
-                            // its line breaks unescaped): edits.
-                            (body_end, quote) =
-                                body_controls(src, body_end, &mut self.lane_edits, &mut growth);
-                        }
+                        // Raw control characters in the body (code with its
+                        // line breaks unescaped) are edits.
+                        let (body_end, quote) =
+                            value_body(src, q + 1, &mut self.lane_edits, &mut growth);
                         let Some(e) = quote else {
                             if self.lazy {
                                 // One shot, the machine reads such a string
