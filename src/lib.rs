@@ -131,7 +131,7 @@ pub use crate::normalize::{
     normalize_tool_args_with,
 };
 pub use crate::repair::{
-    Fix, FixKind, Hints, Options, Outcome, Repairer, Retain, Snapshot, Values, Verdict, repair,
+    Doubt, DoubtKind, Fix, FixKind, Hints, Options, Outcome, Repairer, Retain, Snapshot, Values, Verdict, repair,
     repair_with, repair_with_hints,
 };
 

@@ -2,7 +2,7 @@
 
 use super::machine::{Frame, Machine, State};
 use super::source::SourceMap;
-use super::{Fix, FixKind, Retain, Verdict};
+use super::{Doubt, Fix, FixKind, Retain, Verdict};
 
 /// The longest scalar still being typed that a snapshot shows.
 const PENDING_SCALAR: usize = 64;
@@ -85,7 +85,7 @@ impl Machine<'_> {
         }
     }
 
-    pub(super) fn into_parts(mut self) -> (String, Vec<Fix>, Option<SourceMap>) {
+    pub(super) fn into_parts(mut self) -> (String, Vec<Fix>, Vec<Doubt>, Option<SourceMap>) {
         self.write_out();
         let sources = self.out.take_sources(self.bytes_fed());
         let text = match self.opts.retain {
@@ -98,7 +98,10 @@ impl Machine<'_> {
         if !fixes.is_sorted_by_key(|f| f.offset) {
             fixes.sort_by_key(|f| f.offset);
         }
-        (text, fixes, sources)
+        let mut doubts = self.doubts;
+        doubts.sort_by_key(|d| d.offset);
+        doubts.dedup();
+        (text, fixes, doubts, sources)
     }
 
     // ----- snapshots -----

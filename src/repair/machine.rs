@@ -24,7 +24,7 @@ use super::lenient::LaneEdit;
 use super::open_string::Str;
 use super::out::Out;
 use super::step::LongToken;
-use super::{Fix, FixKind, Options, Retain};
+use super::{Doubt, DoubtKind, Fix, FixKind, Options, Retain};
 use crate::error::Error;
 use crate::lex::Token;
 
@@ -181,6 +181,9 @@ pub(super) struct Machine<'a> {
     /// A long word or number being continued across chunks.
     pub(super) long_token: Option<LongToken>,
     pub(super) fixes: Vec<Fix>,
+    /// The choices the input could not settle (see `doubt.rs`), in the
+    /// order they were made.
+    pub(super) doubts: Vec<Doubt>,
     /// Frames the fast lane closed during its current scan, in order, so a
     /// scan that must be redone can put them back.
     pub(super) frames_undo: SmallVec<[Frame; 16]>,
@@ -247,6 +250,7 @@ impl<'a> Machine<'a> {
             scan_hint: (usize::MAX, 0),
             long_token: None,
             fixes: Vec::new(),
+            doubts: Vec::new(),
             frames_undo: SmallVec::new(),
             // One allocation up front, not a string of small ones as a
             // call's first scan takes its lenient tokens.
@@ -437,6 +441,21 @@ impl<'a> Machine<'a> {
     #[inline]
     pub(super) fn fix(&mut self, kind: FixKind, offset: usize) {
         self.fixes.push(Fix { kind, offset });
+    }
+
+    /// Record a choice the input could not settle.
+    #[cold]
+    #[allow(dead_code)] // FIXME(issue 25): the judge records them next.
+    pub(super) fn doubt(&mut self, kind: DoubtKind, offset: usize) {
+        self.doubts.push(Doubt { kind, offset });
+    }
+
+    /// Forget the doubts about input from `input` on: the machine reads it
+    /// again (or drops it), as it does the fixes retracted with it.
+    pub(super) fn retract_doubts(&mut self, input: usize) {
+        if self.doubts.last().is_some_and(|d| d.offset >= input) {
+            self.doubts.retain(|d| d.offset < input);
+        }
     }
 
     /// How many fixes were made so far, handed out or not.

@@ -4,6 +4,7 @@
 //! on (`repair(bytes)` is `feed(bytes)` then `finish()`). The state machine
 //! itself lives in `machine`, string bodies in `string`, scalars in `scalar`.
 
+mod doubt;
 mod end;
 mod fast;
 mod fix;
@@ -27,6 +28,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
+pub use self::doubt::{Doubt, DoubtKind};
 pub use self::fix::{Fix, FixKind};
 pub use self::hints::Hints;
 use self::machine::{Frame, Machine};
@@ -71,6 +73,7 @@ pub struct Outcome<'a> {
     text: Cow<'a, str>,
     verdict: Verdict,
     fixes: Vec<Fix>,
+    doubts: Vec<Doubt>,
     error: Option<Error>,
     /// The error's message, kept so [`Outcome::reason`] can lend it.
     reason: Option<Box<str>>,
@@ -103,6 +106,19 @@ impl<'a> Outcome<'a> {
     /// ```
     pub fn fixes(&self) -> &[Fix] {
         &self.fixes
+    }
+
+    /// Every choice between readings that the input could not settle, in
+    /// input order; empty when there was none (always, for valid input).
+    /// The verdict does not change: a caller that cannot afford a guess
+    /// refuses an outcome with doubts, or asks the model again.
+    ///
+    /// ```
+    /// use argmend::repair;
+    /// assert!(repair(br#"{"a": "x", "b": 1}"#).doubts().is_empty());
+    /// ```
+    pub fn doubts(&self) -> &[Doubt] {
+        &self.doubts
     }
 
     /// The limit that stopped a one-shot [`repair`], if one did.
@@ -169,11 +185,12 @@ impl<'a> Outcome<'a> {
     /// The outcome of a machine that has seen the end of its input.
     fn from_machine(machine: Machine<'_>) -> Outcome<'static> {
         let verdict = machine.verdict();
-        let (text, fixes, sources) = machine.into_parts();
+        let (text, fixes, doubts, sources) = machine.into_parts();
         Outcome {
             text: Cow::Owned(text),
             verdict,
             fixes,
+            doubts,
             error: None,
             reason: None,
             sources: sources.map(Box::new),
@@ -186,6 +203,7 @@ impl<'a> Outcome<'a> {
             text: Cow::Owned(self.text.into_owned()),
             verdict: self.verdict,
             fixes: self.fixes,
+            doubts: self.doubts,
             error: self.error,
             reason: self.reason,
             sources: self.sources,
@@ -433,6 +451,7 @@ pub fn repair(input: &[u8]) -> Outcome<'_> {
             text: Cow::Borrowed(""),
             verdict: Verdict::NotJson,
             fixes: Vec::new(),
+            doubts: Vec::new(),
             reason: Some(error.to_string().into()),
             error: Some(error),
             sources: None,
@@ -483,6 +502,7 @@ fn repair_whole(
             text: Cow::Borrowed(text),
             verdict: Verdict::Valid,
             fixes: Vec::new(),
+            doubts: Vec::new(),
             error: None,
             reason: None,
             sources: None,
@@ -500,6 +520,7 @@ fn repair_whole(
             text: Cow::Borrowed(text),
             verdict,
             fixes: Vec::new(),
+            doubts: Vec::new(),
             error: None,
             reason: None,
             sources: None,

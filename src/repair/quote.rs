@@ -97,6 +97,7 @@ impl Machine<'_> {
             return;
         };
         self.retract_fixes(comma.n_fixes);
+        self.retract_doubts(comma.input);
         self.truncate_out(comma.out);
         let at = self.out_len();
         self.emit("\"");

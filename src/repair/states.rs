@@ -162,6 +162,7 @@ impl Machine<'_> {
             return Ok(());
         };
         self.retract_fixes(t.n_fixes);
+        self.retract_doubts(t.input);
         self.truncate_out(t.out);
         self.stack.clear();
         self.hold = None;
@@ -200,6 +201,7 @@ impl Machine<'_> {
         };
         self.string = None;
         self.retract_fixes(k.n_fixes);
+        self.retract_doubts(k.input);
         self.truncate_out(k.out);
         self.pending_comma = None;
         self.fix(FixKind::DroppedKey, k.input);
