@@ -131,8 +131,8 @@ pub use crate::normalize::{
     normalize_tool_args_with,
 };
 pub use crate::repair::{
-    Doubt, DoubtKind, Fix, FixKind, Hints, Options, Outcome, Repairer, Retain, Snapshot, Values, Verdict, repair,
-    repair_with, repair_with_hints,
+    Doubt, DoubtKind, Fix, FixKind, Hints, Options, Outcome, Repairer, Retain, Snapshot, Values,
+    Verdict, repair, repair_with, repair_with_hints,
 };
 
 /// The README's examples run as doc tests.

@@ -26,7 +26,10 @@ use serde_json::Value;
 /// in `corpus/DIVERGENCES.md`); every failure must be listed there.
 const JSONREPAIR_FLOOR_PERCENT: f64 = 90.0;
 /// The lowest acceptable pass rate on `json_repair.jsonl`, in percent.
-const JSON_REPAIR_FLOOR_PERCENT: f64 = 57.5;
+/// Issue 25 took 57.7% (192 cases) to 57.4% (191): an identifier glued to a
+/// string reads as one string (`{0:a"0"` keeps `a"0"`, json_repair-0325),
+/// as `corpus/DIVERGENCES.md` says.
+const JSON_REPAIR_FLOOR_PERCENT: f64 = 57.3;
 
 /// jsonrepair options that only make sense for its own windowed stream.
 const STREAMING_ONLY_KEYS: [&str; 3] = ["input_chunks", "bufferSize", "chunkSize"];

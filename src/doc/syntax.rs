@@ -227,9 +227,18 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(), Syntax> {
         }
         if matches!(
             token,
-            Token::LineComment | Token::BlockComment | Token::HashComment
+            Token::LineComment | Token::BlockComment | Token::HashComment | Token::HtmlComment
         ) {
             return Err(Syntax::new(at, SyntaxKind::Comment));
+        }
+        if crate::lex::is_wide_punctuation(token, len) {
+            // `｛`, `：`: the lexer reads them as punctuation, JSON does not.
+            let kind = if done {
+                SyntaxKind::TrailingData
+            } else {
+                unexpected(expect, &closers)
+            };
+            return Err(Syntax::new(at, kind));
         }
         if done {
             return Err(Syntax::new(at, SyntaxKind::TrailingData));
@@ -313,12 +322,12 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(), Syntax> {
             Token::Literal(_) if is_value_start => {
                 return Err(Syntax::new(at, SyntaxKind::LenientLiteral));
             }
-            Token::Quote(Quote::Single | Quote::SingleLike | Quote::DoubleLike)
-                if is_value_start || matches!(expect, Expect::Key | Expect::FirstKey) =>
-            {
+            Token::Quote(
+                Quote::Single | Quote::SingleLike | Quote::DoubleLike | Quote::Backtick,
+            ) if is_value_start || matches!(expect, Expect::Key | Expect::FirstKey) => {
                 return Err(Syntax::new(at, SyntaxKind::SingleQuotes));
             }
-            Token::LineComment | Token::BlockComment | Token::HashComment => {
+            Token::LineComment | Token::BlockComment | Token::HashComment | Token::HtmlComment => {
                 return Err(Syntax::new(at, SyntaxKind::Comment));
             }
             _ => return Err(Syntax::new(at, unexpected(expect, &closers))),

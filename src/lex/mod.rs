@@ -12,17 +12,35 @@
 
 use logos::Logos;
 
-/// Which quote opened a string, which decides which quotes may close it.
+/// Which quote opened a string, which decides which quotes may close it
+/// (see [`closes`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Quote {
-    /// `"`: only `"` closes it.
+    /// `"`.
     Double,
-    /// `'`: only `'` closes it.
+    /// `'`.
     Single,
-    /// `“ ” „ ‟ ″ ＂`: any double-quote-like character closes it.
+    /// `“ ” „ ‟ ″ ＂`: typographic double quotes.
     DoubleLike,
-    /// `` ` `` `‘ ’ ‚ ‛ ′ ´ ＇`: any single-quote-like character closes it.
+    /// `‘ ’ ‚ ‛ ′ ´ ＇`: typographic single quotes.
     SingleLike,
+    /// `` ` ``.
+    Backtick,
+}
+
+/// Whether a quote may close a string, and how surely.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Closer {
+    /// A quote of the string's own kind (`"` for `"`, `”` for `“`).
+    Own,
+    /// The straight or typographic twin of its kind (`”` for `"`, `"` for
+    /// `“`, `’` or a backtick for `'`): models write mixed pairs (`“key"`,
+    /// `"value”`, `` `a´ ``), but
+    /// the twin is text too often (`"it’s"`) to end a string where a quote
+    /// of its own kind could.
+    Twin,
+    /// Neither: it is text.
+    No,
 }
 
 /// A JSON literal or one of its lenient spellings.
@@ -62,23 +80,35 @@ impl Literal {
 #[derive(Logos, Debug, Clone, Copy, PartialEq, Eq)]
 #[logos(utf8 = false)]
 pub(crate) enum Token {
+    // Each punctuation token also has its full-width form (`｛`, `：`, `，`,
+    // U+FF00 to U+FF5E), which some models write in Chinese and Japanese
+    // text; the machine writes the ASCII one (`replaced_punctuation`).
     #[token("{")]
+    #[token(b"\xEF\xBD\x9B")]
     BraceOpen,
     #[token("}")]
+    #[token(b"\xEF\xBD\x9D")]
     BraceClose,
     #[token("[")]
+    #[token(b"\xEF\xBC\xBB")]
     BracketOpen,
     #[token("]")]
+    #[token(b"\xEF\xBC\xBD")]
     BracketClose,
     #[token("(")]
+    #[token(b"\xEF\xBC\x88")]
     ParenOpen,
     #[token(")")]
+    #[token(b"\xEF\xBC\x89")]
     ParenClose,
     #[token(":")]
+    #[token(b"\xEF\xBC\x9A")]
     Colon,
     #[token(",")]
+    #[token(b"\xEF\xBC\x8C")]
     Comma,
     #[token(";")]
+    #[token(b"\xEF\xBC\x9B")]
     Semicolon,
     #[token("+")]
     Plus,
@@ -104,9 +134,13 @@ pub(crate) enum Token {
     HashComment,
     #[token("/*")]
     BlockComment,
+    /// `<!--`: an HTML comment, which models copy from web pages and
+    /// templates into JSON.
+    #[token("<!--")]
+    HtmlComment,
     #[token("\"", |_| Quote::Double)]
     #[token("'", |_| Quote::Single)]
-    #[token("`", |_| Quote::SingleLike)]
+    #[token("`", |_| Quote::Backtick)]
     #[regex(b"\xE2\x80[\x98\x99\x9A\x9B]|\xE2\x80\xB2|\xC2\xB4|\xEF\xBC\x87", |_| Quote::SingleLike)]
     #[regex(b"\xE2\x80[\x9C\x9D\x9E\x9F]|\xE2\x80\xB3|\xEF\xBC\x82", |_| Quote::DoubleLike)]
     Quote(Quote),
@@ -172,11 +206,31 @@ pub(crate) fn may_grow(token: Token) -> bool {
             | Token::LineComment
             | Token::HashComment
             | Token::BlockComment
+            | Token::HtmlComment
             | Token::SpecialWhitespace
     ) && !matches!(
         token,
         Token::Quote(Quote::Double | Quote::Single | Quote::DoubleLike)
     )
+}
+
+/// Whether `token`, `len` bytes long, is punctuation written in its
+/// full-width form (`｛`, `：`, `，`), which the machine writes as ASCII.
+#[inline]
+pub(crate) fn is_wide_punctuation(token: Token, len: usize) -> bool {
+    len > 1
+        && matches!(
+            token,
+            Token::BraceOpen
+                | Token::BraceClose
+                | Token::BracketOpen
+                | Token::BracketClose
+                | Token::ParenOpen
+                | Token::ParenClose
+                | Token::Colon
+                | Token::Comma
+                | Token::Semicolon
+        )
 }
 
 /// The longest token that starts like a shorter one (`-Infinity` after `-`).
@@ -190,9 +244,11 @@ pub(crate) const LONGEST_PREFIXED: usize = 9;
 pub(crate) fn is_prefix_of_longer(token: Token, rest: &[u8]) -> bool {
     match token {
         Token::Minus | Token::Plus => true,
-        Token::Quote(Quote::SingleLike) | Token::Number => {
+        Token::Quote(Quote::Backtick) | Token::Number => {
             matches!(rest.first(), Some(b'`' | b'.'))
         }
+        // `<!--` after `<`, `<!` or `<!-`: logos backtracks to `Other`.
+        Token::Other => rest.first() == Some(&b'<'),
         _ => false,
     }
 }
@@ -299,6 +355,18 @@ pub(crate) const fn ends_bare_word(b: u8) -> bool {
     matches!(b, b',' | b'[' | b']' | b'{' | b'}' | b'\n')
 }
 
+/// Whether `bytes` starts with full-width punctuation that ends a bare word
+/// or a number as its ASCII form does: `，` `：` `；` `｝` `］` `）` (and
+/// `：` only for a key: `colon` says whether it counts).
+#[inline]
+pub(crate) fn wide_structure_at(bytes: &[u8], colon: bool) -> bool {
+    match bytes {
+        [0xEF, 0xBD, 0x9D, ..] | [0xEF, 0xBC, 0xBD | 0x89 | 0x8C | 0x9B, ..] => true,
+        [0xEF, 0xBC, 0x9A, ..] => colon,
+        _ => false,
+    }
+}
+
 /// The length of the UTF-8 sequence a lead byte announces (1 for an invalid lead).
 #[inline]
 pub(crate) fn utf8_len(lead: u8) -> usize {
@@ -318,7 +386,7 @@ pub(crate) fn quote_at(bytes: &[u8]) -> Option<(Quote, usize)> {
     match bytes {
         [b'"', ..] => Some((Quote::Double, 1)),
         [b'\'', ..] => Some((Quote::Single, 1)),
-        [b'`', ..] => Some((Quote::SingleLike, 1)),
+        [b'`', ..] => Some((Quote::Backtick, 1)),
         [0xE2, 0x80, 0x98..=0x9B | 0xB2, ..] | [0xC2, 0xB4, ..] | [0xEF, 0xBC, 0x87, ..] => {
             Some((Quote::SingleLike, if bytes[0] == 0xC2 { 2 } else { 3 }))
         }
@@ -329,14 +397,22 @@ pub(crate) fn quote_at(bytes: &[u8]) -> Option<(Quote, usize)> {
     }
 }
 
-/// Whether `quote` may close a string opened by `open`.
+/// Whether `quote` may close a string opened by `open`: a quote of its
+/// own kind, or its twin (straight for typographic and the reverse).
 #[inline]
-pub(crate) fn closes(open: Quote, quote: Quote) -> bool {
-    match open {
-        Quote::Double => quote == Quote::Double,
-        Quote::Single => quote == Quote::Single,
-        Quote::DoubleLike => matches!(quote, Quote::Double | Quote::DoubleLike),
-        Quote::SingleLike => matches!(quote, Quote::Single | Quote::SingleLike),
+pub(crate) fn closes(open: Quote, quote: Quote) -> Closer {
+    match (open, quote) {
+        (Quote::Double, Quote::Double)
+        | (Quote::Single, Quote::Single)
+        | (Quote::DoubleLike, Quote::DoubleLike)
+        | (Quote::SingleLike, Quote::SingleLike)
+        | (Quote::Backtick, Quote::Backtick) => Closer::Own,
+        (Quote::Double, Quote::DoubleLike)
+        | (Quote::DoubleLike, Quote::Double)
+        | (Quote::Single | Quote::Backtick, Quote::SingleLike)
+        | (Quote::SingleLike | Quote::Backtick, Quote::Single)
+        | (Quote::Single | Quote::SingleLike, Quote::Backtick) => Closer::Twin,
+        _ => Closer::No,
     }
 }
 

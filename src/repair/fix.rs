@@ -59,6 +59,11 @@ pub enum FixKind {
     InsertedComma,
     /// `[1,,2,]` → `[1,2]` (trailing, leading and doubled commas).
     RemovedComma,
+    /// `{"a": 1; "b": 2}` → `{"a": 1, "b": 2}`: a semicolon where a comma belongs.
+    ReplacedSeparator,
+    /// `｛＂a＂：１，＂b＂：２｝`'s `｛`, `：`, `，`, `｝` → `{`, `:`, `,`, `}`:
+    /// full-width punctuation outside strings.
+    ReplacedPunctuation,
     /// `[1, 2}` → `[1, 2]`.
     ReplacedCloser,
     /// `[1]]` inside a value → the stray closer is dropped.
@@ -69,7 +74,7 @@ pub enum FixKind {
     RemovedEllipsis,
     /// A character that cannot start anything where it stands is dropped: `{"a":1;}` → `{"a":1}`.
     RemovedCharacter,
-    /// `/* c */`, `// c`, `# c` → removed.
+    /// `/* c */`, `// c`, `# c`, `<!-- c -->` → removed.
     RemovedComment,
     /// A non-breaking or other special space → ` `.
     ReplacedWhitespace,
@@ -145,6 +150,8 @@ impl FixKind {
             FixKind::ConvertedTuple => "converted_tuple",
             FixKind::InsertedComma => "inserted_comma",
             FixKind::RemovedComma => "removed_comma",
+            FixKind::ReplacedSeparator => "replaced_separator",
+            FixKind::ReplacedPunctuation => "replaced_punctuation",
             FixKind::ReplacedCloser => "replaced_closer",
             FixKind::RemovedCloser => "removed_closer",
             FixKind::InsertedCloser => "inserted_closer",

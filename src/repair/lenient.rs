@@ -14,10 +14,11 @@
 
 use super::FixKind;
 use super::fast::{string_ends, trailing_comma};
+use super::grammar::Faults;
 use super::judge;
 use super::machine::{Frame, LOOKAHEAD, Machine, State, write_unwritten};
 use super::out::Out;
-use super::strict::{escape_len, scan_body_prefix, token_ends};
+use super::strict::{escape_len, scan_value_prefix, token_ends};
 use super::string::{CONTROL_ESCAPES, find_quote_escape_or_control, find_single_quote_special};
 use crate::lex::{self, Quote, Token};
 
@@ -52,6 +53,17 @@ impl LaneEdit {
             With::Escaped(start, end, quotes) => end - start + 2 + quotes,
             With::Text(text) => text.len(),
             With::Nothing => 0,
+        }
+    }
+
+    /// The lenient form it shows the document uses (see `Machine::style`).
+    pub(super) fn style(&self) -> Faults {
+        match self.fix {
+            FixKind::QuotedKey => Faults::KEY_BARE,
+            FixKind::ReplacedQuotes => Faults::KEY_SINGLE,
+            FixKind::RemovedComment => Faults::COMMENT,
+            FixKind::InsertedComma => Faults::NO_SEPARATOR,
+            _ => Faults::NONE,
         }
     }
 
@@ -177,6 +189,19 @@ impl Machine<'_> {
                 // (`removed_escape`).
                 b'\\' if src.get(k + 1) == Some(&b'\'') => return None,
                 b'\\' => k += escape_len(src, k)?,
+                // A typographic single quote, the twin of `'`, may end the
+                // string: the quote judge's question, left to the machine.
+                // A backtick, the other twin.
+                b'`' => return None,
+                lead @ (0xC2 | 0xE2 | 0xEF) => {
+                    let need = if lead == 0xC2 { 2 } else { 3 };
+                    let twin = src.len() < k + need
+                        || lex::quote_at(&src[k..]).is_some_and(|(q, _)| q == Quote::SingleLike);
+                    if twin {
+                        return None;
+                    }
+                    k += 1;
+                }
                 _ => return None,
             }
         };
@@ -261,7 +286,7 @@ pub(super) fn value_body(
     growth: &mut isize,
 ) -> (usize, Option<usize>) {
     loop {
-        let (end, quote) = scan_body_prefix(src, k);
+        let (end, quote) = scan_value_prefix(src, k);
         let Some(&c) = src.get(end).filter(|&&c| quote.is_none() && c < 0x20) else {
             return (end, quote);
         };

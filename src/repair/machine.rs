@@ -19,6 +19,8 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+use super::context::Cached;
+use super::grammar::Faults;
 use super::hints::Hints;
 use super::lenient::LaneEdit;
 use super::open_string::Str;
@@ -114,6 +116,8 @@ pub(super) enum State {
 pub(super) enum Comment {
     Line,
     Block,
+    /// `<!-- … -->`.
+    Html,
     /// The language tag after an opening fence (```` ```json ````).
     FenceTag,
 }
@@ -216,11 +220,15 @@ pub(super) struct Machine<'a> {
     pub(super) open_hold: Option<(usize, usize)>,
     /// A value found inside prose (see [`Held`]).
     pub(super) tentative: Option<Held>,
-    /// Whether the document has written a key without quotes: then `, key:`
-    /// after a quote may be the next member.
-    pub(super) bare_keys: bool,
+    /// The lenient forms the document's own structure has used so far
+    /// (a bare key, `=` for a colon, `;` for a comma…): a string known to
+    /// hold code ends only at a continuation written in these forms.
+    pub(super) style: Faults,
     /// What the caller knows of the object keys.
     pub(super) hints: Option<Arc<Hints>>,
+    /// The object around the last string known to hold code, as the quote
+    /// judge last read it from the output (see `context.rs`).
+    pub(super) context: Option<Cached>,
 }
 
 impl<'a> Machine<'a> {
@@ -263,8 +271,9 @@ impl<'a> Machine<'a> {
             key_hold: None,
             open_hold: None,
             tentative: None,
-            bare_keys: false,
+            style: Faults::NONE,
             hints: None,
+            context: None,
         }
     }
 
@@ -408,6 +417,7 @@ impl<'a> Machine<'a> {
     /// Insert at `pos` (at or after `committed`), shifting what follows.
     pub(super) fn insert_at(&mut self, pos: usize, text: &str) {
         debug_assert!(pos >= self.committed);
+        self.forget_context(pos);
         self.out.insert_str(pos, text);
         let n = text.len();
         if self.mark >= pos {
@@ -421,6 +431,18 @@ impl<'a> Machine<'a> {
         }
     }
 
+    /// Output at `pos` changes: the object context read before it is stale.
+    #[inline]
+    pub(super) fn forget_context(&mut self, pos: usize) {
+        if self
+            .context
+            .as_ref()
+            .is_some_and(|c| c.is_stale_after_edit_at(pos))
+        {
+            self.context = None;
+        }
+    }
+
     /// Insert before the trailing whitespace.
     pub(super) fn insert_at_mark(&mut self, text: &str) {
         let pos = self.mark;
@@ -431,6 +453,7 @@ impl<'a> Machine<'a> {
     /// Drop output from `pos` on (at or after `committed`).
     pub(super) fn truncate_out(&mut self, pos: usize) {
         debug_assert!(pos >= self.committed);
+        self.forget_context(pos);
         self.out.truncate(pos);
         self.mark = self.mark.min(pos);
         if self.pending_comma.is_some_and(|p| p.out >= pos) {
@@ -445,7 +468,6 @@ impl<'a> Machine<'a> {
 
     /// Record a choice the input could not settle.
     #[cold]
-    #[allow(dead_code)] // FIXME(issue 25): the judge records them next.
     pub(super) fn doubt(&mut self, kind: DoubtKind, offset: usize) {
         self.doubts.push(Doubt { kind, offset });
     }
@@ -545,23 +567,6 @@ impl<'a> Machine<'a> {
         }
         self.out.range(from..to)
     }
-}
-
-/// Whether `token` can begin a value (or a key).
-pub(super) fn starts_value(token: Token) -> bool {
-    matches!(
-        token,
-        Token::BraceOpen
-            | Token::BracketOpen
-            | Token::ParenOpen
-            | Token::Quote(_)
-            | Token::Number
-            | Token::Minus
-            | Token::Literal(_)
-            | Token::Word
-            | Token::Other
-            | Token::Backslash
-    )
 }
 
 /// Input bytes known to be ASCII (whitespace, digits, escapes) as text.

@@ -4,10 +4,12 @@
 //! on (`repair(bytes)` is `feed(bytes)` then `finish()`). The state machine
 //! itself lives in `machine`, string bodies in `string`, scalars in `scalar`.
 
+mod context;
 mod doubt;
 mod end;
 mod fast;
 mod fix;
+mod grammar;
 mod hints;
 mod judge;
 mod lenient;

@@ -37,6 +37,11 @@ pub(super) struct Str {
     /// How many quotes were judged to be inside the string.
     pub(super) inner_quotes: u32,
     pub(super) comma: Option<Comma>,
+    /// Whether it was opened by `"""` (a Python triple-quoted string):
+    /// only `"""` closes it.
+    pub(super) triple: bool,
+    /// The output position where its body starts.
+    pub(super) body_start: usize,
     /// Open brackets of the body per kind (`()`, `[]`, `{}`), counted up to
     /// output position `counted` (a closer with nothing open is ignored).
     balance: [u32; 3],
@@ -57,6 +62,8 @@ impl Str {
             escaping,
             inner_quotes: 0,
             comma: None,
+            triple: false,
+            body_start,
             balance: [0; 3],
             balance_at_inner: [0; 3],
             counted: body_start,
@@ -69,9 +76,12 @@ impl Str {
     }
 
     /// Whether the fast lane may finish this string: opened by `"`, not
-    /// escaped twice, no inner quote found in it.
+    /// escaped twice, not triple-quoted, no inner quote found in it.
     pub(super) fn is_plain(&self) -> bool {
-        self.open == Quote::Double && self.escaping == Escaping::Plain && self.inner_quotes == 0
+        self.open == Quote::Double
+            && self.escaping == Escaping::Plain
+            && self.inner_quotes == 0
+            && !self.triple
     }
 
     /// The output position below which this string's body may be committed.

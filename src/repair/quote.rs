@@ -2,17 +2,20 @@
 //! this is where the machine acts on it.)
 
 use super::FixKind;
-use super::judge::{self, Judgement, Role, Subject};
-use super::machine::{Halt, LOOKAHEAD, Machine, State, Step};
-use crate::lex::{Quote, Token};
+use super::context::object_context;
+use super::judge::{self, Judged, Judgement, Role, Subject};
+use super::machine::{Frame, Halt, LOOKAHEAD, Machine, State, Step};
+use super::open_string::Escaping;
+use crate::lex::{Closer, Quote, Token};
 
 /// Below this many bytes after a quote, its question is asked again at
 /// every new byte (see [`Machine::string_quote`]).
 const RETRY_EVERY_BYTE: usize = 64;
 
 impl Machine<'_> {
-    /// A quote of `len` bytes at `i` that may close the open string.
-    pub(super) fn string_quote(&mut self, quote: Quote, len: usize) -> Step {
+    /// A quote of `len` bytes at `i` that may close the open string (of its
+    /// own kind or its twin, as `closer` says).
+    pub(super) fn string_quote(&mut self, quote: Quote, len: usize, closer: Closer) -> Step {
         let Some(mut s) = self.string else {
             return Ok(());
         };
@@ -20,28 +23,75 @@ impl Machine<'_> {
         if !self.eof && s.retry.0 == self.i && fed < s.retry.1 {
             return Err(Halt::Need);
         }
+        if s.triple {
+            // Only `"""` ends a triple-quoted string; any other quote is text.
+            return if quote == Quote::Double {
+                self.triple_quote()
+            } else {
+                self.string_run(len)
+            };
+        }
+        if s.role == Role::Value
+            && s.open == Quote::Double
+            && quote == Quote::Double
+            && s.escaping == Escaping::Plain
+            && self.out_len() == s.body_start
+            && self.peek(1)? == Some(b'"')
+            && self.peek(2)? != Some(b'"')
+        {
+            // `"""`: a string written as a Python triple-quoted one. (Four
+            // quotes are a string whose text starts with a docstring:
+            // `"content": """"Module docs."""\n…"`.)
+            return self.begin_triple();
+        }
         // The brackets of the body matter once it holds an inner quote, or
         // for a comma it ends with; a clean string's text is not rescanned.
         if s.inner_quotes > 0 || s.comma.is_some() {
             s.count_brackets(self.out.held(), self.out.base());
             self.string = Some(s);
         }
-        let after = &self.rest()[len.min(self.rest().len())..];
+        let valid_so_far = self.fix_count() == 0;
+        // The object around, for a string known to hold code: its keys and
+        // how it lays out its members (read once, then extended).
+        let depth = self.stack.len();
+        let in_object = s.role == Role::Value && self.stack.last() == Some(&Frame::Object);
+        let context = if s.inner_quotes > 0 && in_object {
+            let at = s.body_start.saturating_sub(1);
+            object_context(
+                &mut self.context,
+                self.out.held(),
+                self.out.base(),
+                at,
+                depth,
+            )
+        } else {
+            None
+        };
+        let after = &self.src[self.i - self.base..];
+        let after = &after[len.min(after.len())..];
         let window = &after[..after.len().min(LOOKAHEAD)];
         let subject = Subject {
             frames: &self.stack,
             role: s.role,
             open: s.open,
+            closer,
             inner_quotes: s.inner_quotes,
             enclosed: s.enclosed(),
             open_brackets: s.open_brackets(),
             balance: s.balance(),
             trailing_comma: s.comma.is_some(),
-            bare_keys: self.bare_keys,
+            style: self.style,
+            valid_so_far,
             hints: self.hints.as_deref(),
+            context,
         };
         let have = after.len();
-        let judgement = judge::judge(&subject, window, self.eof || have >= LOOKAHEAD);
+        let Judged { judgement, doubt } =
+            judge::judge(&subject, window, self.eof || have >= LOOKAHEAD);
+        if let Some(kind) = doubt {
+            self.doubt(kind, self.i);
+        }
+
         match judgement {
             Judgement::Need => {
                 // Judge again at the next byte while the question is short
@@ -55,6 +105,12 @@ impl Machine<'_> {
                 Err(Halt::Need)
             }
             Judgement::End => {
+                if s.open == Quote::Double && quote != Quote::Double {
+                    // `"value”`: the string opened straight and closes
+                    // curly; the closing quote is replaced (one opened
+                    // curly had its fix where it opened).
+                    self.fix(FixKind::ReplacedQuotes, self.i);
+                }
                 let at = self.out_len();
                 self.emit("\"");
                 self.i += len;
@@ -63,6 +119,25 @@ impl Machine<'_> {
             }
             Judgement::EndBeforeComma => {
                 self.end_before_comma();
+                Ok(())
+            }
+            Judgement::Inner if closer == Closer::Twin => {
+                // The twin of the string's quote is text, as valid JSON
+                // has `”` inside a `"`-string: no fix, and the string does
+                // not become one known to hold code.
+                if quote == Quote::Double {
+                    self.emit_body("\\\"");
+                } else {
+                    // (Without the backslash of an escaped string's `\'`.)
+                    let at = self.i - self.base;
+                    let quote_text = &self.src[at..at + len];
+                    let quote_text = quote_text.strip_prefix(b"\\").unwrap_or(quote_text);
+                    let text = crate::utf8::from_utf8(quote_text)
+                        .unwrap_or("\u{FFFD}")
+                        .to_owned();
+                    self.emit_body(&text);
+                }
+                self.i += len;
                 Ok(())
             }
             Judgement::Inner => {
@@ -88,6 +163,44 @@ impl Machine<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// `"""` right after a string opened by `"`: the string is a Python
+    /// triple-quoted one, which only `"""` closes (its single quotes and
+    /// line breaks are text).
+    fn begin_triple(&mut self) -> Step {
+        let at = self.i.saturating_sub(1);
+        self.fix(FixKind::ReplacedQuotes, at);
+        self.i += 2;
+        if let Some(s) = self.string.as_mut() {
+            s.triple = true;
+        }
+        Ok(())
+    }
+
+    /// A `"` in a triple-quoted string: `"""` ends it (the last three of a
+    /// longer run), a shorter run is text.
+    fn triple_quote(&mut self) -> Step {
+        let rest = self.rest();
+        let run = rest.iter().take_while(|&&b| b == b'"').count();
+        if run == rest.len() && !self.eof {
+            return Err(Halt::Need);
+        }
+        let inner = if run < 3 { run } else { run - 3 };
+        for _ in 0..inner {
+            self.fix(FixKind::EscapedQuote, self.i);
+            self.emit_body("\\\"");
+            self.i += 1;
+        }
+        if run < 3 {
+            return Ok(());
+        }
+        self.fix(FixKind::ReplacedQuotes, self.i);
+        let at = self.out_len();
+        self.emit("\"");
+        self.i += 3;
+        self.end_of_string(at);
+        Ok(())
     }
 
     /// `{"a": "b, "c": 1}`: the end quote belonged before the comma the body

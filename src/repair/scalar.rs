@@ -3,9 +3,10 @@
 use std::borrow::Cow;
 
 use super::FixKind;
-use super::judge::Role;
+use super::grammar::Faults;
+use super::judge::{self, Role};
 use super::machine::{Frame, Halt, LOOKAHEAD, Machine, State, Step, WINDOW};
-use crate::lex::{self, Literal};
+use crate::lex::{self, Literal, Quote};
 
 /// The literals a cut-off word completes to, with the spellings it may be a
 /// prefix of.
@@ -33,6 +34,10 @@ impl Machine<'_> {
     /// A number token (or a lone `-`) of `len` bytes at `i`.
     pub(super) fn number(&mut self, len: usize) -> Step {
         let next = self.peek(len)?;
+        if next == Some(0xEF) {
+            // Perhaps full-width punctuation (`１，`): its three bytes decide.
+            self.peek(len + 2)?;
+        }
         let at = self.i - self.base;
         let digits = self.src[at..at + len].iter().any(u8::is_ascii_digit);
         let at_end = next.is_none_or(|c| {
@@ -40,7 +45,7 @@ impl Machine<'_> {
                 || c == b';'
                 // `./a/b`: a path, not a number without digits.
                 || (lex::is_delimiter(c) && (digits || matches!(c, b',' | b'}' | b']' | b')')))
-        });
+        }) || lex::wide_structure_at(&self.src[at + len..], true);
         if !at_end {
             // `123abc`, `1.2.3`, `-x`: not a number after all.
             return self.bare_string(Role::Value);
@@ -138,13 +143,32 @@ impl Machine<'_> {
             0
         };
         let rest = &self.src[self.i - self.base..];
-        let k = match scan_bare(rest, from, role, self.eof) {
+        let mut k = match scan_bare(rest, from, role, self.eof) {
             Ok(k) => k,
             Err(k) => {
                 self.scan_hint = (self.i, k);
                 return Err(Halt::Need);
             }
         };
+        if !key {
+            // `h"that"`: a word glued to a quoted string is one string.
+            loop {
+                match self.glued(k) {
+                    Ok(Some(resume)) => match scan_bare(self.rest(), resume, role, self.eof) {
+                        Ok(next) => k = next,
+                        Err(_) => {
+                            self.scan_hint = (self.i, k);
+                            return Err(Halt::Need);
+                        }
+                    },
+                    Ok(None) => break,
+                    Err(halt) => {
+                        self.scan_hint = (self.i, k);
+                        return Err(halt);
+                    }
+                }
+            }
+        }
         self.scan_hint = (usize::MAX, 0);
         let rest = self.rest();
         let mut end = k;
@@ -163,9 +187,14 @@ impl Machine<'_> {
             return Ok(());
         }
         let stray_quote = end == k && rest.get(k) == Some(&b'"');
+        let number = matches!(rest[0], b'0'..=b'9' | b'-' | b'+' | b'.');
         let kind = if key {
             self.hold_key();
-            self.bare_keys = true;
+            self.style |= if number {
+                Faults::KEY_NUMBER
+            } else {
+                Faults::KEY_BARE
+            };
             FixKind::QuotedKey
         } else {
             FixKind::QuotedWord
@@ -190,6 +219,60 @@ impl Machine<'_> {
             self.value_done();
         }
         Ok(())
+    }
+
+    /// Whether the bare word from `i` that stopped at the quote `k` bytes
+    /// on is glued to a quoted string (`h"that"`, `f"{x}"`): the quote
+    /// follows the word directly and cannot end a string there (a stray
+    /// end quote, `hello", "b": 1`, can). Then the word goes on past the
+    /// string's closing quote on the same line: the index to go on from.
+    fn glued(&self, k: usize) -> Result<Option<usize>, Halt> {
+        let rest = self.rest();
+        if k == 0 || lex::is_ws(rest[k - 1]) || k >= WINDOW {
+            return Ok(None);
+        }
+        let Some((quote, len)) = lex::quote_at(&rest[k..]) else {
+            return Ok(None);
+        };
+        // A stray end quote (`hello", "b": 1`, its opening quote missing)
+        // is followed by what follows a value: a separator or a closer and
+        // then what the container expects. A glued string's quote is
+        // followed by its text (`f"42"`, `re"; x"`).
+        let after = &rest[k + len..];
+        let mut next = after.iter().skip_while(|b| b.is_ascii_whitespace());
+        match next.next() {
+            None if !self.eof && after.len() < LOOKAHEAD => return Err(Halt::Need),
+            None => return Ok(None),
+            Some(b',' | b'}' | b']' | b')' | b':' | b';') => {
+                let window = &after[..after.len().min(LOOKAHEAD)];
+                let eof = self.eof || after.len() >= LOOKAHEAD;
+                match judge::clean_value_ends(&self.stack, Quote::Double, || false, window, eof) {
+                    Some(true) => return Ok(None),
+                    Some(false) => {}
+                    None if eof => return Ok(None),
+                    None => return Err(Halt::Need),
+                }
+            }
+            Some(_) => {}
+        }
+        let mut j = k + len;
+        loop {
+            match rest.get(j) {
+                None if self.eof || j >= k + LOOKAHEAD => return Ok(None),
+                None => return Err(Halt::Need),
+                Some(b'\n') => return Ok(None),
+                Some(b'\\') => j += 2,
+                Some(_) => match lex::quote_at(&rest[j..]) {
+                    Some((close, n)) if lex::closes(quote, close) != lex::Closer::No => {
+                        return Ok(Some(j + n));
+                    }
+                    _ => j += 1,
+                },
+            }
+            if j >= k + LOOKAHEAD {
+                return Ok(None);
+            }
+        }
     }
 
     /// A regex literal `/ab+c/gi` at `i`, kept as a string.
@@ -263,7 +346,9 @@ fn scan_bare(rest: &[u8], from: usize, role: Role, eof: bool) -> Result<usize, u
             if rest.len() < k + n && !eof {
                 return Err(k);
             }
-            if k > 0 && lex::quote_at(&rest[k..]).is_some() {
+            if (k > 0 && lex::quote_at(&rest[k..]).is_some())
+                || lex::wide_structure_at(&rest[k..], role == Role::Key)
+            {
                 break;
             }
             k += n.min(rest.len() - k);

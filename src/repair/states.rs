@@ -1,9 +1,10 @@
 //! The states of the machine: what each token does at the top level, in
 //! containers, and after `+`.
 
+use super::grammar::{self, Faults, starts_value};
 use super::judge::Role;
 use super::machine::{
-    Comment, Frame, Halt, Held, LOOKAHEAD, Machine, PendingComma, State, Step, WINDOW, starts_value,
+    Comment, Frame, Halt, Held, LOOKAHEAD, Machine, PendingComma, State, Step, WINDOW,
 };
 use super::{FixKind, Values};
 use crate::error::Error;
@@ -347,6 +348,7 @@ impl Machine<'_> {
     pub(super) fn drop_pending_comma(&mut self, kind: FixKind) {
         if let Some(p) = self.pending_comma.take() {
             self.fix(kind, p.input);
+            self.forget_context(p.out);
             self.out.remove(p.out);
             // Nothing but whitespace follows the comma, so the mark goes back
             // to the end of the value it followed.
@@ -450,35 +452,36 @@ impl Machine<'_> {
     }
 
     pub(super) fn on_colon(&mut self, token: Token, len: usize) -> Step {
-        // Anything but a dropped character completes the key: a colon, or
-        // a repair that supplies one.
+        let rest = self.rest();
+        if let Some((n, form)) = grammar::colon_at(token, len, rest) {
+            if rest.len() < 2 && !self.eof && token == Token::Other {
+                // `=` may be the start of `=>` or `==`.
+                return Err(Halt::Need);
+            }
+            self.style |= form;
+            if form.contains(Faults::COLON_EQUALS) || form.contains(Faults::COLON_ARROW) {
+                // `{"a" = 1}`, `{"a" => 1}`: the colon goes right after the
+                // key, as `{"a": 1}` has it.
+                self.fix(FixKind::InsertedColon, self.i);
+                self.truncate_out(self.mark);
+            }
+            self.key_hold = None;
+            self.emit(":");
+            self.i += n;
+            self.state = State::Value;
+            return Ok(());
+        }
+        // Anything else but a dropped character completes the key: a
+        // repair supplies the colon.
         let completes = starts_value(token)
             || matches!(
                 token,
-                Token::Colon
-                    | Token::Comma
-                    | Token::BraceClose
-                    | Token::BracketClose
-                    | Token::ParenClose
+                Token::Comma | Token::BraceClose | Token::BracketClose | Token::ParenClose
             );
         if completes {
             self.key_hold = None;
         }
         match token {
-            Token::Colon => {
-                self.emit(":");
-                self.i += len;
-                self.state = State::Value;
-                Ok(())
-            }
-            Token::Other if self.rest().first() == Some(&b'=') => {
-                // `{"a" = 1}`: an equals sign where the colon belongs.
-                self.fix(FixKind::InsertedColon, self.i);
-                self.emit(":");
-                self.i += len;
-                self.state = State::Value;
-                Ok(())
-            }
             Token::BraceClose | Token::BracketClose | Token::ParenClose | Token::Comma => {
                 self.fix(FixKind::InsertedNull, self.i);
                 self.insert_at_mark(":null");
@@ -509,13 +512,19 @@ impl Machine<'_> {
             return Ok(());
         };
         match token {
-            Token::Comma if top == Frame::Call => {
+            Token::Comma | Token::Semicolon if top == Frame::Call => {
                 self.fix(FixKind::RemovedCharacter, self.i);
                 self.i += len;
                 Ok(())
             }
-            Token::Comma => {
+            Token::Comma | Token::Semicolon => {
+                if token == Token::Semicolon {
+                    // `{"a": 1; "b": 2}`: a semicolon for a comma.
+                    self.style |= Faults::SEPARATOR;
+                    self.fix(FixKind::ReplacedSeparator, self.i);
+                }
                 if self.pending_comma.is_some() {
+                    self.style |= Faults::SEPARATOR;
                     self.fix(FixKind::RemovedComma, self.i);
                 } else {
                     let comma = PendingComma {
@@ -550,6 +559,7 @@ impl Machine<'_> {
             }
             _ if starts_value(token) && top != Frame::Call => {
                 if top != Frame::Root {
+                    self.style |= Faults::NO_SEPARATOR;
                     self.fix(FixKind::InsertedComma, self.i);
                 }
                 // Pending like a comma that was read, so a snapshot taken

@@ -6,6 +6,7 @@
 //! that cannot decide yet returns [`Halt::Need`] and changes nothing.
 
 use super::FixKind;
+use super::grammar::{self, Faults};
 use super::machine::{Comment, Halt, Machine, State, Step, WINDOW};
 use crate::error::Error;
 use crate::lex::{self, Token};
@@ -201,6 +202,7 @@ impl Machine<'_> {
         let found = match kind {
             Comment::Line => memchr::memchr(b'\n', rest).map(|k| (k, 0)),
             Comment::Block => memchr::memmem::find(rest, b"*/").map(|k| (k, 2)),
+            Comment::Html => memchr::memmem::find(rest, b"-->").map(|k| (k, 3)),
             Comment::FenceTag => rest
                 .iter()
                 .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+')))
@@ -214,8 +216,18 @@ impl Machine<'_> {
             }
             None if rest.is_empty() => Err(Halt::Need),
             None => {
-                // Keep a lone `*` that may be the start of `*/`.
-                let keep = usize::from(kind == Comment::Block && rest.last() == Some(&b'*'));
+                // Keep a lone `*` that may be the start of `*/`, and up to
+                // two `-` that may start `-->`.
+                let keep = match kind {
+                    Comment::Block => usize::from(rest.last() == Some(&b'*')),
+                    Comment::Html => rest
+                        .iter()
+                        .rev()
+                        .take(2)
+                        .take_while(|&&b| b == b'-')
+                        .count(),
+                    _ => 0,
+                };
                 if keep == rest.len() {
                     return Err(Halt::Need);
                 }
@@ -226,6 +238,9 @@ impl Machine<'_> {
     }
 
     pub(super) fn start_comment(&mut self, kind: Comment, len: usize) -> Step {
+        if self.started {
+            self.style |= Faults::COMMENT;
+        }
         self.fix(FixKind::RemovedComment, self.i);
         self.i += len;
         self.comment = Some(kind);
@@ -236,10 +251,14 @@ impl Machine<'_> {
         // Comments and special spaces are the same in every state but prose.
         if self.state != State::Prose && self.state != State::Ignore {
             match token {
-                Token::LineComment | Token::HashComment => {
-                    return self.start_comment(Comment::Line, len);
+                _ if grammar::is_comment(token) => {
+                    let kind = match token {
+                        Token::BlockComment => Comment::Block,
+                        Token::HtmlComment => Comment::Html,
+                        _ => Comment::Line,
+                    };
+                    return self.start_comment(kind, len);
                 }
-                Token::BlockComment => return self.start_comment(Comment::Block, len),
                 Token::SpecialWhitespace if self.state != State::Concat => {
                     self.fix(FixKind::ReplacedWhitespace, self.i);
                     self.emit_ws(" ");
@@ -248,6 +267,25 @@ impl Machine<'_> {
                 }
                 _ => {}
             }
+        }
+        if lex::is_wide_punctuation(token, len)
+            && match self.state {
+                State::Ignore => false,
+                // In prose only a bracket matters: it starts the value.
+                State::Prose => matches!(token, Token::BraceOpen | Token::BracketOpen),
+                _ => true,
+            }
+            && !self
+                .fixes
+                .iter()
+                .rev()
+                .take_while(|f| f.offset == self.i)
+                .any(|f| f.kind == FixKind::ReplacedPunctuation)
+        {
+            // `｛`, `：`, `，`: read as their ASCII forms (a state may see the
+            // same token twice, when it first inserts something before it).
+            self.style |= Faults::WIDE;
+            self.fix(FixKind::ReplacedPunctuation, self.i);
         }
         match self.state {
             State::Start => self.on_start(token, len),

@@ -11,10 +11,11 @@
 //! A quote that may close the string is decided in `quote.rs`.
 
 use super::FixKind;
+use super::grammar;
 use super::judge::Role;
 use super::machine::{Halt, LOOKAHEAD, Machine, State, Step, WINDOW, ascii, text_at};
 use super::open_string::{Comma, Escaping, Str};
-use crate::lex::{self, Quote};
+use crate::lex::{self, Closer, Quote};
 
 impl Machine<'_> {
     /// Open a string at the quote at `i` (of `len` bytes).
@@ -23,6 +24,7 @@ impl Machine<'_> {
             self.hold_key();
         }
         if quote != Quote::Double {
+            self.style |= grammar::quoted_key(quote);
             self.fix(FixKind::ReplacedQuotes, self.i);
         }
         self.emit("\"");
@@ -107,7 +109,9 @@ impl Machine<'_> {
         let n_rest = rest.len();
         match b {
             b'\\' if s.escaping == Escaping::Twice => match self.escaped_quote()? {
-                Some((quote, len)) if lex::closes(s.open, quote) => self.string_quote(quote, len),
+                Some((quote, len)) if lex::closes(s.open, quote) != Closer::No => {
+                    self.string_quote(quote, len, lex::closes(s.open, quote))
+                }
                 // `\\"` in a string escaped twice is an escaped quote inside it.
                 _ if self.rest().starts_with(b"\\\\\"") => {
                     self.emit_body("\\\"");
@@ -135,8 +139,8 @@ impl Machine<'_> {
                     return Err(Halt::Need);
                 }
                 match lex::quote_at(rest) {
-                    Some((quote, len)) if lex::closes(s.open, quote) => {
-                        self.string_quote(quote, len)
+                    Some((quote, len)) if lex::closes(s.open, quote) != Closer::No => {
+                        self.string_quote(quote, len, lex::closes(s.open, quote))
                     }
                     Some((Quote::Double, _)) => {
                         // A `"` inside a string opened by another quote.
@@ -362,38 +366,47 @@ pub(super) const CONTROL_ESCAPES: [&str; 32] = {
 fn special_pos(bytes: &[u8], open: Quote) -> usize {
     // Every scan stops at the first byte that needs attention, control
     // characters included, so a run of them costs one step each, not a scan
-    // to the far end of the body each.
+    // to the far end of the body each. The lead bytes of the string's twin
+    // quotes (`”` for `"`, `’` for `'`) stop it too.
     match open {
-        Quote::Double => find_quote_escape_or_control(bytes),
+        Quote::Double => find_quote_escape_control_or_twin(bytes),
         Quote::Single => find_single_quote_special(bytes),
-        Quote::DoubleLike | Quote::SingleLike => bytes.iter().position(|&b| {
+        Quote::DoubleLike | Quote::SingleLike | Quote::Backtick => bytes.iter().position(|&b| {
             matches!(b, b'"' | b'\'' | b'`' | b'\\' | 0xC2 | 0xE2 | 0xEF) || b < 0x20
         }),
     }
     .unwrap_or(bytes.len())
 }
 
+/// The offset of the first `"`, `\\`, control character, or lead byte of a
+/// typographic double quote (`“ ” „ ‟ ″` start with 0xE2, `＂` with 0xEF):
+/// where a `"`-string body must stop, since its twin quote may end it.
+#[inline(always)]
+pub(super) fn find_quote_escape_control_or_twin(bytes: &[u8]) -> Option<usize> {
+    find_special(bytes, [b'"', b'\\', 0xE2, 0xEF])
+}
+
 /// The offset of the first `"`, `\\` or control character (below U+0020):
 /// where a plain copy of a `"`-string body must stop.
 #[inline(always)]
 pub(super) fn find_quote_escape_or_control(bytes: &[u8]) -> Option<usize> {
-    // Two stops; the third repeats the first (the compiler folds it away).
-    find_special(bytes, [b'"', b'\\', b'"'])
+    find_special(bytes, [b'"', b'\\'])
 }
 
-/// The offset of the first `'`, `"`, `\\` or control character: what a
-/// `'`-string body the lane takes (`lenient.rs`) must stop at, found in one
-/// pass.
+/// The offset of the first `'`, `"`, `\\`, control character, backtick or
+/// lead byte of a typographic single quote (`’`, `´`, `＇`: the twins of
+/// `'`): what a `'`-string body must stop at, in the machine and in the
+/// lane (`lenient.rs`), found in one pass.
 #[inline(always)]
 pub(super) fn find_single_quote_special(bytes: &[u8]) -> Option<usize> {
-    find_special(bytes, [b'\'', b'"', b'\\'])
+    find_special(bytes, [b'\'', b'"', b'\\', b'`', 0xE2, 0xC2, 0xEF])
 }
 
-/// The offset of the first of the three bytes `stops`, or of a control
+/// The offset of the first of the bytes `stops`, or of a control
 /// character (below U+0020). Eight bytes at a time in a `u64`, as serde_json
 /// does, so short bodies cost no setup.
 #[inline(always)]
-fn find_special(bytes: &[u8], stops: [u8; 3]) -> Option<usize> {
+fn find_special<const N: usize>(bytes: &[u8], stops: [u8; N]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut chunks = bytes.chunks_exact(8);
@@ -402,16 +415,16 @@ fn find_special(bytes: &[u8], stops: [u8; 3]) -> Option<usize> {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
         let v = u64::from_le_bytes(word);
-        let a = v ^ (ONES * u64::from(stops[0]));
-        let b = v ^ (ONES * u64::from(stops[1]));
-        let c = v ^ (ONES * u64::from(stops[2]));
         // A byte is zero (matched), or below 0x20, when subtracting sets its
         // high bit where the byte's own high bit was clear. Only the lowest
-        // flagged byte is exact, which is the one needed.
-        let found = (a.wrapping_sub(ONES) & !a)
-            | (b.wrapping_sub(ONES) & !b)
-            | (c.wrapping_sub(ONES) & !c)
-            | (v.wrapping_sub(ONES * 0x20) & !v);
+        // flagged byte is exact, which is the one needed. For a stop at or
+        // above 0x80 the byte's own high bit is set, so the test is the
+        // exact one (`x` is zero only where the byte matched).
+        let mut found = v.wrapping_sub(ONES * 0x20) & !v;
+        for stop in stops {
+            let x = v ^ (ONES * u64::from(stop));
+            found |= x.wrapping_sub(ONES) & !x;
+        }
         let found = found & HIGH;
         if found != 0 {
             return Some(offset + (found.trailing_zeros() / 8) as usize);

@@ -219,7 +219,7 @@ mod tests {
                     "{:?}",
                     String::from_utf8_lossy(&variant)
                 );
-                let (text, _, _) = machine.into_parts();
+                let (text, _, _, _) = machine.into_parts();
                 assert_eq!(text.as_bytes(), &variant[..]);
             }
         }

@@ -4,11 +4,11 @@
 
 use super::Safe;
 use crate::lex::{self, Quote};
+use crate::repair::Fix;
 use crate::repair::judge::Role;
 use crate::repair::lenient::{With, push_escaped_quotes};
 use crate::repair::machine::{Machine, State, text_at};
 use crate::repair::open_string::{Comma, Escaping, Str};
-use crate::repair::{Fix, FixKind};
 
 impl Machine<'_> {
     /// Copy `src[start..safe.p]` to the output (or leave it unwritten, see
@@ -74,7 +74,7 @@ impl Machine<'_> {
                         kind: edit.fix,
                         offset: self.base + edit.fix_at,
                     });
-                    self.bare_keys |= edit.fix == FixKind::QuotedKey;
+                    self.style |= edit.style();
                     at = edit.to;
                 }
                 self.out.push_str(&text[at - start..]);

@@ -31,7 +31,7 @@ pub(super) use self::follow::{string_ends, trailing_comma};
 use super::FixKind;
 use super::lenient::{LaneEdit, With, comment_at, value_body};
 use super::machine::{Frame, Machine, State};
-use super::strict::{scan_body_prefix, scan_literal, scan_number, scan_string, token_ends};
+use super::strict::{scan_literal, scan_number, scan_value_prefix, token_ends};
 use crate::lex;
 
 /// Below this many bytes not yet read, a scan is not started (see
@@ -170,7 +170,7 @@ impl Machine<'_> {
             // The rest of a string the machine opened (a chunk ended inside it).
             let key = self.string.is_some_and(|s| s.is_key());
             let (body_end, quote) = if key {
-                scan_body_prefix(src, start)
+                scan_value_prefix(src, start)
             } else {
                 // Raw control characters are edits (see `value_body`).
                 let body = value_body(src, start, &mut self.lane_edits, &mut growth);
@@ -186,6 +186,16 @@ impl Machine<'_> {
                 safe.p = body_end;
                 return self.apply(start, out_start, safe, low);
             };
+            if !key
+                && e == start + 1
+                && self.string.is_some_and(|s| s.body_start == out_start)
+                && src.get(e).is_none_or(|&b| b == b'"')
+                && src.get(e + 1).is_none_or(|&b| b != b'"')
+            {
+                // `""` and then `"` (or nothing yet): perhaps a
+                // triple-quoted string, which the machine reads.
+                return Ok(());
+            }
             // The machine judged this quote already and waits for more
             // bytes: do not ask again before it would (see `string_quote`).
             let retry = self.string.map_or((usize::MAX, 0), |s| s.retry);
@@ -310,6 +320,14 @@ impl Machine<'_> {
                             safe = Safe::in_string(body_end, q + 1, self.lane_edits.len(), growth);
                             break;
                         };
+                        if e == q + 2
+                            && src.get(e).is_none_or(|&b| b == b'"')
+                            && src.get(e + 1).is_none_or(|&b| b != b'"')
+                        {
+                            // `""` and then `"` (or nothing yet): perhaps a
+                            // triple-quoted string, which the machine reads.
+                            break;
+                        }
                         let follow = follow_value(src, e, top);
                         if let Follow::Key(colon) = follow {
                             // `"value", "key":`: the comma and the key are
@@ -365,7 +383,8 @@ impl Machine<'_> {
                 },
                 State::Key => match b {
                     b'"' => {
-                        let Some(e) = scan_string(src, q) else {
+                        // A `”` in it stops the scan: the key may end there.
+                        let Some(e) = scan_value_prefix(src, q + 1).1 else {
                             break;
                         };
                         // Take the colon that was just seen, too.

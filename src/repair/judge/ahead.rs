@@ -2,10 +2,14 @@
 //! better end quote later? Each look examines at most [`MAX_CANDIDATES`]
 //! quotes inside the window.
 
-use super::cursor::{Cursor, Scan, Short};
-use super::fit::{Fit, bracket_kind, count_brackets, fit_after_value, is_literal};
+use super::cursor::{Cursor, Scan, Short, may_start_quote};
+use super::fit::{
+    Fit, bracket_kind, closer_byte, count_brackets, fit_after_value, is_literal, within,
+};
+use super::strict_rest::strict_rest;
 use super::{MAX_CANDIDATES, MAX_KEY, Subject};
-use crate::lex;
+use crate::lex::{Closer, Quote, Token};
+use crate::repair::grammar::Faults;
 use crate::repair::hints::KeyHint;
 use crate::repair::machine::Frame;
 
@@ -17,11 +21,15 @@ pub(super) fn value_fits(subject: &Subject<'_>, mut c: Cursor<'_>, frames: &[Fra
     let Some(b) = c.peek()? else {
         return Ok(true);
     };
-    if let Some(len) = c.closing_quote(subject.open)? {
-        return string_fits(subject, c.at(c.pos + len), frames);
+    if let Some((quote, len)) = c.quote_here()? {
+        return string_fits(subject, quote, c.at(c.pos + len), frames);
+    }
+    match c.token()? {
+        Some((Token::BraceOpen | Token::BracketOpen, _)) => return Ok(true),
+        None => return Ok(true),
+        _ => {}
     }
     match b {
-        b'{' | b'[' | b'\'' | b'"' => Ok(true),
         b'-' | b'0'..=b'9' | b'.' | b'+' => {
             let mut k = c.pos;
             while let Some(d) = c.at(k).peek()? {
@@ -31,7 +39,7 @@ pub(super) fn value_fits(subject: &Subject<'_>, mut c: Cursor<'_>, frames: &[Fra
                 k += 1;
             }
             let mut rest = c.at(k);
-            let fit = fit_after_value(&mut rest, frames, subject.open)?;
+            let fit = within(fit_after_value(&mut rest, frames)?, subject.style);
             fits_one_level_out(subject, &rest, fit, frames)
         }
         b if b.is_ascii_alphabetic() => {
@@ -45,34 +53,32 @@ pub(super) fn value_fits(subject: &Subject<'_>, mut c: Cursor<'_>, frames: &[Fra
             let word = &c.bytes[c.pos..k];
             if !is_literal(word) {
                 // A bare word: a value only where the document writes bare words.
-                return Ok(subject.bare_keys);
+                return Ok(subject.style.contains(Faults::KEY_BARE));
             }
             let mut rest = c.at(k);
-            let fit = fit_after_value(&mut rest, frames, subject.open)?;
+            let fit = within(fit_after_value(&mut rest, frames)?, subject.style);
             fits_one_level_out(subject, &rest, fit, frames)
         }
         _ => Ok(false),
     }
 }
 
-/// Whether a string whose body starts at `c` ends well: at its first quote
-/// that is followed by structure (a key, an element, a closer, the end), what
-/// follows must fit, one container out included. Quotes followed by text are
-/// the next value's own inner quotes and are passed over.
+/// Whether a string opened by `open` whose body starts at `c` ends well: at
+/// its first quote that is followed by structure (a key, an element, a
+/// closer, the end), what follows must fit, one container out included.
+/// Quotes followed by text are the value's own inner quotes and are passed over.
 pub(super) fn string_fits(
     subject: &Subject<'_>,
+    open: Quote,
     mut c: Cursor<'_>,
     frames: &[Frame],
 ) -> Scan<bool> {
-    let open = subject.open;
     // The brackets this value's own text opens: a closer after one of its
     // quotes that closes one of them is code (`{"error": "x"} when`).
     let mut balance = [0u32; 3];
     for _ in 0..MAX_CANDIDATES {
         let rest = &c.bytes[c.pos.min(c.bytes.len())..];
-        let Some(k) = rest.iter().position(|&b| {
-            b == b'\\' || lex::quote_at(&[b]).is_some() || matches!(b, 0xC2 | 0xE2 | 0xEF)
-        }) else {
+        let Some(k) = rest.iter().position(|&b| b == b'\\' || may_start_quote(b)) else {
             return if c.eof { Ok(true) } else { Err(Short) };
         };
         count_brackets(&rest[..k], &mut balance);
@@ -81,14 +87,14 @@ pub(super) fn string_fits(
             c.pos += 2;
             continue;
         }
-        let Some(len) = c.closing_quote(open)? else {
+        let Some((len, _)) = c.closing_quote(open)? else {
             c.pos += 1;
             continue;
         };
         let mut next = c.at(c.pos + len);
-        match fit_after_value(&mut next, frames, open)? {
+        match within(fit_after_value(&mut next, frames)?, subject.style) {
             Fit::Trailing | Fit::Misfit => c.pos += len,
-            Fit::Closed { after, .. } if balance[bracket_kind(c.bytes[after - 1])] > 0 => {
+            Fit::Closed { after, .. } if balance[bracket_kind(closer_byte(c.bytes, after))] > 0 => {
                 c.pos += len;
             }
             fit => return fits_one_level_out(subject, &c, fit, frames),
@@ -99,8 +105,8 @@ pub(super) fn string_fits(
 }
 
 /// Whether a structural continuation holds up: a key or an element after a
-/// comma, the end of input, or a closer after which the container around
-/// goes on sensibly.
+/// separator, the end of input, or a closer after which the container
+/// around goes on sensibly.
 pub(super) fn fits_one_level_out(
     subject: &Subject<'_>,
     c: &Cursor<'_>,
@@ -115,18 +121,14 @@ pub(super) fn fits_one_level_out(
         hint != Some(KeyHint::Undeclared)
     };
     Ok(match fit {
-        Fit::Eof | Fit::Element { comma: true, .. } => true,
-        Fit::Key {
-            comma: true, name, ..
-        } => declared(frames, name),
+        Fit::Eof | Fit::Element { sep: true, .. } => true,
+        Fit::Key(key) if key.sep => declared(frames, key.name),
         Fit::Closed { after, depth, .. } => {
             let outer = &frames[..depth];
             let mut tail = c.at(after);
-            match fit_after_value(&mut tail, outer, subject.open)? {
-                Fit::Eof | Fit::Element { comma: true, .. } | Fit::Closed { .. } => true,
-                Fit::Key {
-                    comma: true, name, ..
-                } => declared(outer, name),
+            match within(fit_after_value(&mut tail, outer)?, subject.style) {
+                Fit::Eof | Fit::Element { sep: true, .. } | Fit::Closed { .. } => true,
+                Fit::Key(key) if key.sep => declared(outer, key.name),
                 _ => false,
             }
         }
@@ -135,14 +137,20 @@ pub(super) fn fits_one_level_out(
 }
 
 /// Whether a later quote, within the window, ends the string better: one
-/// followed by the end of input, or by what the containers expect.
-pub(super) fn later_end(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<bool> {
+/// followed by the end of input, or by what the containers expect. With
+/// `own_only` (is there a better end than this twin?), the first such quote
+/// must be of the string's own kind, with no other quote that could close
+/// the string before it: reading on past one would make it text, a worse
+/// reading than the twin's (`"a ”b”], "c": "d"` ends at `b”`, and
+/// `[“x", "y”]` at `x"`).
+pub(super) fn later_end(subject: &Subject<'_>, mut c: Cursor<'_>, own_only: bool) -> Scan<bool> {
+    if own_only && subject.open == Quote::Double && subject.valid_so_far {
+        return valid_end_later(subject, c);
+    }
+    let mut passed = false;
     for _ in 0..MAX_CANDIDATES {
         let rest = &c.bytes[c.pos.min(c.bytes.len())..];
-        let Some(k) = rest
-            .iter()
-            .position(|&b| b == b'\\' || lex::quote_at(&[b]).is_some() || b >= 0xC2)
-        else {
+        let Some(k) = rest.iter().position(|&b| b == b'\\' || may_start_quote(b)) else {
             return if c.eof { Ok(false) } else { Err(Short) };
         };
         c.pos += k;
@@ -150,12 +158,18 @@ pub(super) fn later_end(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<bool> 
             c.pos += 2;
             continue;
         }
-        let Some(len) = c.closing_quote(subject.open)? else {
+        let Some((len, closer)) = c.closing_quote(subject.open)? else {
             c.pos += 1;
             continue;
         };
+        if own_only && opens_here(&c) {
+            // `, “`: a quote after a separator opens the next value.
+            passed = true;
+            c.pos += len;
+            continue;
+        }
         let mut next = c.at(c.pos + len);
-        let better = match fit_after_value(&mut next, subject.frames, subject.open)? {
+        let better = match within(fit_after_value(&mut next, subject.frames)?, subject.style) {
             Fit::Eof => true,
             Fit::Closed {
                 after, depth: 0, ..
@@ -164,15 +178,46 @@ pub(super) fn later_end(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<bool> 
                 tail.skip_ws()?;
                 tail.peek()?.is_none()
             }
-            Fit::Key { .. } | Fit::Element { .. } | Fit::Closed { .. } => true,
+            Fit::Key(_) | Fit::Element { .. } | Fit::Closed { .. } => true,
             Fit::Trailing | Fit::Misfit => false,
         };
         if better {
-            return Ok(true);
+            return Ok(!own_only || (closer == Closer::Own && !passed));
         }
+        passed = true;
         c.pos += len;
     }
     Ok(false)
+}
+
+/// For a twin in a string opened by `"`, in a document with no fix so far
+/// (it may be valid JSON): whether the string's first `"` further on
+/// (escapes passed over, as JSON reads them) is followed by valid JSON as
+/// far as the window goes (`"the “x”}, more", "b": 1`). Then the document
+/// may be valid JSON, and the twin is text.
+fn valid_end_later(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<bool> {
+    loop {
+        let rest = &c.bytes[c.pos.min(c.bytes.len())..];
+        let Some(k) = rest.iter().position(|&b| b == b'\\' || b == b'"') else {
+            return if c.eof { Ok(false) } else { Err(Short) };
+        };
+        c.pos += k;
+        if c.bytes[c.pos] == b'\\' {
+            c.pos += 2;
+            continue;
+        }
+        return strict_rest(&c.at(c.pos + 1), subject.frames, false);
+    }
+}
+
+/// Whether the quote at `c` stands where a value or key would open: after
+/// a separator, a colon or an opening bracket (whitespace between).
+fn opens_here(c: &Cursor<'_>) -> bool {
+    c.bytes[..c.pos]
+        .iter()
+        .rev()
+        .find(|b| !crate::lex::is_ws(**b))
+        .is_some_and(|b| matches!(b, b',' | b':' | b'[' | b'{' | b';'))
 }
 
 /// Whether, reading on as if the quote were inside the string, the brackets
@@ -199,7 +244,11 @@ pub(super) fn later_balanced_end(subject: &Subject<'_>, mut c: Cursor<'_>) -> Sc
         // Only the brackets that enclose the inner quotes must close: a
         // stray `(` elsewhere in the code does not matter.
         let closed = (0..3).all(|k| !subject.enclosed[k] || balance[k] == 0);
-        let quote = c.closing_quote(subject.open)?;
+        let quote = if may_start_quote(b) {
+            c.closing_quote(subject.open)?.map(|(len, _)| len)
+        } else {
+            None
+        };
         if quote.is_some() {
             quotes += 1;
             if quotes > MAX_CANDIDATES {
@@ -208,15 +257,20 @@ pub(super) fn later_balanced_end(subject: &Subject<'_>, mut c: Cursor<'_>) -> Sc
         }
         if closed && let Some(len) = quote {
             let mut next = c.at(c.pos + len);
-            let fit = fit_after_value(&mut next, subject.frames, subject.open)?;
+            let fit = within(fit_after_value(&mut next, subject.frames)?, subject.style);
             let good = match fit {
-                Fit::Eof | Fit::Key { comma: true, .. } => true,
+                Fit::Eof => true,
+                Fit::Key(key) => key.sep,
                 Fit::Closed { after, depth, .. } => {
                     let mut tail = c.at(after);
-                    matches!(
-                        fit_after_value(&mut tail, &subject.frames[..depth], subject.open)?,
-                        Fit::Eof | Fit::Key { comma: true, .. } | Fit::Closed { .. }
-                    )
+                    match within(
+                        fit_after_value(&mut tail, &subject.frames[..depth])?,
+                        subject.style,
+                    ) {
+                        Fit::Eof | Fit::Closed { .. } => true,
+                        Fit::Key(key) => key.sep,
+                        _ => false,
+                    }
                 }
                 _ => false,
             };
@@ -236,30 +290,42 @@ pub(super) fn opens_next(subject: &Subject<'_>, c: Cursor<'_>) -> Scan<bool> {
     if !matches!(top, Some(Frame::Object | Frame::Array)) {
         return Ok(false);
     }
-    // The text up to the next quote on the same line: a key or an element.
+    // The text up to the next quote of the same kind on the same line: a
+    // key or an element.
     let mut k = c.pos;
-    let close = loop {
-        match c.at(k).peek()? {
+    let (close, len) = loop {
+        let probe = c.at(k);
+        match probe.peek()? {
             None | Some(b'\n') => return Ok(false),
             Some(b'\\') => k += 2,
-            Some(b'"') => break k,
-            Some(_) => k += 1,
+            Some(_) => {
+                if let Some((len, Closer::Own)) = probe.closing_quote(subject.open)? {
+                    break (k, len);
+                }
+                k += 1;
+            }
         }
         if k - c.pos > MAX_KEY {
             return Ok(false);
         }
     };
-    let mut next = c.at(close + 1);
+    let mut next = c.at(close + len);
     if top == Some(Frame::Object) {
         next.skip_spaces()?;
-        if next.peek()? != Some(b':') {
+        let colon = match next.token()? {
+            Some((token, n)) => {
+                crate::repair::grammar::colon_at(token, n, &next.bytes[next.pos..]).is_some()
+            }
+            None => false,
+        };
+        if !colon {
             return Ok(false);
         }
         let depth = subject.frames.len();
         let hint = subject.hints.map(|h| h.key(depth, &c.bytes[c.pos..close]));
         return Ok(hint != Some(KeyHint::Undeclared));
     }
-    let fit = fit_after_value(&mut next, subject.frames, subject.open)?;
+    let fit = fit_after_value(&mut next, subject.frames)?;
     Ok(matches!(
         fit,
         Fit::Eof | Fit::Closed { .. } | Fit::Element { .. }

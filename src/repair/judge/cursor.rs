@@ -1,13 +1,23 @@
-//! Bytes after a quote, read with a position: whitespace, comments, quotes.
+//! Bytes after a quote, read with a position: whitespace, comments, tokens
+//! (through the machine's own lexer), quotes.
 
 use super::MAX_COMMENT;
-use crate::lex::{self, Quote};
+use crate::lex::{self, Closer, Quote, Token};
 
 /// Ran out of bytes before the input ended.
 #[derive(Debug)]
 pub(super) struct Short;
 
 pub(super) type Scan<T> = Result<T, Short>;
+
+/// What a stretch of whitespace held besides spaces.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Gap {
+    /// A comment was skipped.
+    pub(super) comment: bool,
+    /// A line break was crossed.
+    pub(super) newline: bool,
+}
 
 /// Bytes after a quote, read with a position.
 pub(super) struct Cursor<'b> {
@@ -43,37 +53,100 @@ impl Cursor<'_> {
         self.at(self.pos + k).peek()
     }
 
-    /// Skip whitespace (newlines included) and comments.
+    /// The token at the position, as the machine's lexer reads it, and its
+    /// length: `None` at the end of input. A token the end of the bytes may
+    /// still lengthen (a word, `-` of `-Infinity`) is `Short` until the
+    /// input ends, as the machine waits for it.
+    pub(super) fn token(&self) -> Scan<Option<(Token, usize)>> {
+        let rest = &self.bytes[self.pos.min(self.bytes.len())..];
+        let Some((token, len)) = lex::next(rest) else {
+            return if self.eof { Ok(None) } else { Err(Short) };
+        };
+        if !self.eof
+            && ((len == rest.len() && lex::may_grow(token))
+                || (rest.len() < lex::LONGEST_PREFIXED && lex::is_prefix_of_longer(token, rest)))
+        {
+            return Err(Short);
+        }
+        Ok(Some((token, len)))
+    }
+
+    /// The kind of the token at the position where only its kind matters
+    /// (does a value start here?): a word, a number or a literal that the
+    /// end of the bytes may still lengthen is a value either way, so it
+    /// does not wait as [`Cursor::token`] does.
+    pub(super) fn token_start(&self) -> Scan<Option<(Token, usize)>> {
+        match self.token() {
+            Err(Short) => {
+                let rest = &self.bytes[self.pos.min(self.bytes.len())..];
+                let digit = |k: usize| rest.get(k).is_some_and(u8::is_ascii_digit);
+                match lex::next(rest) {
+                    Some(found @ (Token::Word | Token::Literal(_), _)) => Ok(Some(found)),
+                    // A number that starts with a digit stays a number (a
+                    // lone `.` may still become `...`).
+                    Some(found @ (Token::Number, _))
+                        if digit(0) || (matches!(rest[0], b'-' | b'+') && digit(1)) =>
+                    {
+                        Ok(Some(found))
+                    }
+                    _ => Err(Short),
+                }
+            }
+            found => found,
+        }
+    }
+
+    /// Skip whitespace (newlines and special spaces included) and comments,
+    /// and say what was skipped.
     ///
     /// What counts as a comment here is narrower than outside strings,
     /// because the bytes after a quote are often code: a `//` or `#` comment
     /// needs whitespace or a separator before it and a real newline after it (`"//" check`,
     /// `"#f9a825"` and Rust's `r#"…"#` are text, and so is a "comment" that
     /// runs to the end of a body written with `\n` escapes); a `#` also needs
-    /// a space after it (`#define`); a `/* */` comment must be closed.
-    pub(super) fn skip_ws(&mut self) -> Scan<()> {
+    /// a space after it (`#define`). After an inner quote a comment must end
+    /// before the input does; after a clean string one may run to the end
+    /// (a stream cut inside it).
+    pub(super) fn skip_ws(&mut self) -> Scan<Gap> {
+        let mut gap = Gap::default();
         loop {
-            let skipped = match self.peek()? {
+            let (skipped, comment) = match self.peek()? {
                 Some(b) if lex::is_ws(b) => {
+                    gap.newline |= b == b'\n';
                     self.pos += 1;
-                    true
+                    (true, false)
                 }
+                Some(0xC2 | 0xE1 | 0xE2 | 0xE3 | 0xEF) => match self.token()? {
+                    Some((Token::SpecialWhitespace, len)) => {
+                        self.pos += len;
+                        (true, false)
+                    }
+                    _ => (false, false),
+                },
                 Some(b'/') => match self.peek_at(1)? {
-                    Some(b'/') if self.ws_before() => self.skip_to(b"\n", 0)?,
-                    Some(b'*') => self.skip_to(b"*/", 2)?,
-                    _ => false,
+                    Some(b'/') if self.ws_before() => (self.skip_to(2, b"\n", 0)?, true),
+                    Some(b'*') => (self.skip_to(2, b"*/", 2)?, true),
+                    _ => (false, false),
                 },
                 Some(b'#')
                     if self.ws_before()
                         && matches!(self.peek_at(1)?, Some(b' ' | b'\t' | b'\r' | b'\n')) =>
                 {
-                    self.skip_to(b"\n", 0)?
+                    (self.skip_to(1, b"\n", 0)?, true)
                 }
-                _ => false,
+                Some(b'<')
+                    if self.peek_at(1)? == Some(b'!')
+                        && self.peek_at(2)? == Some(b'-')
+                        && self.peek_at(3)? == Some(b'-') =>
+                {
+                    (self.skip_to(4, b"-->", 3)?, true)
+                }
+                _ => (false, false),
             };
             if !skipped {
-                return Ok(());
+                return Ok(gap);
             }
+            gap.comment |= comment;
         }
     }
 
@@ -84,14 +157,14 @@ impl Cursor<'_> {
             && self
                 .bytes
                 .get(self.pos - 1)
-                .is_some_and(|&b| lex::is_ws(b) || matches!(b, b',' | b':' | b'[' | b'{'))
+                .is_some_and(|&b| lex::is_ws(b) || matches!(b, b',' | b':' | b'[' | b'{' | b';'))
     }
 
-    /// Move to the first `needle` after the comment opener, and `extra`
-    /// more; `false` (and no move) when the input ends first: then it was
-    /// not a comment.
-    pub(super) fn skip_to(&mut self, needle: &[u8], extra: usize) -> Scan<bool> {
-        let from = (self.pos + 2).min(self.bytes.len());
+    /// Move past the comment opener (`open` bytes) to the first `needle`,
+    /// and `extra` more; `false` (and no move) when the input ends first:
+    /// then it was not a comment.
+    pub(super) fn skip_to(&mut self, open: usize, needle: &[u8], extra: usize) -> Scan<bool> {
+        let from = (self.pos + open).min(self.bytes.len());
         let to = (from + MAX_COMMENT).min(self.bytes.len());
         let capped = to < self.bytes.len();
         // (memchr for the one-byte needle: building a memmem finder per
@@ -141,20 +214,6 @@ impl Cursor<'_> {
         Ok(self.peek_at(3)?.is_none_or(lex::is_ws))
     }
 
-    /// Whether a JSON literal (`true`, `false`, `null`) starts at the
-    /// position and ends there.
-    pub(super) fn literal(&self) -> Scan<bool> {
-        let mut k = 0;
-        while let Some(b) = self.peek_at(k)? {
-            if !b.is_ascii_alphanumeric() {
-                break;
-            }
-            k += 1;
-        }
-        let word = &self.bytes[self.pos..self.pos + k];
-        Ok(matches!(word, b"true" | b"false" | b"null"))
-    }
-
     /// Whether any quote character starts at the position.
     pub(super) fn any_quote(&self) -> Scan<bool> {
         Ok(self.quote_here()?.is_some())
@@ -163,7 +222,7 @@ impl Cursor<'_> {
     /// The quote character at the position and its length. A multi-byte
     /// quote (`’`, `“`, `＂`) may be cut by the end of what has arrived:
     /// then it is `Short` until the input ends.
-    fn quote_here(&self) -> Scan<Option<(Quote, usize)>> {
+    pub(super) fn quote_here(&self) -> Scan<Option<(Quote, usize)>> {
         let rest = &self.bytes[self.pos.min(self.bytes.len())..];
         if rest
             .first()
@@ -178,11 +237,21 @@ impl Cursor<'_> {
         Ok(lex::quote_at(rest))
     }
 
-    /// The quote that may close a string opened by `open`, at the position.
-    pub(super) fn closing_quote(&self, open: Quote) -> Scan<Option<usize>> {
+    /// The quote at the position that may close a string opened by `open`:
+    /// its length, and whether it is of the string's own kind or its twin.
+    pub(super) fn closing_quote(&self, open: Quote) -> Scan<Option<(usize, Closer)>> {
         Ok(self
             .quote_here()?
-            .filter(|(quote, _)| lex::closes(open, *quote))
-            .map(|(_, len)| len))
+            .and_then(|(quote, len)| match lex::closes(open, quote) {
+                Closer::No => None,
+                closer => Some((len, closer)),
+            }))
     }
+}
+
+/// Whether `b` may start a quote character (`"`, `'`, `` ` ``, or the
+/// lead byte of a typographic one): the stops of a search for quotes.
+#[inline]
+pub(super) fn may_start_quote(b: u8) -> bool {
+    matches!(b, b'"' | b'\'' | b'`' | 0xC2 | 0xE2 | 0xEF)
 }

@@ -1,26 +1,27 @@
-//! What follows a value, read as a continuation of its containers.
+//! What follows a value, read as a continuation of its containers under
+//! the lenient grammar (`repair/grammar.rs`): the machine's lexer reads the
+//! tokens, the grammar classifies them, and the lenient forms a reading
+//! needed are reported as [`Faults`].
 
 use super::MAX_KEY;
-use super::cursor::{Cursor, Scan};
-use crate::lex::{self, Quote};
-use crate::repair::machine::Frame;
-use crate::repair::machine::LOOKAHEAD;
+use super::cursor::{Cursor, Gap, Scan};
+use crate::lex::{Closer, Quote, Token};
+use crate::repair::grammar::{self, Faults};
+use crate::repair::machine::{Frame, LOOKAHEAD};
 
 /// What follows a value, read as a continuation of its containers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Fit {
     /// Nothing but whitespace and comments to the end of input.
     Eof,
-    /// A comma (or nothing) and then a key and its colon; `name` is the raw
-    /// key text, `after` where the value after the colon starts.
-    Key {
-        name: (usize, usize),
-        quoted: bool,
-        after: usize,
-        comma: bool,
+    /// A separator (or none) and then a key and its colon.
+    Key(KeyFit),
+    /// In an array: a separator (or none) and then the start of a value at `at`.
+    Element {
+        at: usize,
+        sep: bool,
+        faults: Faults,
     },
-    /// In an array: a comma (or nothing) and then the start of a value at `at`.
-    Element { at: usize, comma: bool },
     /// A closer an open container takes; `after` is just past it and `depth`
     /// the number of containers still open after it. `skipped`: it closes an
     /// outer container, the innermost left open (a repair).
@@ -28,6 +29,7 @@ pub(super) enum Fit {
         after: usize,
         depth: usize,
         skipped: bool,
+        faults: Faults,
     },
     /// After the top-level value: more text.
     Trailing,
@@ -35,127 +37,247 @@ pub(super) enum Fit {
     Misfit,
 }
 
+/// A key and its colon after a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct KeyFit {
+    /// The raw key text (between its quotes).
+    pub(super) name: (usize, usize),
+    /// The quote that opened it, if it was quoted.
+    pub(super) quote: Option<Quote>,
+    /// Just past the key (its closing quote included).
+    pub(super) close: usize,
+    /// Where the value after the colon starts.
+    pub(super) after: usize,
+    /// Whether a separator came before the key.
+    pub(super) sep: bool,
+    /// The lenient forms the reading needed.
+    pub(super) faults: Faults,
+    /// The bytes between the value and the key (`, `, `,\n  `).
+    pub(super) gap: (usize, usize),
+    /// A line break lies between the value and the key.
+    pub(super) newline: bool,
+}
+
+impl Fit {
+    /// Whether a separator came before what follows (a key or an element).
+    pub(super) fn has_sep(self) -> bool {
+        match self {
+            Fit::Key(key) => key.sep,
+            Fit::Element { sep, .. } => sep,
+            _ => false,
+        }
+    }
+
+    /// The lenient forms the reading needed.
+    pub(super) fn faults(self) -> Faults {
+        match self {
+            Fit::Key(key) => key.faults,
+            Fit::Element { faults, .. } | Fit::Closed { faults, .. } => faults,
+            _ => Faults::NONE,
+        }
+    }
+}
+
 /// What follows a value in `frames` (its container last), from `c`.
-pub(super) fn fit_after_value(c: &mut Cursor<'_>, frames: &[Frame], open: Quote) -> Scan<Fit> {
+pub(super) fn fit_after_value(c: &mut Cursor<'_>, frames: &[Frame]) -> Scan<Fit> {
     let start = c.pos;
-    c.skip_ws()?;
-    let Some(b) = c.peek()? else {
+    let gap = c.skip_ws()?;
+    let mut faults = comment_fault(gap);
+    let Some((token, len)) = c.token()? else {
         return Ok(Fit::Eof);
     };
-    if b == b'`' && c.closing_fence()? {
+    if token == Token::Fence && c.closing_fence()? {
         // ```` ``` ```` on its own: the fenced block (the document) ends.
         return Ok(Fit::Eof);
     }
     let Some(&top) = frames.last() else {
         // After a top-level value: another value (`Values::Lines` and
         // `Values::Array` keep it; `Values::First` drops it), or text.
-        if starts_value(b) && (!b.is_ascii_alphabetic() || c.literal()?) {
+        if grammar::starts_solid_value(token) {
             return Ok(Fit::Element {
                 at: c.pos,
-                comma: false,
+                sep: false,
+                faults,
             });
         }
         return Ok(Fit::Trailing);
     };
-    if matches!(b, b'}' | b']' | b')') {
-        return Ok(closed(c, frames, b));
+    if let Some(fit) = closed(c, frames, token, len, faults) {
+        return Ok(fit);
     }
-    if b == b','
-        && matches!(
-            top,
-            Frame::Object | Frame::Array | Frame::Tuple | Frame::Root
-        )
-    {
-        c.pos += 1;
-        c.skip_ws()?;
-        return match c.peek()? {
-            None => Ok(Fit::Eof),
-            Some(b @ (b'}' | b']' | b')')) => Ok(closed(c, frames, b)),
-            Some(_) if top == Frame::Object => Ok(match key_at(c.at(c.pos), Stray::Allowed)? {
-                Fit::Key {
-                    name,
-                    quoted,
-                    after,
-                    ..
-                } => Fit::Key {
-                    name,
-                    quoted,
-                    after,
-                    comma: true,
-                },
-                fit => fit,
-            }),
-            Some(b) if starts_value(b) => Ok(Fit::Element {
+    if grammar::is_separator(token) && top != Frame::Call {
+        // One separator, or a run of them (`,,`, `;`, `, ;`), with
+        // whitespace and comments between.
+        let mut n = 0;
+        let mut token = token;
+        let mut len = len;
+        loop {
+            n += 1;
+            if token == Token::Semicolon {
+                faults |= Faults::SEPARATOR;
+            }
+            if len > 1 {
+                faults |= Faults::WIDE;
+            }
+            c.pos += len;
+            faults |= comment_fault(c.skip_ws()?);
+            match c.token_start()? {
+                Some((next, next_len)) if grammar::is_separator(next) => {
+                    (token, len) = (next, next_len);
+                }
+                Some(found) => {
+                    (token, len) = found;
+                    break;
+                }
+                None => return Ok(Fit::Eof),
+            }
+        }
+        if n > 1 {
+            faults |= Faults::SEPARATOR;
+        }
+        if let Some(fit) = closed(c, frames, token, len, faults) {
+            return Ok(fit);
+        }
+        if top == Frame::Object {
+            let newline = c.bytes[start..c.pos].contains(&b'\n');
+            return key_at(
+                c.at(c.pos),
+                Stray::Allowed,
+                faults,
+                (start, c.pos),
+                newline,
+                true,
+            );
+        }
+        if grammar::starts_value(token) && token != Token::Other && token != Token::Backslash {
+            return Ok(Fit::Element {
                 at: c.pos,
-                comma: true,
-            }),
-            Some(_) => Ok(Fit::Misfit),
-        };
+                sep: true,
+                faults,
+            });
+        }
+        return Ok(Fit::Misfit);
     }
+    faults |= Faults::NO_SEPARATOR;
     match top {
         Frame::Object => {
             // A missing comma: a quoted key and its colon, or a bare one on
             // a line of its own (`"John"\n  lastName: "Smith"`).
-            if c.closing_quote(open)?.is_some() || matches!(b, b'"' | b'\'') {
-                return key_at(c.at(c.pos), Stray::Refused);
-            }
-            let newline = c.bytes[start..c.pos].contains(&b'\n');
-            if newline && (matches!(b, b'_' | b'$') || b.is_ascii_alphabetic()) {
-                return key_at(c.at(c.pos), Stray::Refused);
+            let key = matches!(token, Token::Quote(_))
+                || (gap.newline && grammar::key_form(token).is_some());
+            if key {
+                return key_at(
+                    c.at(c.pos),
+                    Stray::Refused,
+                    faults,
+                    (start, c.pos),
+                    gap.newline,
+                    false,
+                );
             }
             Ok(Fit::Misfit)
         }
         // A missing comma: a value that cannot be text (`["a" 2]`,
         // `["a" "b"]`); a bare word here is more of the string's text.
         Frame::Array | Frame::Tuple | Frame::Root
-            if starts_value(b) && (!b.is_ascii_alphabetic() || c.literal()?) =>
+            if grammar::starts_solid_value(token)
+                && (token != Token::Minus || c.peek_at(1)?.is_some_and(|b| b.is_ascii_digit())) =>
         {
             Ok(Fit::Element {
                 at: c.pos,
-                comma: false,
+                sep: false,
+                faults,
             })
         }
         Frame::Array | Frame::Tuple | Frame::Root | Frame::Call => Ok(Fit::Misfit),
     }
 }
 
-/// A closer at `c`: taken by an open container, or a misfit.
-pub(super) fn closed(c: &Cursor<'_>, frames: &[Frame], closer: u8) -> Fit {
-    let token = match closer {
-        b'}' => lex::Token::BraceClose,
-        b']' => lex::Token::BracketClose,
-        _ => lex::Token::ParenClose,
-    };
-    match frames.iter().rposition(|f| f.is_closed_by(token)) {
-        Some(depth) => Fit::Closed {
-            after: c.pos + 1,
-            depth,
-            skipped: depth + 1 != frames.len(),
-        },
-        None => Fit::Misfit,
+/// `fit`, as a string already known to hold code reads it: a continuation
+/// that needs a lenient form the document's own structure has not used
+/// (`style`) is more of the code (`\nversion = "1"` in TOML), not the
+/// container going on. A missing separator is judged by the caller.
+pub(super) fn within(fit: Fit, style: Faults) -> Fit {
+    if fit.faults().beyond(style | Faults::NO_SEPARATOR).is_empty() {
+        fit
+    } else {
+        Fit::Misfit
     }
 }
 
-/// How sure the caller is that a key follows: after a comma, a bare key may
-/// end with a stray quote (`b":`, its opening quote missing) and the end of
-/// input inside it is a member cut off; without one (a missing comma), the
-/// key must be whole.
+fn comment_fault(gap: Gap) -> Faults {
+    if gap.comment {
+        Faults::COMMENT
+    } else {
+        Faults::NONE
+    }
+}
+
+/// A closer `token` at `c`: taken by an open container (a [`Fit::Closed`]),
+/// a misfit when none takes it, `None` when it is no closer.
+fn closed(
+    c: &Cursor<'_>,
+    frames: &[Frame],
+    token: Token,
+    len: usize,
+    faults: Faults,
+) -> Option<Fit> {
+    if !matches!(
+        token,
+        Token::BraceClose | Token::BracketClose | Token::ParenClose
+    ) {
+        return None;
+    }
+    let faults = if len > 1 {
+        faults | Faults::WIDE
+    } else {
+        faults
+    };
+    Some(match frames.iter().rposition(|f| f.is_closed_by(token)) {
+        Some(depth) => Fit::Closed {
+            after: c.pos + len,
+            depth,
+            skipped: depth + 1 != frames.len(),
+            faults,
+        },
+        None => Fit::Misfit,
+    })
+}
+
+/// How sure the caller is that a key follows: after a separator, a bare key
+/// may end with a stray quote (`b":`, its opening quote missing) and the end
+/// of input inside it is a member cut off; without one (a missing comma),
+/// the key must be whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Stray {
     Allowed,
     Refused,
 }
 
-/// A key and its colon at `c`: `"name":`, `'name':` or `name:`.
-pub(super) fn key_at(c: Cursor<'_>, stray: Stray) -> Scan<Fit> {
-    let Some(b) = c.peek()? else {
+/// A key and its colon at `c`, in any form the machine reads: quoted by any
+/// quote (`"name"`, `'name'`, `“name”`, `` `name` ``, a mixed pair), bare
+/// (`name`, `true`) or a number (`5`, `2.17`).
+pub(super) fn key_at(
+    c: Cursor<'_>,
+    stray: Stray,
+    faults: Faults,
+    gap: (usize, usize),
+    newline: bool,
+    sep: bool,
+) -> Scan<Fit> {
+    let Some((token, len)) = c.token()? else {
         return Ok(Fit::Eof);
     };
-    let (name, quoted, mut end) = if b == b'"' || b == b'\'' {
-        let start = c.pos + 1;
+    let Some(form) = grammar::key_form(token) else {
+        return Ok(Fit::Misfit);
+    };
+    let mut faults = faults | form;
+    let (name, quote, mut end) = if let Token::Quote(quote) = token {
+        let start = c.pos + len;
         let mut k = start;
         loop {
-            match c.at(k).peek()? {
+            let probe = c.at(k);
+            match probe.peek()? {
                 // The input ends in the key: after a comma, a member cut off
                 // (unless the "key" holds structure: `,"}` ends a document);
                 // the window ends in it: a long key, as valid JSON may have.
@@ -167,15 +289,21 @@ pub(super) fn key_at(c: Cursor<'_>, stray: Stray) -> Scan<Fit> {
                 }
                 None | Some(b'\n') => return Ok(Fit::Misfit),
                 Some(b'\\') => k += 2,
-                Some(q) if q == b => break,
-                Some(_) => k += 1,
+                Some(_) => {
+                    if let Some((n, closer)) = probe.closing_quote(quote)? {
+                        if closer == Closer::Twin {
+                            faults |= Faults::KEY_TYPOGRAPHIC;
+                        }
+                        break ((start, k), Some(quote), c.at(k + n));
+                    }
+                    k += 1;
+                }
             }
         }
-        ((start, k), true, c.at(k + 1))
-    } else if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' {
+    } else {
         let mut k = c.pos;
         while let Some(d) = c.at(k).peek()? {
-            if !(d.is_ascii_alphanumeric() || matches!(d, b'_' | b'$' | b'-')) {
+            if !(d.is_ascii_alphanumeric() || matches!(d, b'_' | b'$' | b'-' | b'.' | b'+')) {
                 break;
             }
             k += 1;
@@ -189,20 +317,30 @@ pub(super) fn key_at(c: Cursor<'_>, stray: Stray) -> Scan<Fit> {
         } else {
             k
         };
-        ((c.pos, k), false, c.at(end))
-    } else {
-        return Ok(Fit::Misfit);
+        ((c.pos, k), None, c.at(end))
     };
-    end.skip_ws()?;
-    match end.peek()? {
-        None if stray == Stray::Allowed => Ok(Fit::Eof),
-        Some(b':') => Ok(Fit::Key {
+    let close = end.pos;
+    let gap_ws = end.skip_ws()?;
+    if gap_ws.comment {
+        faults |= Faults::COMMENT;
+    }
+    let colon = match end.token()? {
+        Some((token, len)) => grammar::colon_at(token, len, &end.bytes[end.pos..]),
+        None if stray == Stray::Allowed => return Ok(Fit::Eof),
+        None => return Ok(Fit::Misfit),
+    };
+    match colon {
+        Some((n, form)) => Ok(Fit::Key(KeyFit {
             name,
-            quoted,
-            after: end.pos + 1,
-            comma: false,
-        }),
-        None | Some(_) => Ok(Fit::Misfit),
+            quote,
+            close,
+            after: end.pos + n,
+            sep,
+            faults: faults | form,
+            gap,
+            newline,
+        })),
+        None => Ok(Fit::Misfit),
     }
 }
 
@@ -210,14 +348,6 @@ pub(super) fn key_at(c: Cursor<'_>, stray: Stray) -> Scan<Fit> {
 pub(super) fn has_structure(text: &[u8]) -> bool {
     text.iter()
         .any(|b| matches!(b, b'{' | b'}' | b'[' | b']' | b',' | b':'))
-}
-
-/// Whether `b` can start an array element (a bare word included).
-pub(super) fn starts_value(b: u8) -> bool {
-    matches!(
-        b,
-        b'"' | b'\'' | b'{' | b'[' | b'-' | b'0'..=b'9' | b'_' | b'$'
-    ) || b.is_ascii_alphabetic()
 }
 
 pub(super) fn is_literal(word: &[u8]) -> bool {
@@ -246,5 +376,15 @@ pub(super) fn count_brackets(bytes: &[u8], balance: &mut [u32; 3]) {
             }
             _ => {}
         }
+    }
+}
+
+/// The last byte of the closer that ends at `after` (`}` for `｝`).
+pub(super) fn closer_byte(bytes: &[u8], after: usize) -> u8 {
+    match bytes[after - 1] {
+        0x9D => b'}',
+        0xBD => b']',
+        0x89 => b')',
+        b => b,
     }
 }

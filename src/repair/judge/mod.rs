@@ -2,43 +2,64 @@
 //!
 //! String text is committed as it arrives; only a quote that could close the
 //! string waits, and what decides it is the input right after it, read as a
-//! continuation of the open containers:
+//! continuation of the open containers under the lenient grammar the
+//! machine reads with (`fit.rs`, `repair/grammar.rs`):
 //!
 //! - **A clean string** (no inner quote found in it yet) ends at a quote
-//!   followed by what valid JSON would have there: the end of input, a comma
-//!   and then a key with its colon (in an object) or a value (in an array),
-//!   or a closer. So valid JSON always passes, and so does the fast lane,
-//!   which asks this module the same question.
+//!   followed by anything the grammar reads as the container going on: the
+//!   end of input, a closer, a separator (`,`, `,,`, `;`, or none before a
+//!   key or a line break) and then a key in any form with any colon form
+//!   (in an object) or a value (in an array), comments between. So valid
+//!   JSON always passes, every fault the engine mends after a string ends
+//!   it, and the fast lane asks the same rule.
 //! - **A string already known to hold an inner quote** (the model forgot to
-//!   escape its code) needs more: a `, "key":` must not name a key the
-//!   caller's [`Hints`] rule out, must not sit inside a bracket the body
-//!   opened before an inner quote (`x = {"a": "b", "c": 1}`), and the value
-//!   after the colon must itself make sense; a closer must not close a
-//!   bracket opened in the body, and what follows it must continue the
-//!   container around.
+//!   escape its code) needs more (`dirty.rs`): a separator, the key written
+//!   in forms the document's own structure uses (its style), a key the
+//!   caller's [`Hints`] do not rule out and the object does not have yet,
+//!   not inside a bracket the body opened before an inner quote, and a
+//!   value after the colon that holds up; a closer must not close a bracket
+//!   opened in the body, and what follows it must continue the container
+//!   around.
 //! - Otherwise the quote is inside the string: it is written escaped.
+//!
+//! A quote of the string's twin kind (`”` for a string opened by `"`, `"`
+//! for one opened by `“`, `’` for `'`) ends it only where no later quote of
+//! its own kind would (`{"a": "value”}`, `{“key": 1}`).
 //!
 //! One more reading applies to a clean string whose body ends in a comma
 //! (`{"a": "b, "c": 1}`): if the quote opens a key (or an array element)
 //! that fits, the end quote was missing before the comma.
 //!
-//! Everything here reads at most [`LOOKAHEAD`] bytes after the quote; the
-//! caller passes that window and says whether the input ends inside it. A
-//! scan that reaches the end of the bytes before the input ended answers
-//! [`Judgement::Need`], never a guess, so the decision is the same for every
-//! way of cutting the input.
+//! Where the choice rests on weak evidence (a member laid out unlike the
+//! object's own, a key inside the body's brackets that would otherwise be
+//! the next member, a tail dropped after an early close), the answer
+//! carries a doubt.
+//!
+//! Everything here reads at most [`LOOKAHEAD`](super::machine::LOOKAHEAD)
+//! bytes after the quote; the caller passes that window and says whether
+//! the input ends inside it. A scan that reaches the end of the bytes before
+//! the input ended answers [`Judgement::Need`], never a guess, so the
+//! decision is the same for every way of cutting the input.
 
 mod ahead;
 mod cursor;
+mod dirty;
 mod fit;
+mod quick;
+mod strict_rest;
 
-use self::ahead::{later_balanced_end, later_end, opens_next, value_fits};
+use self::ahead::{later_end, opens_next, value_fits};
 use self::cursor::{Cursor, Scan, Short};
+use self::dirty::{closed_ends, dirty_key_ends};
 use self::fit::{Fit, fit_after_value};
-use super::hints::{Hints, KeyHint};
+pub(super) use self::quick::{Quick, quick_clean_end};
+use self::strict_rest::strict_rest;
+use super::context::ObjContext;
+use super::doubt::DoubtKind;
+use super::grammar::{self, Faults};
+use super::hints::Hints;
 use super::machine::Frame;
-use super::string::find_quote_escape_or_control;
-use crate::lex::{self, Quote};
+use crate::lex::{self, Closer, Quote};
 
 /// The longest key the continuation check reads; a longer "key" is text.
 const MAX_KEY: usize = 256;
@@ -65,6 +86,8 @@ pub(super) struct Subject<'a> {
     pub(super) frames: &'a [Frame],
     pub(super) role: Role,
     pub(super) open: Quote,
+    /// Whether the quote judged is of the string's own kind or its twin.
+    pub(super) closer: Closer,
     /// How many quotes inside this string were already judged inner.
     pub(super) inner_quotes: u32,
     /// Per kind (`()`, `[]`, `{}`): a bracket the body opened before its last
@@ -76,14 +99,23 @@ pub(super) struct Subject<'a> {
     pub(super) balance: [u32; 3],
     /// The body ends with a comma and perhaps whitespace.
     pub(super) trailing_comma: bool,
-    /// The document has written a key without quotes.
-    pub(super) bare_keys: bool,
+    /// The lenient forms the document's structure has used so far.
+    pub(super) style: Faults,
+    /// No fix was made so far: the document may be valid JSON.
+    pub(super) valid_so_far: bool,
     pub(super) hints: Option<&'a Hints>,
+    /// The object the string sits in, when the machine could read it.
+    pub(super) context: Option<&'a ObjContext>,
 }
 
 impl Subject<'_> {
     fn clean(&self) -> bool {
         self.inner_quotes == 0
+    }
+
+    /// A clean string's quote of its own kind, as valid JSON has them.
+    fn plain(&self) -> bool {
+        self.clean() && self.closer == Closer::Own
     }
 }
 
@@ -101,10 +133,37 @@ pub(super) enum Judgement {
     Need,
 }
 
+/// A decision, and the doubt it carries when the input did not settle it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Judged {
+    pub(super) judgement: Judgement,
+    pub(super) doubt: Option<DoubtKind>,
+}
+
+impl Judged {
+    fn sure(judgement: Judgement) -> Self {
+        Judged {
+            judgement,
+            doubt: None,
+        }
+    }
+
+    fn ends(ends: bool, doubt: Option<DoubtKind>) -> Self {
+        Judged {
+            judgement: if ends {
+                Judgement::End
+            } else {
+                Judgement::Inner
+            },
+            doubt,
+        }
+    }
+}
+
 /// Judge the quote of a string described by `subject`; `after` holds the
 /// bytes after the quote (at most the lookahead window) and `eof` says
 /// whether the input ends where they do.
-pub(super) fn judge(subject: &Subject<'_>, after: &[u8], eof: bool) -> Judgement {
+pub(super) fn judge(subject: &Subject<'_>, after: &[u8], eof: bool) -> Judged {
     let cursor = Cursor {
         bytes: after,
         pos: 0,
@@ -112,17 +171,19 @@ pub(super) fn judge(subject: &Subject<'_>, after: &[u8], eof: bool) -> Judgement
         open_comments: subject.clean(),
     };
     let result = match subject.role {
-        Role::Key => judge_key(subject, cursor),
+        Role::Key => judge_key(subject, cursor).map(Judged::sure),
         Role::Value => judge_value(subject, cursor),
     };
-    result.unwrap_or(Judgement::Need)
+    result.unwrap_or(Judged::sure(Judgement::Need))
 }
 
 /// Whether a clean value string opened by `open` in `frames` ends at the
-/// quote after which `after` follows (at most the lookahead window; `eof`
-/// as for [`judge`]): the fast lane's question, answered by the same rule.
-/// `None` when the bytes do not say yet. `trailing_comma` says whether the
-/// body ends with a comma; it is asked only off the common path.
+/// quote of its own kind after which `after` follows (at most the lookahead
+/// window; `eof` as for [`judge`]): the fast lane's question, answered by
+/// the same rule. `None` when the bytes do not say yet, or the answer is in
+/// doubt (the machine then judges the quote itself and records it).
+/// `trailing_comma` says whether the body ends with a comma; it is asked
+/// only off the common path.
 #[inline]
 pub(super) fn clean_value_ends(
     frames: &[Frame],
@@ -131,10 +192,12 @@ pub(super) fn clean_value_ends(
     after: &[u8],
     eof: bool,
 ) -> Option<bool> {
-    match quick_clean_end(frames, after, eof) {
-        Quick::End | Quick::EndAtKey { .. } => return Some(true),
-        Quick::Need => return None,
-        Quick::Unknown => {}
+    if open == Quote::Double {
+        match quick_clean_end(frames, after, eof) {
+            Quick::End | Quick::EndAtKey { .. } => return Some(true),
+            Quick::Need => return None,
+            Quick::Unknown => {}
+        }
     }
     // `"a" + "b"` is joined by the machine, which needs the quote it holds.
     let mut c = Cursor {
@@ -151,29 +214,70 @@ pub(super) fn clean_value_ends(
         frames,
         role: Role::Value,
         open,
+        closer: Closer::Own,
         inner_quotes: 0,
         enclosed: [false; 3],
         open_brackets: [false; 3],
         balance: [0; 3],
         trailing_comma: trailing_comma(),
-        bare_keys: false,
+        style: Faults::NONE,
+        valid_so_far: false,
         hints: None,
+        context: None,
     };
     match judge(&subject, after, eof) {
-        Judgement::Need => None,
-        judgement => Some(judgement == Judgement::End),
+        Judged {
+            judgement: Judgement::Need,
+            ..
+        }
+        | Judged { doubt: Some(_), .. } => None,
+        Judged { judgement, .. } => Some(judgement == Judgement::End),
     }
 }
 
 /// A key ends at a quote unless what follows is text and a later quote on
-/// the same line is followed by a colon (`{"say "hi"": 1}`).
+/// the same line is followed by a colon (`{"say "hi"": 1}`). A twin quote
+/// (`{"key”: 1}`) ends it only when a colon follows it and no quote of the
+/// key's own kind does so further on the line.
 fn judge_key(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judgement> {
-    c.skip_ws()?;
+    // Whitespace only: a key's text may hold what looks like a comment
+    // (`{"a/*": 1}`).
+    while c.peek()?.is_some_and(lex::is_ws) {
+        c.pos += 1;
+    }
     let Some(b) = c.peek()? else {
         return Ok(Judgement::End);
     };
-    if b == b':' || lex::is_ws(b) || !(b.is_ascii_alphanumeric() || b >= 0x80 || b == b'_') {
+    if colon_here(&c)? {
+        // `"key":`, `"key" =`, `"key"：`, and a twin's `"key”:`.
+        if subject.closer == Closer::Own {
+            return Ok(Judgement::End);
+        }
+    } else if subject.closer == Closer::Twin {
+        return Ok(Judgement::Inner);
+    } else if lex::is_ws(b) || !(b.is_ascii_alphanumeric() || b >= 0x80 || b == b'_') {
         return Ok(Judgement::End);
+    }
+    let twin = subject.closer == Closer::Twin;
+    if twin && subject.open == Quote::Double && subject.valid_so_far {
+        // In a document that may be valid JSON, read as valid JSON reads
+        // it: when the key's first `"` further on is followed by a colon
+        // and what follows is valid JSON, the twin is text (`{"“:,": 1}`).
+        let mut probe = c.at(c.pos);
+        loop {
+            match probe.peek()? {
+                None | Some(b'\n') => break,
+                Some(b'\\') => probe.pos += 2,
+                Some(b'"') => {
+                    let rest = probe.at(probe.pos + 1);
+                    if strict_rest(&rest, subject.frames, true)? {
+                        return Ok(Judgement::Inner);
+                    }
+                    break;
+                }
+                Some(_) => probe.pos += 1,
+            }
+        }
     }
     let mut probe = c.at(c.pos);
     loop {
@@ -181,14 +285,18 @@ fn judge_key(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judgement> {
             return Ok(Judgement::End);
         }
         match probe.peek()? {
-            None | Some(b'\n' | b',' | b'{' | b'}' | b'[' | b']' | b':') => {
-                return Ok(Judgement::End);
-            }
+            None | Some(b'\n' | b',' | b'{' | b'}' | b'[' | b']') => return Ok(Judgement::End),
+            Some(b':') if !twin => return Ok(Judgement::End),
+            Some(b'\\') => probe.pos += 2,
             Some(_) => {
-                if let Some(len) = probe.closing_quote(subject.open)? {
+                let found = match probe.closing_quote(subject.open)? {
+                    Some((len, closer)) if !twin || closer == Closer::Own => Some(len),
+                    _ => None,
+                };
+                if let Some(len) = found {
                     let mut colon = probe.at(probe.pos + len);
                     colon.skip_spaces()?;
-                    if colon.peek()? == Some(b':') {
+                    if colon_here(&colon)? {
                         return Ok(Judgement::Inner);
                     }
                 }
@@ -198,11 +306,20 @@ fn judge_key(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judgement> {
     }
 }
 
-fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judgement> {
+/// Whether a colon in any form the machine reads (`:`, `=`, `=>`, `：`)
+/// stands at the position.
+fn colon_here(c: &Cursor<'_>) -> Scan<bool> {
+    Ok(match c.token()? {
+        Some((token, len)) => grammar::colon_at(token, len, &c.bytes[c.pos..]).is_some(),
+        None => false,
+    })
+}
+
+fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judged> {
     let frames = subject.frames;
-    if subject.clean() {
+    if subject.plain() && subject.open == Quote::Double {
         match quick_clean_end(frames, c.bytes, c.eof) {
-            Quick::End | Quick::EndAtKey { .. } => return Ok(Judgement::End),
+            Quick::End | Quick::EndAtKey { .. } => return Ok(Judged::sure(Judgement::End)),
             Quick::Need => return Err(Short),
             Quick::Unknown => {}
         }
@@ -211,197 +328,70 @@ fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judgement> {
     // string, makes this one inner.
     let mut probe = c.at(c.pos);
     probe.skip_ws()?;
-    if let Some(len) = probe.closing_quote(subject.open)? {
+    if let Some((len, _)) = probe.closing_quote(subject.open)? {
         let mut next = probe.at(probe.pos + len);
-        let fit = fit_after_value(&mut next, frames, subject.open)?;
-        if matches!(
-            fit,
-            Fit::Eof
-                | Fit::Key { comma: true, .. }
-                | Fit::Closed { .. }
-                | Fit::Element { comma: true, .. }
-        ) {
-            return Ok(Judgement::Inner);
+        let fit = fit_after_value(&mut next, frames)?;
+        if matches!(fit, Fit::Eof | Fit::Closed { .. }) || fit.has_sep() {
+            return Ok(Judged::sure(Judgement::Inner));
         }
     }
     let start = c.pos;
     if subject.clean() && concatenated(c.at(start))? {
-        return Ok(Judgement::End);
+        return Ok(Judged::sure(Judgement::End));
     }
-    let fit = fit_after_value(&mut c, frames, subject.open)?;
+    let fit = fit_after_value(&mut c, frames)?;
     // A continuation that needs a missing comma is a weaker reading than "the
     // end quote was missing before the comma the body ends with".
-    let weak = matches!(
-        fit,
-        Fit::Key { comma: false, .. } | Fit::Element { comma: false, .. } | Fit::Misfit
-    );
+    let weak = matches!(fit, Fit::Key(_) | Fit::Element { .. } | Fit::Misfit) && !fit.has_sep();
     if weak
-        && subject.clean()
+        && subject.plain()
         && subject.trailing_comma
         && !subject.open_brackets.contains(&true)
         && opens_next(subject, c.at(0))?
     {
-        return Ok(Judgement::EndBeforeComma);
+        return Ok(Judged::sure(Judgement::EndBeforeComma));
     }
-    let ends = match fit {
-        Fit::Eof => true,
-        _ if subject.clean() && clean_fit_ends(fit) => true,
-        Fit::Key {
-            name,
-            quoted,
-            after,
-            comma,
-        } => {
-            // A string known to hold inner quotes needs the whole `, "key":`.
-            comma
-                && (quoted || subject.bare_keys)
-                && key_ends(subject, c.at(after), &c.bytes[name.0..name.1], start)?
+    let judged = match fit {
+        Fit::Eof => Judged::sure(Judgement::End),
+        _ if subject.clean() && clean_fit_ends(fit) => Judged::sure(Judgement::End),
+        Fit::Key(key) => dirty_key_ends(subject, &c, key, start)?,
+        Fit::Element { at, faults, .. } => {
+            // After code, an element written in forms the document uses.
+            let ends = faults
+                .beyond(subject.style | Faults::NO_SEPARATOR)
+                .is_empty()
+                && value_fits(subject, c.at(at), frames)?;
+            Judged::ends(ends, None)
         }
-        Fit::Element { at, .. } => value_fits(subject, c.at(at), frames)?,
         Fit::Closed {
             skipped: true,
             after,
             depth,
+            ..
         } if subject.clean() => {
             // `[{"a": "b"], "c": 1}`: right if the container around goes on.
             let mut rest = c.at(after);
-            matches!(
-                fit_after_value(&mut rest, &frames[..depth], subject.open)?,
-                Fit::Eof
-                    | Fit::Key { comma: true, .. }
-                    | Fit::Element { comma: true, .. }
-                    | Fit::Closed { .. }
+            let outer = fit_after_value(&mut rest, &frames[..depth])?;
+            Judged::ends(
+                matches!(outer, Fit::Eof | Fit::Closed { .. }) || outer.has_sep(),
+                None,
             )
         }
         Fit::Closed { after, depth, .. } => closed_ends(subject, c.at(after), depth)?,
-        Fit::Trailing => !later_end(subject, c.at(start))?,
-        Fit::Misfit => false,
+        Fit::Trailing => Judged::ends(!later_end(subject, c.at(start), false)?, None),
+        Fit::Misfit => Judged::ends(false, None),
     };
-    Ok(if ends {
-        Judgement::End
-    } else {
-        Judgement::Inner
-    })
-}
-
-/// What the quick look at a clean string's continuation found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Quick {
-    /// It ends the string.
-    End,
-    /// It ends the string, and a comma, a `"key"` without a backslash
-    /// (strictly valid, then: the scan stopped at no control byte) and its
-    /// colon follow; `colon` indexes `after`. The fast lane takes the key
-    /// with the string.
-    EndAtKey { colon: usize },
-    /// So far it looks like the common case, and the bytes ran out: the
-    /// general scan would wait as well.
-    Need,
-    /// Anything else: the general scan decides.
-    Unknown,
-}
-
-/// The bytes a bare key goes on with (`[A-Za-z0-9_$-]`), as a table.
-static KEY_BYTE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        table[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c == b'-';
-        b += 1;
+    if judged.judgement == Judgement::End
+        && subject.closer == Closer::Twin
+        && ((matches!(fit, Fit::Key(_) | Fit::Element { .. }) && !fit.has_sep())
+            || later_end(subject, c.at(start), true)?)
+    {
+        // A twin is text unless the container goes on plainly after it
+        // (`"“'“"`: no separator), and no quote of the string's own kind
+        // ends it further on (`"it”s a”, "b": 1`).
+        return Ok(Judged::sure(Judgement::Inner));
     }
-    table
-};
-
-/// The commonest answer, found without the general scan: a clean string
-/// followed (after spaces) by the closer of its container, or by a comma and
-/// then a key with its colon (in an object) or a value (in an array), ends.
-#[inline]
-pub(super) fn quick_clean_end(frames: &[Frame], after: &[u8], eof: bool) -> Quick {
-    let Some(&top) = frames.last() else {
-        return Quick::Unknown;
-    };
-    // Running out of bytes on the common path: wait, unless the input ended
-    // (then the general scan reads the end of input).
-    let short = if eof { Quick::Unknown } else { Quick::Need };
-    let skip = |mut k: usize| {
-        while k < after.len() && matches!(after[k], b' ' | b'\n' | b'\t' | b'\r') {
-            k += 1;
-        }
-        k
-    };
-    let k = skip(0);
-    let Some(&b) = after.get(k) else {
-        return short;
-    };
-    match (b, top) {
-        (b'}', Frame::Object) | (b']', Frame::Array) => Quick::End,
-        (b',', Frame::Array) => match after.get(skip(k + 1)) {
-            None => short,
-            // A value, or a trailing comma before the closer.
-            Some(b'"' | b'{' | b'[' | b'-' | b'0'..=b'9' | b']') => Quick::End,
-            Some(_) => Quick::Unknown,
-        },
-        (b',', Frame::Object) => {
-            let k = skip(k + 1);
-            // A `"` key with no escape in it, as the lane can take it.
-            let mut plain = after.get(k) == Some(&b'"');
-            let close = match after.get(k) {
-                None => return short,
-                Some(b'}') => return Quick::End,
-                Some(&quote @ (b'"' | b'\'')) => {
-                    let mut j = k + 1;
-                    loop {
-                        // A `"` key is found with the string scan (SWAR): it
-                        // stops at the quote, a backslash or a control byte.
-                        let next = match quote {
-                            b'"' => find_quote_escape_or_control(&after[j..]),
-                            _ => {
-                                let mut n = j;
-                                while n < after.len()
-                                    && !(after[n] == quote || after[n] == b'\\' || after[n] < 0x20)
-                                {
-                                    n += 1;
-                                }
-                                (n < after.len()).then_some(n - j)
-                            }
-                        };
-                        let Some(n) = next else {
-                            return short;
-                        };
-                        j += n;
-                        match after[j] {
-                            b'\\' => {
-                                plain = false;
-                                j += 2;
-                            }
-                            b if b < 0x20 => return Quick::Unknown,
-                            _ => break j + 1,
-                        }
-                        if j >= after.len() {
-                            return short;
-                        }
-                    }
-                }
-                Some(&b) if b.is_ascii_alphabetic() || b == b'_' || b == b'$' => {
-                    let mut n = k + 1;
-                    while n < after.len() && KEY_BYTE[usize::from(after[n])] {
-                        n += 1;
-                    }
-                    n
-                }
-                Some(_) => return Quick::Unknown,
-            };
-            let colon = skip(close);
-            match after.get(colon) {
-                None => short,
-                Some(b':') if plain => Quick::EndAtKey { colon },
-                Some(b':') => Quick::End,
-                Some(_) => Quick::Unknown,
-            }
-        }
-        _ => Quick::Unknown,
-    }
+    Ok(judged)
 }
 
 /// `+` and then a quote: `"a" + "b"`, joined by the machine.
@@ -418,132 +408,14 @@ fn concatenated(mut c: Cursor<'_>) -> Scan<bool> {
     })
 }
 
-/// For a clean string: every continuation valid JSON could have ends it.
-/// (A closer that skips the innermost container is judged by what follows.)
+/// For a clean string: every continuation the grammar reads ends it. (A
+/// closer that skips the innermost container is judged by what follows.)
 fn clean_fit_ends(fit: Fit) -> bool {
     matches!(
         fit,
-        Fit::Eof | Fit::Key { .. } | Fit::Element { .. } | Fit::Closed { skipped: false, .. }
+        Fit::Eof | Fit::Key(_) | Fit::Element { .. } | Fit::Closed { skipped: false, .. }
     )
 }
 
-/// A `, key:` after a quote of a string known to hold inner quotes; `from`
-/// is where the bytes after the quote start being read.
-fn key_ends(subject: &Subject<'_>, after: Cursor<'_>, name: &[u8], from: usize) -> Scan<bool> {
-    let depth = subject.frames.len();
-    let hint = subject.hints.map(|h| h.key(depth, name));
-    if hint == Some(KeyHint::Undeclared) {
-        return Ok(false);
-    }
-    if subject.enclosed.contains(&true) && later_balanced_end(subject, after.at(from))? {
-        // `x = {"a": "b", "c": 1}`: the key is inside a bracket the body
-        // opened, and a later quote ends the string once it is closed. Only
-        // a declared key whose value holds up says otherwise.
-        return Ok(hint == Some(KeyHint::Declared) && value_fits(subject, after, subject.frames)?);
-    }
-    if hint == Some(KeyHint::Declared) {
-        return Ok(true);
-    }
-    value_fits(subject, after, subject.frames)
-}
-
-/// After a closer that follows a quote of a string known to hold inner quotes.
-fn closed_ends(subject: &Subject<'_>, mut c: Cursor<'_>, depth: usize) -> Scan<bool> {
-    let closer = c.bytes[c.pos - 1];
-    let kind = match closer {
-        b')' => 0,
-        b']' => 1,
-        _ => 2,
-    };
-    if subject.open_brackets[kind] && later_end(subject, c.at(c.pos))? {
-        // It closes a bracket the body opened (`x = {"a": "b"} y"`), and a
-        // later quote could end the string.
-        return Ok(false);
-    }
-    let outer = &subject.frames[..depth];
-    let fit = fit_after_value(&mut c, outer, subject.open)?;
-    Ok(match fit {
-        // After the top-level value, another value (`}"…`) is no better a
-        // sign than text: the quote ends the string only if no later quote
-        // could.
-        Fit::Element { comma: false, .. } | Fit::Trailing if outer.is_empty() => {
-            !later_end(subject, c)?
-        }
-        Fit::Eof | Fit::Key { .. } | Fit::Element { .. } | Fit::Closed { .. } => true,
-        Fit::Trailing => !later_end(subject, c)?,
-        Fit::Misfit => false,
-    })
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn subject(frames: &[Frame]) -> Subject<'_> {
-        Subject {
-            frames,
-            role: Role::Value,
-            open: Quote::Double,
-            inner_quotes: 0,
-            enclosed: [false; 3],
-            open_brackets: [false; 3],
-            balance: [0; 3],
-            trailing_comma: false,
-            bare_keys: false,
-            hints: None,
-        }
-    }
-
-    const OBJ: &[Frame] = &[Frame::Object];
-
-    #[test]
-    fn valid_continuations_end_a_clean_string() {
-        let s = subject(OBJ);
-        for after in [
-            &b", \"b\": 1}"[..],
-            b"}",
-            b"",
-            b"  \n, 'b': 2}",
-            b",b:1}",
-            b" /* c */ }",
-        ] {
-            assert_eq!(judge(&s, after, true), Judgement::End, "{after:?}");
-        }
-    }
-
-    #[test]
-    fn text_after_a_quote_makes_it_inner() {
-        let s = subject(OBJ);
-        for after in [&b"hello, world\")\"}"[..], b": 1}\"}", b", then left\"}"] {
-            assert_eq!(judge(&s, after, true), Judgement::Inner, "{after:?}");
-        }
-    }
-
-    #[test]
-    fn short_input_waits() {
-        let s = subject(OBJ);
-        assert_eq!(judge(&s, b", \"b", false), Judgement::Need);
-        assert_eq!(judge(&s, b", \"b\":", false), Judgement::End);
-    }
-
-    #[test]
-    fn enclosed_keys_do_not_end_a_string_with_inner_quotes() {
-        let mut s = subject(OBJ);
-        s.inner_quotes = 3;
-        s.enclosed = [false, false, true];
-        assert_eq!(judge(&s, b", \"b\": \"y\"}\"}", true), Judgement::Inner);
-        s.enclosed = [false; 3];
-        assert_eq!(
-            judge(&s, b", \"new\": \"if x == \"b\":\\n pass\"}", true),
-            Judgement::End
-        );
-    }
-
-    #[test]
-    fn a_comma_then_a_key_means_the_end_quote_was_missing() {
-        let mut s = subject(OBJ);
-        s.trailing_comma = true;
-        assert_eq!(judge(&s, b"c\":\"d\"}", true), Judgement::EndBeforeComma);
-        assert_eq!(judge(&s, b"c is here\"}", true), Judgement::Inner);
-    }
-}
+mod tests;

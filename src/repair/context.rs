@@ -1,0 +1,295 @@
+//! The object a string sits in, as far as the output shows it: its keys so
+//! far and how it lays out its members.
+//!
+//! The quote judge uses it to decide with the container in view: a key
+//! that repeats one of the object's own is code (`"path": '/b'` inside the
+//! content of a `write_file` call whose path was given), and a member
+//! written with the object's own layout (`,\n  "key": ` in a pretty call)
+//! is more likely the next member than one written otherwise. It is read
+//! from the output, which is JSON text (every string in it escaped), only
+//! for a string already known to hold inner quotes, and it is kept between
+//! strings and extended from where it was read, so each byte of the output
+//! is read a bounded number of times.
+
+use super::machine::WINDOW;
+
+/// How many keys of an object are kept.
+const MAX_KEYS: usize = 64;
+
+/// What is known of the object a string value sits in.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct ObjContext {
+    /// Its keys so far, as their JSON text between the quotes.
+    keys: Vec<Box<[u8]>>,
+    /// The bytes between a member's value and the next key's opening quote
+    /// (`, `, `,\n  `), as the object first wrote them.
+    member_gap: Option<Box<[u8]>>,
+    /// The bytes between a key's closing quote and its value (`: `, `:`).
+    colon_gap: Option<Box<[u8]>>,
+}
+
+/// How a candidate member is laid out, against the object's own members.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Layout {
+    /// As the object writes its members.
+    Same,
+    /// Otherwise.
+    Other,
+    /// The object has no member of that kind yet.
+    Unknown,
+}
+
+impl ObjContext {
+    /// Whether the object already has a key whose text is `name`.
+    pub(super) fn has_key(&self, name: &[u8]) -> bool {
+        self.keys.iter().any(|k| &k[..] == name)
+    }
+
+    /// How a member whose separator and whitespace before the key are
+    /// `gap`, and whose colon and whitespace after the key are `colon`, is
+    /// laid out against the object's own.
+    pub(super) fn layout(&self, gap: &[u8], colon: &[u8]) -> Layout {
+        let colon_same = self.colon_gap.as_deref().map(|g| g == colon);
+        match (self.member_gap.as_deref(), colon_same) {
+            (Some(g), Some(same)) if g == gap && same => Layout::Same,
+            (Some(_), _) | (_, Some(false)) => Layout::Other,
+            (None, _) => Layout::Unknown,
+        }
+    }
+}
+
+/// Where the context was read up to, so the next string of the same object
+/// extends it instead of reading it again.
+#[derive(Debug, Clone)]
+pub(super) struct Cached {
+    /// The depth of the object (the number of open frames, its own included).
+    depth: usize,
+    /// The output position read up to (the opening quote of the string it
+    /// was read for).
+    to: usize,
+    context: Option<ObjContext>,
+}
+
+impl Cached {
+    /// Whether output written before `pos` changed: the cache no longer
+    /// describes it.
+    pub(super) fn is_stale_after_edit_at(&self, pos: usize) -> bool {
+        pos < self.to
+    }
+}
+
+/// The context of the object whose string value opens at output position
+/// `at`, in an object `depth` frames deep; `out` holds the output from
+/// position `base` on. `cache` is the last one read, and is updated.
+pub(super) fn object_context<'c>(
+    cache: &'c mut Option<Cached>,
+    out: &str,
+    base: usize,
+    at: usize,
+    depth: usize,
+) -> Option<&'c ObjContext> {
+    let bytes = out.as_bytes();
+    let reuse = cache
+        .as_ref()
+        .is_some_and(|c| c.depth == depth && c.to <= at && c.to >= base && c.context.is_some());
+    let extended = reuse
+        && cache.as_mut().is_some_and(|c| {
+            let from = c.to - base;
+            let read = c
+                .context
+                .as_mut()
+                .is_some_and(|context| extend(context, bytes, from, at - base).is_some());
+            if read {
+                c.to = at;
+            }
+            read
+        });
+    if extended {
+        return cache.as_ref()?.context.as_ref();
+    }
+    let context = at
+        .checked_sub(base)
+        .and_then(|end| object_start(bytes, end).map(|start| (start, end)))
+        .and_then(|(start, end)| {
+            let mut context = ObjContext::default();
+            extend(&mut context, bytes, start + 1, end).map(|()| context)
+        });
+    *cache = Some(Cached {
+        depth,
+        to: at,
+        context,
+    });
+    cache.as_ref()?.context.as_ref()
+}
+
+/// The index of the `{` of the object that encloses `end` (a string's
+/// opening quote), reading back at most [`WINDOW`] bytes; `None` when the
+/// string is in an array, or the object starts further back.
+fn object_start(bytes: &[u8], end: usize) -> Option<usize> {
+    let floor = end.saturating_sub(WINDOW);
+    let mut depth = 0usize;
+    let mut k = end;
+    while k > floor {
+        k -= 1;
+        match bytes[k] {
+            b'"' if !escaped(bytes, k) => {
+                // Back to the string's opening quote.
+                loop {
+                    if k <= floor {
+                        return None;
+                    }
+                    k -= 1;
+                    if bytes[k] == b'"' && !escaped(bytes, k) {
+                        break;
+                    }
+                }
+            }
+            b'}' | b']' => depth += 1,
+            b'{' if depth == 0 => return Some(k),
+            b'[' if depth == 0 => return None,
+            b'{' | b'[' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether the quote at `k` is escaped (an odd number of backslashes before it).
+fn escaped(bytes: &[u8], k: usize) -> bool {
+    bytes[..k].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1
+}
+
+/// Read the members of the object from `from` (inside it, at its top level)
+/// to `to` into `context`; `None` if the object closes before `to`.
+fn extend(context: &mut ObjContext, bytes: &[u8], from: usize, to: usize) -> Option<()> {
+    let mut depth = 0usize;
+    let mut k = from;
+    // Where the last value of the object's own level ended, and where its
+    // last key's closing quote was.
+    let mut value_end: Option<usize> = None;
+    let mut key_end: Option<usize> = None;
+    while k < to {
+        match bytes[k] {
+            b'"' => {
+                let open = k;
+                k += 1;
+                while k < to && (bytes[k] != b'"' || escaped(bytes, k)) {
+                    k += 1;
+                }
+                let close = k;
+                k += 1;
+                if depth > 0 {
+                    continue;
+                }
+                let next = bytes[k.min(to)..to]
+                    .iter()
+                    .position(|b| !crate::lex::is_ws(*b))
+                    .map(|n| k + n);
+                if next.is_some_and(|n| bytes[n] == b':') {
+                    if context.keys.len() < MAX_KEYS {
+                        context.keys.push(bytes[open + 1..close.min(to)].into());
+                    }
+                    if let Some(end) = value_end.take()
+                        && context.member_gap.is_none()
+                    {
+                        context.member_gap = Some(bytes[end..open].into());
+                    }
+                    key_end = Some(k);
+                } else {
+                    value_end = Some(k.min(to));
+                    if let Some(end) = key_end.take()
+                        && context.colon_gap.is_none()
+                    {
+                        context.colon_gap = Some(bytes[end..open].into());
+                    }
+                }
+                continue;
+            }
+            b'{' | b'[' => {
+                if depth == 0
+                    && let Some(end) = key_end.take()
+                    && context.colon_gap.is_none()
+                {
+                    context.colon_gap = Some(bytes[end..k].into());
+                }
+                depth += 1;
+            }
+            b'}' | b']' if depth == 0 => return None,
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    value_end = Some(k + 1);
+                }
+            }
+            b',' | b':' => {}
+            b if depth == 0 && !crate::lex::is_ws(b) => {
+                // A number or a literal: it ends at the next delimiter.
+                if let Some(end) = key_end.take()
+                    && context.colon_gap.is_none()
+                {
+                    context.colon_gap = Some(bytes[end..k].into());
+                }
+                while k < to
+                    && !matches!(bytes[k], b',' | b'}' | b']')
+                    && !crate::lex::is_ws(bytes[k])
+                {
+                    k += 1;
+                }
+                value_end = Some(k);
+                continue;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    // The key right before `to` is the string's own: its colon's layout.
+    if let Some(end) = key_end
+        && context.colon_gap.is_none()
+    {
+        context.colon_gap = Some(bytes[end..to].into());
+    }
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn context(out: &str) -> Option<ObjContext> {
+        let at = out.rfind('"')?;
+        let mut cache = None;
+        object_context(&mut cache, out, 0, at, 1).cloned()
+    }
+
+    #[test]
+    fn reads_keys_and_layout() {
+        let c = context("{\n  \"path\": \"a\\\"b\",\n  \"n\": {\"x\": [1]},\n  \"content\": \"")
+            .unwrap();
+        assert!(c.has_key(b"path") && c.has_key(b"n") && c.has_key(b"content"));
+        assert!(!c.has_key(b"x"));
+        assert_eq!(c.layout(b",\n  ", b": "), Layout::Same);
+        assert_eq!(c.layout(b", ", b": "), Layout::Other);
+        let c = context("{\"content\": \"").unwrap();
+        assert_eq!(c.layout(b", ", b": "), Layout::Unknown);
+        assert_eq!(c.layout(b", ", b":"), Layout::Other);
+    }
+
+    #[test]
+    fn arrays_and_far_objects_have_none() {
+        assert_eq!(context("[\"a\", \""), None);
+        assert_eq!(context("{\"a\": [\"b\", \""), None);
+    }
+
+    #[test]
+    fn extends_from_where_it_was_read() {
+        let out = "{\"a\": \"x\", \"b\": \"y\", \"c\": \"";
+        let first = out.find("\"x").unwrap();
+        let mut cache = None;
+        let c = object_context(&mut cache, out, 0, first, 1).unwrap();
+        assert!(c.has_key(b"a") && !c.has_key(b"b"));
+        let second = out.rfind('"').unwrap();
+        let c = object_context(&mut cache, out, 0, second, 1).unwrap();
+        assert!(c.has_key(b"b") && c.has_key(b"c"));
+        assert_eq!(c.layout(b", ", b": "), Layout::Same);
+    }
+}

@@ -1,0 +1,203 @@
+//! The lenient grammar's vocabulary: what may follow a value, what a key
+//! and a colon may look like, in every form the engine mends.
+//!
+//! Two readers use it. The machine reads the input token by token and mends
+//! what it finds; the quote judge (`judge/`) reads the bytes after a quote
+//! and asks whether they continue the open containers. Both classify tokens
+//! here, from the one lexer, so every fault the machine mends after a string
+//! (`;` or `,,` for a comma, `=` or `=>` for a colon, a curly, single,
+//! backtick, bare or numeric key, a comment, a full-width `，`) is also a
+//! continuation that ends the string, and the two cannot drift apart.
+//!
+//! Each lenient form is a [`Faults`] bit. The judge reports which a
+//! continuation needed; the machine remembers which the document has used
+//! (its style), so a string already known to hold code is ended only by a
+//! continuation written the way the document writes its own structure.
+
+use crate::lex::{Quote, Token};
+
+/// A set of lenient forms, as bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(super) struct Faults(u16);
+
+impl Faults {
+    pub(super) const NONE: Faults = Faults(0);
+    /// `;` for a comma, or a separator doubled (`,,`, `, ;`).
+    pub(super) const SEPARATOR: Faults = Faults(1);
+    /// No separator at all: the next member or element follows directly.
+    pub(super) const NO_SEPARATOR: Faults = Faults(1 << 1);
+    /// A key in single quotes: `'key'`.
+    pub(super) const KEY_SINGLE: Faults = Faults(1 << 2);
+    /// A key in typographic quotes: `“key”`, `‘key’`, `＂key＂`, or a mixed pair.
+    pub(super) const KEY_TYPOGRAPHIC: Faults = Faults(1 << 3);
+    /// A key in backticks.
+    pub(super) const KEY_BACKTICK: Faults = Faults(1 << 4);
+    /// A key without quotes: `key`, `true`.
+    pub(super) const KEY_BARE: Faults = Faults(1 << 5);
+    /// A number for a key: `5`, `2.17`, `-1`.
+    pub(super) const KEY_NUMBER: Faults = Faults(1 << 6);
+    /// `=` for a colon.
+    pub(super) const COLON_EQUALS: Faults = Faults(1 << 7);
+    /// `=>` for a colon.
+    pub(super) const COLON_ARROW: Faults = Faults(1 << 8);
+    /// A comment: `// …`, `/* … */`, `# …`, `<!-- … -->`.
+    pub(super) const COMMENT: Faults = Faults(1 << 9);
+    /// Full-width punctuation: `，`, `：`, `｝`.
+    pub(super) const WIDE: Faults = Faults(1 << 10);
+
+    #[inline]
+    pub(super) fn contains(self, other: Faults) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    #[inline]
+    pub(super) fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The forms in `self` that `style` does not have.
+    #[inline]
+    pub(super) fn beyond(self, style: Faults) -> Faults {
+        Faults(self.0 & !style.0)
+    }
+}
+
+impl std::ops::BitOr for Faults {
+    type Output = Faults;
+    #[inline]
+    fn bitor(self, other: Faults) -> Faults {
+        Faults(self.0 | other.0)
+    }
+}
+
+impl std::ops::BitOrAssign for Faults {
+    #[inline]
+    fn bitor_assign(&mut self, other: Faults) {
+        self.0 |= other.0;
+    }
+}
+
+/// Whether `token` separates two members or elements: `,` or `;` (and
+/// their full-width forms).
+#[inline]
+pub(super) fn is_separator(token: Token) -> bool {
+    matches!(token, Token::Comma | Token::Semicolon)
+}
+
+/// Whether `token` starts a comment, which the machine drops wherever a
+/// token may stand.
+#[inline]
+pub(super) fn is_comment(token: Token) -> bool {
+    matches!(
+        token,
+        Token::LineComment | Token::HashComment | Token::BlockComment | Token::HtmlComment
+    )
+}
+
+/// The colon at the start of `rest`, where `token` was lexed: its length
+/// and the lenient form it is. `:` (and `：`), `=` and `=>`; `==` and `=~`
+/// are operators, not colons.
+#[inline]
+pub(super) fn colon_at(token: Token, len: usize, rest: &[u8]) -> Option<(usize, Faults)> {
+    match token {
+        Token::Colon if len > 1 => Some((len, Faults::WIDE)),
+        Token::Colon => Some((len, Faults::NONE)),
+        Token::Other if rest.first() == Some(&b'=') => match rest.get(1) {
+            Some(b'>') => Some((2, Faults::COLON_ARROW)),
+            Some(b'=' | b'~') => None,
+            _ => Some((1, Faults::COLON_EQUALS)),
+        },
+        _ => None,
+    }
+}
+
+/// The form of a key that `token` starts, or `None` if it cannot start one
+/// after a value (a missing comma) or a separator.
+#[inline]
+pub(super) fn key_form(token: Token) -> Option<Faults> {
+    Some(match token {
+        Token::Quote(quote) => quoted_key(quote),
+        Token::Word | Token::Literal(_) => Faults::KEY_BARE,
+        Token::Number | Token::Minus => Faults::KEY_NUMBER,
+        _ => return None,
+    })
+}
+
+/// The form of a key opened by `quote`.
+#[inline]
+pub(super) fn quoted_key(quote: Quote) -> Faults {
+    match quote {
+        Quote::Double => Faults::NONE,
+        Quote::Single => Faults::KEY_SINGLE,
+        Quote::DoubleLike | Quote::SingleLike => Faults::KEY_TYPOGRAPHIC,
+        Quote::Backtick => Faults::KEY_BACKTICK,
+    }
+}
+
+/// Whether `token` can begin a value (or a key).
+pub(super) fn starts_value(token: Token) -> bool {
+    matches!(
+        token,
+        Token::BraceOpen
+            | Token::BracketOpen
+            | Token::ParenOpen
+            | Token::Quote(_)
+            | Token::Number
+            | Token::Minus
+            | Token::Literal(_)
+            | Token::Word
+            | Token::Other
+            | Token::Backslash
+    )
+}
+
+/// Whether `token` begins a value that cannot be more of a string's text
+/// read as words: a quote, a bracket, a number, a literal. After a value
+/// with no separator, only such a value is the next element (`["a" 2]`,
+/// `["a" "b"]`); a bare word there (`["a" b]`) is not.
+#[inline]
+pub(super) fn starts_solid_value(token: Token) -> bool {
+    matches!(
+        token,
+        Token::BraceOpen
+            | Token::BracketOpen
+            | Token::Quote(_)
+            | Token::Number
+            | Token::Minus
+            | Token::Literal(_)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lex;
+
+    fn colon(text: &str) -> Option<(usize, Faults)> {
+        let (token, len) = lex::next(text.as_bytes())?;
+        colon_at(token, len, text.as_bytes())
+    }
+
+    #[test]
+    fn colon_forms() {
+        assert_eq!(colon(": 1"), Some((1, Faults::NONE)));
+        assert_eq!(colon("= 1"), Some((1, Faults::COLON_EQUALS)));
+        assert_eq!(colon("=> 1"), Some((2, Faults::COLON_ARROW)));
+        assert_eq!(colon("\u{FF1A} 1"), Some((3, Faults::WIDE)));
+        assert_eq!(colon("== 1"), None);
+        assert_eq!(colon(", 1"), None);
+    }
+
+    #[test]
+    fn key_forms() {
+        let form = |text: &str| key_form(lex::next(text.as_bytes()).unwrap().0);
+        assert_eq!(form("\"a\""), Some(Faults::NONE));
+        assert_eq!(form("'a'"), Some(Faults::KEY_SINGLE));
+        assert_eq!(form("\u{201C}a\u{201D}"), Some(Faults::KEY_TYPOGRAPHIC));
+        assert_eq!(form("`a`"), Some(Faults::KEY_BACKTICK));
+        assert_eq!(form("a"), Some(Faults::KEY_BARE));
+        assert_eq!(form("null"), Some(Faults::KEY_BARE));
+        assert_eq!(form("2.17"), Some(Faults::KEY_NUMBER));
+        assert_eq!(form("{"), None);
+    }
+}

@@ -1,0 +1,147 @@
+use super::*;
+
+fn subject(frames: &[Frame]) -> Subject<'_> {
+    Subject {
+        frames,
+        role: Role::Value,
+        open: Quote::Double,
+        closer: Closer::Own,
+        inner_quotes: 0,
+        enclosed: [false; 3],
+        open_brackets: [false; 3],
+        balance: [0; 3],
+        trailing_comma: false,
+        style: Faults::NONE,
+        valid_so_far: true,
+        hints: None,
+        context: None,
+    }
+}
+
+const OBJ: &[Frame] = &[Frame::Object];
+const ARR: &[Frame] = &[Frame::Array];
+
+fn verdict(s: &Subject<'_>, after: &[u8]) -> Judgement {
+    judge(s, after, true).judgement
+}
+
+#[test]
+fn valid_continuations_end_a_clean_string() {
+    let s = subject(OBJ);
+    for after in [
+        &b", \"b\": 1}"[..],
+        b"}",
+        b"",
+        b"  \n, 'b': 2}",
+        b",b:1}",
+        b" /* c */ }",
+    ] {
+        assert_eq!(verdict(&s, after), Judgement::End, "{after:?}");
+    }
+}
+
+#[test]
+fn every_fault_the_engine_mends_ends_a_clean_string() {
+    let s = subject(OBJ);
+    for after in [
+        &b",, \"b\": 1}"[..],
+        b"; \"b\": 1}",
+        b";\"b\":\"y\"}",
+        b" \"b\": 1}",
+        b"\n  b: 1}",
+        b", 2.17: \"e\"}",
+        b", true: 1}",
+        b", \"b\" = 1}",
+        b", \"b\" => 1}",
+        b", \xE2\x80\x9Cb\xE2\x80\x9D: 1}",
+        b", \xE2\x80\x98b\xE2\x80\x99: 1}",
+        b", `b`: 1}",
+        b" // note\n, \"b\": 1}",
+        b" <!-- note --> }",
+        b"\xEF\xBC\x8C\xEF\xBC\x82b\xEF\xBC\x82\xEF\xBC\x9A1\xEF\xBD\x9D",
+    ] {
+        assert_eq!(
+            verdict(&s, after),
+            Judgement::End,
+            "{:?}",
+            String::from_utf8_lossy(after)
+        );
+    }
+    let s = subject(ARR);
+    for after in [
+        &b",,\"b\"]"[..],
+        b";\"b\"]",
+        b" \"b\"]",
+        b", \xE2\x80\x9Cb\xE2\x80\x9D]",
+    ] {
+        assert_eq!(
+            verdict(&s, after),
+            Judgement::End,
+            "{:?}",
+            String::from_utf8_lossy(after)
+        );
+    }
+}
+
+#[test]
+fn text_after_a_quote_makes_it_inner() {
+    let s = subject(OBJ);
+    for after in [
+        &b"hello, world\")\"}"[..],
+        b": 1}\"}",
+        b", then left\"}",
+        b"; echo \"b\"}",
+    ] {
+        assert_eq!(verdict(&s, after), Judgement::Inner, "{after:?}");
+    }
+}
+
+#[test]
+fn short_input_waits() {
+    let s = subject(OBJ);
+    assert_eq!(judge(&s, b", \"b", false).judgement, Judgement::Need);
+    assert_eq!(judge(&s, b", \"b\":", false).judgement, Judgement::End);
+}
+
+#[test]
+fn enclosed_keys_do_not_end_a_string_with_inner_quotes() {
+    let mut s = subject(OBJ);
+    s.inner_quotes = 3;
+    s.enclosed = [false, false, true];
+    assert_eq!(verdict(&s, b", \"b\": \"y\"}\"}"), Judgement::Inner);
+    s.enclosed = [false; 3];
+    assert_eq!(
+        verdict(&s, b", \"new\": \"if x == \"b\":\\n pass\"}"),
+        Judgement::End
+    );
+}
+
+#[test]
+fn after_code_only_the_documents_own_forms_end_a_string() {
+    let mut s = subject(OBJ);
+    s.inner_quotes = 1;
+    // TOML in the content: `version = "1"` on the next line is code.
+    assert_eq!(verdict(&s, b"\nversion = \"1\"\n\"}"), Judgement::Inner);
+    assert_eq!(verdict(&s, b"; \"b\": \"y\"}"), Judgement::Inner);
+    s.style = Faults::SEPARATOR;
+    assert_eq!(verdict(&s, b"; \"b\": \"y\"}"), Judgement::End);
+}
+
+#[test]
+fn a_twin_quote_ends_only_where_no_own_quote_does() {
+    let mut s = subject(OBJ);
+    s.closer = Closer::Twin;
+    assert_eq!(verdict(&s, b"}"), Judgement::End);
+    assert_eq!(verdict(&s, b", \"b\": 1}"), Judgement::End);
+    // `"a ” b", "c": 1}`: the straight quote further on ends it.
+    assert_eq!(verdict(&s, b" b\", \"c\": 1}"), Judgement::Inner);
+    assert_eq!(verdict(&s, b", b\", \"c\": 1}"), Judgement::Inner);
+}
+
+#[test]
+fn a_comma_then_a_key_means_the_end_quote_was_missing() {
+    let mut s = subject(OBJ);
+    s.trailing_comma = true;
+    assert_eq!(verdict(&s, b"c\":\"d\"}"), Judgement::EndBeforeComma);
+    assert_eq!(verdict(&s, b"c is here\"}"), Judgement::Inner);
+}
