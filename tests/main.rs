@@ -2,6 +2,7 @@
 
 mod adversarial; // issue 7: inputs built to break the engine
 mod api; // facts about the public API (Send + Sync, limits)
+mod beside_strings; // issue 25: faults beside strings
 mod call; // the tool-call runtime (issue 6)
 mod call_hostile; // prose tags, cut-off calls, attribute bounds (issue 14)
 mod cli; // the built binary: golden tests of `argmend repair`
@@ -19,6 +20,7 @@ mod normalize; // tool-aware normalization (issue 3)
 mod properties; // proptest: the six guarantees
 mod python; // the Python package: pytest in target/py-venv (issue 12)
 mod quoted_code; // generated tool calls with unescaped quotes in code (issue 11)
+mod rng; // the seeded splitmix64 PRNG of the generated tests
 mod serve; // argmend serve: bad lines, ids, bounded memory (issue 14)
 mod stream; // ToolCallStream: field events, the snapshot as a value (issue 15)
 mod support; // helpers shared by the modules above (a temp dir with a workspace)

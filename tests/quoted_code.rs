@@ -59,6 +59,8 @@ use std::sync::OnceLock;
 use argmend::{ToolOptions, Verdict};
 use serde_json::{Map, Value, json};
 
+use crate::rng::Rng;
+
 mod fresh_code;
 mod fresh_data;
 mod snippets_code;
@@ -103,63 +105,6 @@ const FRESH_VALID_SEED: u64 = 0x0011_C0DE_F7E5_0002;
 /// How many failures of the dev pool and of the fresh pool in `none` mode,
 /// and of the fresh pool in `schema` mode, are printed.
 const PRINTED_FAILURES: usize = 15;
-
-// ---------------------------------------------------------------------------
-// A deterministic PRNG.
-// ---------------------------------------------------------------------------
-
-/// splitmix64: tiny, fast, good enough to vary the calls, and the same on
-/// every platform, so the generated calls never change between runs.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n`; `n` is never zero here.
-    fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
-    /// True `percent` times in a hundred.
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next_u64() % 100 < percent
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-
-    /// One of `items`, each as likely as its weight.
-    fn weighted<T: Copy>(&mut self, items: &[(T, u64)]) -> T {
-        let total: u64 = items.iter().map(|(_, w)| w).sum();
-        let mut roll = self.next_u64() % total;
-        for &(item, weight) in items {
-            if roll < weight {
-                return item;
-            }
-            roll -= weight;
-        }
-        unreachable!("the roll is below the total weight")
-    }
-
-    /// Fisher–Yates.
-    fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = self.below(i + 1);
-            items.swap(i, j);
-        }
-    }
-}
 
 // ---------------------------------------------------------------------------
 // The dimensions a call varies along.

@@ -1,0 +1,206 @@
+//! The template pool of `beside_strings`: keys, value strings, numbers, and
+//! what the families write beside them (comments, identifiers, numeric keys).
+//!
+//! Every third key and every third value string (indices 2, 5, 8, …) is held
+//! out: a held-out case draws its keys and value strings from those only, a
+//! dev case from the others.
+
+/// Keys of tool arguments; all are identifiers, so `bare_keys` can write any
+/// of them without quotes.
+pub(super) const KEYS: &[&str] = &[
+    "path",
+    "content",
+    "command",
+    "file",
+    "query",
+    "limit",
+    "title",
+    "start",
+    "end",
+    "cmd",
+    "args",
+    "name",
+    "value",
+    "url",
+    "pattern",
+    "old_str",
+    "new_str",
+    "file_path",
+    "description",
+    "timeout",
+    "offset",
+    "mode",
+    "branch",
+    "message",
+    "language",
+    "tags",
+    "id",
+    "label",
+    "target",
+    "source",
+    "encoding",
+    "format",
+    "depth",
+    "include",
+    "exclude",
+    "replace_all",
+    "line",
+    "text",
+    "prompt",
+    "role",
+    "sql",
+    "dir",
+];
+
+/// Value strings, with the characters that make a string's end hard to
+/// find: commas, colons, semicolons, `=`, brackets and braces, `#`, `//`,
+/// apostrophes, double quotes, backslashes, line breaks, and strings that
+/// look like other values. None holds a curly quote, a backtick, a
+/// full-width character or `"""` (the families write those).
+pub(super) const VALUES: &[&str] = &[
+    "src/main.go",
+    "x, y",
+    "12:30",
+    "https://x.com/a?b=1",
+    "a=1; b=2",
+    "it's",
+    "C:\\dir\\f.txt",
+    "Fix the login bug",
+    "",
+    "[1, 2, 3]",
+    "{id}",
+    "#123",
+    "// TODO",
+    "red, green, blue",
+    "localhost:8080",
+    "cd src; make",
+    "x = 5",
+    "don't stop",
+    "say \"hi\"",
+    "./build/out.js",
+    "Hello, world",
+    "key: value",
+    "font-size: 12px; color: red",
+    "--level=3",
+    "O'Brien",
+    "tests/test_api.py",
+    "Add unit tests for the parser",
+    "arr[0]",
+    "f(x) = {y}",
+    "# Title",
+    "a // b",
+    "Paris, France",
+    "2024-01-05T10:00:00Z",
+    "end;",
+    "a==b",
+    "Rock 'n' roll",
+    "echo \"done\"",
+    "C:\\Users\\dev\\app.py",
+    "Update README",
+    "ok",
+    "map[string]int",
+    "{\"a\": 1}",
+    "color: #ff0000",
+    "http://localhost:3000/api",
+    "1,000",
+    "x,",
+    "'quoted'",
+    "/etc/nginx/nginx.conf",
+    "ls -la",
+    "git status",
+    "npm run build && npm test",
+    "grep -rn 'TODO' src",
+    "cat file.txt | wc -l",
+    "SELECT * FROM users WHERE id = 1",
+    "rust serde json",
+    "how to parse dates?",
+    "^\\d{3}-\\d{4}$",
+    "[a-z]+",
+    "*.rs",
+    " ",
+    "café",
+    "naïve résumé",
+    "日本語のテキスト",
+    "emoji 🎉",
+    "42",
+    "true",
+    "null",
+    "line one\nline two",
+    "def f():\n    return \"x\"\n",
+    "first\nsecond\nthird",
+    "# Title\n\nSome text, with a comma.",
+    "SELECT id\nFROM users\nWHERE active = 1;",
+    "trailing \\",
+    "a:",
+    "(x)",
+    "value]",
+    "key}",
+    ",lead",
+    ": colon",
+    "; semi",
+    "]x",
+    "}y",
+    "name, age, email",
+    "Note: see below",
+    "/* c */",
+    "a \"b\" c",
+    "docs/README.md",
+    "weather in Tokyo",
+    "k=v",
+    "C#",
+    "[]",
+    "{}",
+    "../lib/util.rs",
+    "x => y",
+    "print('hi')",
+    "user@example.com",
+    "v1.2.3",
+    "Search the docs",
+    "a, \"b\": c",
+    "--- a/x\n+++ b/x",
+    "short",
+    "path/",
+    "done.",
+    "main",
+    "see https://docs.rs/serde",
+    "key=value; path=/",
+    "https://example.org/search?q=a,b",
+    "sed -e 's/a/b/'",
+    "[x]",
+    "echo hi // not a comment",
+    "done",
+    "step 1;",
+    "C:\\tmp\\",
+];
+
+/// Numbers as they are written (none is a whole number written with a
+/// point, which JavaScript would print back as an integer).
+pub(super) const NUMBERS: &[&str] = &[
+    "0", "1", "5", "10", "42", "100", "8080", "-1", "2.5", "0.25", "3.14", "-0.5", "1000",
+];
+
+/// The keys `numeric_keys` writes without quotes; the truth keys are these
+/// strings exactly as written.
+pub(super) const NUMERIC_KEYS: &[&str] = &[
+    "0", "1", "2", "3", "5", "7", "10", "42", "100", "2.17", "0.5", "1.5", "-1", "-42",
+];
+
+/// The keys `literal_keys` writes without quotes.
+pub(super) const LITERAL_KEYS: &[&str] = &["true", "false", "null"];
+
+/// What comments say (`comment_after_value`, `html_comment`): none holds a
+/// line break or `*/`, and some hold a colon or a comma.
+pub(super) const NOTES: &[&str] = &[
+    "note",
+    "TODO: check",
+    "relative to the repo root",
+    "was 10",
+    "see README.md",
+    "optional, may be empty",
+    "default",
+    "keep: order matters",
+];
+
+/// Identifiers glued to a string in value position (`glued_identifier`):
+/// Python's string prefixes and a few others models write.
+pub(super) const IDENTIFIERS: &[&str] = &["f", "r", "b", "u", "h", "rb", "fr", "sql", "re", "x"];
