@@ -6,15 +6,19 @@
 //! content of a `write_file` call whose path was given), and a member
 //! written with the object's own layout (`,\n  "key": ` in a pretty call)
 //! is more likely the next member than one written otherwise. It is read
-//! from the output, which is JSON text (every string in it escaped), only
-//! for a string already known to hold inner quotes, and it is kept between
-//! strings and extended from where it was read, so each byte of the output
-//! is read a bounded number of times.
-
-use super::machine::WINDOW;
+//! from the output (JSON text, every string in it escaped) in the
+//! [`CONTEXT_WINDOW`] bytes before the string, and only for a string the
+//! judge needs it for (one known to hold inner quotes, or ending with a
+//! comma), once per string. Reading a fixed stretch before the string makes
+//! it the same whatever the output options: a repairer that forgets output
+//! once returned ([`Retain::Unreturned`](crate::Retain::Unreturned)) keeps
+//! that stretch (see `Machine::take_committed`).
 
 /// How many keys of an object are kept.
 const MAX_KEYS: usize = 64;
+
+/// How much output before a string its context is read from.
+pub(super) const CONTEXT_WINDOW: usize = 4096;
 
 /// What is known of the object a string value sits in.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -26,6 +30,8 @@ pub(super) struct ObjContext {
     member_gap: Option<Box<[u8]>>,
     /// The bytes between a key's closing quote and its value (`: `, `:`).
     colon_gap: Option<Box<[u8]>>,
+    /// The bytes between the object's `{` and its first key (`\n  `).
+    first_gap: Option<Box<[u8]>>,
 }
 
 /// How a candidate member is laid out, against the object's own members.
@@ -45,88 +51,89 @@ impl ObjContext {
         self.keys.iter().any(|k| &k[..] == name)
     }
 
+    /// How a separator and the whitespace after it (`gap`, up to a key's
+    /// opening quote) are laid out against the object's own members.
+    pub(super) fn gap_layout(&self, gap: &[u8]) -> Layout {
+        match (self.member_gap.as_deref(), self.first_gap.as_deref()) {
+            (Some(g), _) if g == gap => Layout::Same,
+            (Some(_), _) => Layout::Other,
+            // No second member yet: the first one says whether members
+            // stand on lines of their own (`{\n  "a"` then `,\n  "b"`).
+            (None, Some(first)) => {
+                let lined = first.contains(&b'\n');
+                let same = if lined {
+                    gap.strip_prefix(b",") == Some(first)
+                } else {
+                    !gap.contains(&b'\n')
+                };
+                if same { Layout::Same } else { Layout::Other }
+            }
+            (None, None) => Layout::Unknown,
+        }
+    }
+
     /// How a member whose separator and whitespace before the key are
     /// `gap`, and whose colon and whitespace after the key are `colon`, is
     /// laid out against the object's own.
     pub(super) fn layout(&self, gap: &[u8], colon: &[u8]) -> Layout {
         let colon_same = self.colon_gap.as_deref().map(|g| g == colon);
-        match (self.member_gap.as_deref(), colon_same) {
-            (Some(g), Some(same)) if g == gap && same => Layout::Same,
-            (Some(_), _) | (_, Some(false)) => Layout::Other,
-            (None, _) => Layout::Unknown,
+        match (self.gap_layout(gap), colon_same) {
+            (_, Some(false)) | (Layout::Other, _) => Layout::Other,
+            (Layout::Same, _) => Layout::Same,
+            (Layout::Unknown, _) => Layout::Unknown,
         }
     }
 }
 
-/// Where the context was read up to, so the next string of the same object
-/// extends it instead of reading it again.
+/// The context read for one string, kept while the string is open.
 #[derive(Debug, Clone)]
 pub(super) struct Cached {
-    /// The depth of the object (the number of open frames, its own included).
-    depth: usize,
-    /// The output position read up to (the opening quote of the string it
-    /// was read for).
-    to: usize,
+    /// The output position of the string's opening quote.
+    at: usize,
     context: Option<ObjContext>,
 }
 
 impl Cached {
-    /// Whether output written before `pos` changed: the cache no longer
-    /// describes it.
+    /// Whether output at or before the string's opening quote changed: the
+    /// cache no longer describes it.
     pub(super) fn is_stale_after_edit_at(&self, pos: usize) -> bool {
-        pos < self.to
+        pos <= self.at
+    }
+
+    /// Whether it was read for the string that opens at output position `at`.
+    pub(super) fn is_for(&self, at: usize) -> bool {
+        self.at == at
     }
 }
 
-/// The context of the object whose string value opens at output position
-/// `at`, in an object `depth` frames deep; `out` holds the output from
-/// position `base` on. `cache` is the last one read, and is updated.
+/// The context of the object whose value string opens at output position
+/// `at`, read from the [`CONTEXT_WINDOW`] bytes before it; `out` holds the
+/// output from position `base` on (at least that stretch). `cache` keeps
+/// the answer for the string.
 pub(super) fn object_context<'c>(
     cache: &'c mut Option<Cached>,
     out: &str,
     base: usize,
     at: usize,
-    depth: usize,
 ) -> Option<&'c ObjContext> {
-    let bytes = out.as_bytes();
-    let reuse = cache
-        .as_ref()
-        .is_some_and(|c| c.depth == depth && c.to <= at && c.to >= base && c.context.is_some());
-    let extended = reuse
-        && cache.as_mut().is_some_and(|c| {
-            let from = c.to - base;
-            let read = c
-                .context
-                .as_mut()
-                .is_some_and(|context| extend(context, bytes, from, at - base).is_some());
-            if read {
-                c.to = at;
-            }
-            read
-        });
-    if extended {
-        return cache.as_ref()?.context.as_ref();
-    }
-    let context = at
-        .checked_sub(base)
-        .and_then(|end| object_start(bytes, end).map(|start| (start, end)))
-        .and_then(|(start, end)| {
+    if !cache.as_ref().is_some_and(|c| c.is_for(at)) {
+        let context = at.checked_sub(base).and_then(|end| {
+            let from = at.saturating_sub(CONTEXT_WINDOW).max(base) - base;
+            let bytes = &out.as_bytes()[from..end];
+            let start = object_start(bytes, bytes.len())?;
             let mut context = ObjContext::default();
-            extend(&mut context, bytes, start + 1, end).map(|()| context)
+            extend(&mut context, bytes, start + 1, bytes.len()).map(|()| context)
         });
-    *cache = Some(Cached {
-        depth,
-        to: at,
-        context,
-    });
+        *cache = Some(Cached { at, context });
+    }
     cache.as_ref()?.context.as_ref()
 }
 
 /// The index of the `{` of the object that encloses `end` (a string's
-/// opening quote), reading back at most [`WINDOW`] bytes; `None` when the
-/// string is in an array, or the object starts further back.
+/// opening quote); `None` when the string is in an array, or the object
+/// starts before `bytes` do.
 fn object_start(bytes: &[u8], end: usize) -> Option<usize> {
-    let floor = end.saturating_sub(WINDOW);
+    let floor = 0;
     let mut depth = 0usize;
     let mut k = end;
     while k > floor {
@@ -186,6 +193,9 @@ fn extend(context: &mut ObjContext, bytes: &[u8], from: usize, to: usize) -> Opt
                     .position(|b| !crate::lex::is_ws(*b))
                     .map(|n| k + n);
                 if next.is_some_and(|n| bytes[n] == b':') {
+                    if context.keys.is_empty() && context.first_gap.is_none() && from > 0 {
+                        context.first_gap = Some(bytes[from..open].into());
+                    }
                     if context.keys.len() < MAX_KEYS {
                         context.keys.push(bytes[open + 1..close.min(to)].into());
                     }
@@ -258,7 +268,7 @@ mod tests {
     fn context(out: &str) -> Option<ObjContext> {
         let at = out.rfind('"')?;
         let mut cache = None;
-        object_context(&mut cache, out, 0, at, 1).cloned()
+        object_context(&mut cache, out, 0, at).cloned()
     }
 
     #[test]
@@ -269,27 +279,32 @@ mod tests {
         assert!(!c.has_key(b"x"));
         assert_eq!(c.layout(b",\n  ", b": "), Layout::Same);
         assert_eq!(c.layout(b", ", b": "), Layout::Other);
+        // One member so far: its line says how members stand.
         let c = context("{\"content\": \"").unwrap();
-        assert_eq!(c.layout(b", ", b": "), Layout::Unknown);
+        assert_eq!(c.layout(b", ", b": "), Layout::Same);
+        assert_eq!(c.layout(b",\n  ", b": "), Layout::Other);
         assert_eq!(c.layout(b", ", b":"), Layout::Other);
+        let c = context("{\n  \"content\": \"").unwrap();
+        assert_eq!(c.layout(b",\n  ", b": "), Layout::Same);
+        assert_eq!(c.layout(b", ", b": "), Layout::Other);
     }
 
     #[test]
     fn arrays_and_far_objects_have_none() {
         assert_eq!(context("[\"a\", \""), None);
         assert_eq!(context("{\"a\": [\"b\", \""), None);
+        let far = format!("{{\"a\": \"{}\", \"b\": \"", "x".repeat(CONTEXT_WINDOW));
+        assert_eq!(context(&far), None);
     }
 
     #[test]
-    fn extends_from_where_it_was_read() {
+    fn is_read_once_per_string() {
         let out = "{\"a\": \"x\", \"b\": \"y\", \"c\": \"";
-        let first = out.find("\"x").unwrap();
         let mut cache = None;
-        let c = object_context(&mut cache, out, 0, first, 1).unwrap();
-        assert!(c.has_key(b"a") && !c.has_key(b"b"));
-        let second = out.rfind('"').unwrap();
-        let c = object_context(&mut cache, out, 0, second, 1).unwrap();
-        assert!(c.has_key(b"b") && c.has_key(b"c"));
+        let at = out.rfind('"').unwrap();
+        let c = object_context(&mut cache, out, 0, at).unwrap();
+        assert!(c.has_key(b"a") && c.has_key(b"b") && c.has_key(b"c"));
         assert_eq!(c.layout(b", ", b": "), Layout::Same);
+        assert!(cache.as_ref().is_some_and(|c| c.is_for(at)));
     }
 }

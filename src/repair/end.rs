@@ -110,10 +110,13 @@ impl Machine<'_> {
         if !self.started {
             return ("", "", "", &[]);
         }
+        // What a snapshot shows starts where the output was last forgotten
+        // (with `Retain::Unreturned`, more is held for `context.rs`).
+        let from = self.shown_from.max(self.out.base());
+        let held = self.out.since(from);
         if let Some(key) = self.key_hold {
             // A key that is not complete is not shown, nor the comma before it.
-            let held = self.out.held();
-            let at = key.out.saturating_sub(self.out.base()).min(held.len());
+            let at = key.out.saturating_sub(from).min(held.len());
             return (&held[..at], "", "", &self.stack);
         }
         let top = self.stack.last().copied();
@@ -128,10 +131,9 @@ impl Machine<'_> {
             _ => None,
         };
         let comma = if pending.is_some() { None } else { comma };
-        let held = self.out.held();
         let (head, rest) = match comma {
             Some(p) => {
-                let at = p.out - self.out.base();
+                let at = p.out - from;
                 (&held[..at], &held[at + 1..])
             }
             None => (held, ""),

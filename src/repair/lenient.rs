@@ -240,6 +240,7 @@ impl Machine<'_> {
         write_unwritten(src, self.whole_text, &mut self.out, &mut self.unwritten);
         self.out.push_ascii(&src[at..q]);
         self.fix(FixKind::RemovedComment, self.base + q);
+        self.style |= Faults::COMMENT;
         self.i = self.base + edit.to;
         true
     }

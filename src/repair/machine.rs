@@ -19,9 +19,10 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use super::context::Cached;
+use super::context::{CONTEXT_WINDOW, Cached, object_context};
 use super::grammar::Faults;
 use super::hints::Hints;
+use super::judge::Role;
 use super::lenient::LaneEdit;
 use super::open_string::Str;
 use super::out::Out;
@@ -226,6 +227,12 @@ pub(super) struct Machine<'a> {
     pub(super) style: Faults,
     /// What the caller knows of the object keys.
     pub(super) hints: Option<Arc<Hints>>,
+    /// With `Retain::Unreturned`, where the output was last forgotten: a
+    /// snapshot starts there, though more is held (see `take_committed`).
+    pub(super) shown_from: usize,
+    /// Where the text dropped after a top-level value that ended with a
+    /// string begins, until a quote in it makes the early close a doubt.
+    pub(super) early_close: Option<usize>,
     /// The object around the last string known to hold code, as the quote
     /// judge last read it from the output (see `context.rs`).
     pub(super) context: Option<Cached>,
@@ -273,6 +280,8 @@ impl<'a> Machine<'a> {
             tentative: None,
             style: Faults::NONE,
             hints: None,
+            shown_from: 0,
+            early_close: None,
             context: None,
         }
     }
@@ -552,18 +561,44 @@ impl<'a> Machine<'a> {
         }
     }
 
+    /// Read the context of the open string's object (see `context.rs`)
+    /// while the output it is read from is still held, when its body has
+    /// grown long enough that the next drain would forget that output.
+    fn keep_context(&mut self) {
+        let Some(s) = self.string else {
+            return;
+        };
+        let at = s.body_start.saturating_sub(1);
+        let long = self.out.len().saturating_sub(at) > CONTEXT_WINDOW;
+        if s.role == Role::Value
+            && long
+            && self.stack.last() == Some(&Frame::Object)
+            && !self.context.as_ref().is_some_and(|c| c.is_for(at))
+        {
+            object_context(&mut self.context, self.out.held(), self.out.base(), at);
+        }
+    }
+
     /// The output committed since the last call (the text `feed` returns).
     pub(super) fn take_committed(&mut self) -> &str {
         let (from, to) = (self.returned, self.committed);
         self.returned = self.committed;
         if self.opts.retain == Retain::Unreturned && from > self.out.base() {
             // Forget output already handed out (keeping this call's slice
-            // alive), except what an open string still needs.
+            // alive), except what an open string still needs, and the last
+            // stretch of output an object's context is read from (see
+            // `context.rs`): while a string's body is short, its context
+            // can still be read, as with all output kept; once it is long,
+            // it is read now, before it is forgotten.
+            self.keep_context();
             let keep_from = match self.string.as_mut() {
                 Some(s) => s.forget(self.out.held(), self.out.base(), from),
                 None => from,
             };
-            self.out.drain_to(keep_from);
+            let tail = self.out.len().saturating_sub(2 * CONTEXT_WINDOW);
+            self.out
+                .drain_to(self.out.boundary_at_or_before(keep_from.min(tail)));
+            self.shown_from = keep_from;
         }
         self.out.range(from..to)
     }

@@ -129,6 +129,16 @@ impl Out {
     }
 
     /// Let go of the held text before an absolute position.
+    /// The nearest character boundary at or before absolute position `at`
+    /// (and not before the first byte held).
+    pub(super) fn boundary_at_or_before(&self, at: usize) -> usize {
+        let mut k = at.saturating_sub(self.base).min(self.text.len());
+        while !self.text.is_char_boundary(k) {
+            k -= 1;
+        }
+        self.base + k
+    }
+
     pub(super) fn drain_to(&mut self, at: usize) {
         let n = at - self.base;
         self.text.drain(..n);

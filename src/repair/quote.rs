@@ -51,19 +51,12 @@ impl Machine<'_> {
             self.string = Some(s);
         }
         let valid_so_far = self.fix_count() == 0;
-        // The object around, for a string known to hold code: its keys and
-        // how it lays out its members (read once, then extended).
-        let depth = self.stack.len();
+        // The object around, for a string known to hold code or ending with
+        // a comma: its keys and how it lays out its members (read once).
         let in_object = s.role == Role::Value && self.stack.last() == Some(&Frame::Object);
-        let context = if s.inner_quotes > 0 && in_object {
+        let context = if (s.inner_quotes > 0 || s.comma.is_some()) && in_object {
             let at = s.body_start.saturating_sub(1);
-            object_context(
-                &mut self.context,
-                self.out.held(),
-                self.out.base(),
-                at,
-                depth,
-            )
+            object_context(&mut self.context, self.out.held(), self.out.base(), at)
         } else {
             None
         };
@@ -80,6 +73,13 @@ impl Machine<'_> {
             open_brackets: s.open_brackets(),
             balance: s.balance(),
             trailing_comma: s.comma.is_some(),
+            comma_gap: s
+                .comma
+                .and_then(|comma| {
+                    self.src
+                        .get(comma.input.checked_sub(self.base)?..self.i - self.base)
+                })
+                .unwrap_or(&[]),
             style: self.style,
             valid_so_far,
             hints: self.hints.as_deref(),

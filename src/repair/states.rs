@@ -6,7 +6,7 @@ use super::judge::Role;
 use super::machine::{
     Comment, Frame, Halt, Held, LOOKAHEAD, Machine, PendingComma, State, Step, WINDOW,
 };
-use super::{FixKind, Values};
+use super::{DoubtKind, FixKind, Values};
 use crate::error::Error;
 use crate::lex::{self, Token};
 
@@ -134,11 +134,36 @@ impl Machine<'_> {
                 Ok(())
             }
             _ => {
+                if self.ended_with_string() {
+                    // The value ended at a string's quote and its closer,
+                    // and text follows: should it hold a quote, the string
+                    // may have ended early (`"grep -n "} x;" f.h", …`).
+                    self.early_close = Some(self.i);
+                }
                 self.fix(FixKind::RemovedTrailingText, self.i);
                 self.state = State::Ignore;
                 self.i += len;
+                if let Token::Quote(_) = token {
+                    self.trailing_quote();
+                }
                 Ok(())
             }
+        }
+    }
+
+    /// Whether the top-level value just written ends with a string and the
+    /// closer of its container (`…"}`), nothing else between.
+    fn ended_with_string(&self) -> bool {
+        let held = self.out.held().as_bytes();
+        let mut end = held.iter().rev().skip_while(|b| lex::is_ws(**b));
+        matches!(end.next(), Some(b'}' | b']')) && end.find(|b| !lex::is_ws(**b)) == Some(&b'"')
+    }
+
+    /// A quote in the text dropped after the top-level value: if that value
+    /// ended at a string's quote, the early close is a guess.
+    pub(super) fn trailing_quote(&mut self) {
+        if let Some(at) = self.early_close.take() {
+            self.doubt(DoubtKind::EarlyClose, at);
         }
     }
 

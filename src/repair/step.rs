@@ -300,6 +300,9 @@ impl Machine<'_> {
                 self.fence_after_tentative(len)
             }
             State::Ignore => {
+                if let Token::Quote(_) = token {
+                    self.trailing_quote();
+                }
                 self.i += len;
                 Ok(())
             }

@@ -328,7 +328,7 @@ impl Machine<'_> {
                             // triple-quoted string, which the machine reads.
                             break;
                         }
-                        let follow = follow_value(src, e, top);
+                        let follow = follow_value(src, e, &self.stack);
                         if let Follow::Key(colon) = follow {
                             // `"value", "key":`: the comma and the key are
                             // taken with the string.

@@ -32,7 +32,7 @@ pub(super) fn dirty_key_ends(
         // a key the object already has is the code's own.
         return Ok(Judged::ends(false, None));
     }
-    let layout = layout(subject, c, &key);
+    let layout = layout(subject, c, &key)?;
     // The forms the document's own structure has not used (a bare key, `=`,
     // `;`): code written that way is more likely than a change of style.
     let beyond = key.faults.beyond(subject.style);
@@ -57,6 +57,11 @@ pub(super) fn dirty_key_ends(
         return Ok(Judged::ends(false, None));
     }
     let after = c.at(key.after);
+    if layout == Layout::Other && hint.is_none() {
+        // Laid out unlike the object's own members (`,\n      "type": …` in
+        // a call written on one line): the code's own structure.
+        return Ok(Judged::ends(false, None));
+    }
     if subject.enclosed.contains(&true) && later_balanced_end(subject, c.at(from))? {
         // `x = {"a": "b", "c": 1}`: the key is inside a bracket the body
         // opened, and a later quote ends the string once it is closed. Only
@@ -77,19 +82,18 @@ pub(super) fn dirty_key_ends(
 }
 
 /// How the candidate member is laid out against the object's own members.
-fn layout(subject: &Subject<'_>, c: &Cursor<'_>, key: &KeyFit) -> Layout {
+fn layout(subject: &Subject<'_>, c: &Cursor<'_>, key: &KeyFit) -> Scan<Layout> {
     let Some(context) = subject.context else {
-        return Layout::Unknown;
+        return Ok(Layout::Unknown);
     };
     let gap = &c.bytes[key.gap.0..key.gap.1];
-    // The colon and the spaces after it, up to the value.
-    let value = key.after
-        + c.bytes[key.after.min(c.bytes.len())..]
-            .iter()
-            .take_while(|&&b| b == b' ' || b == b'\t')
-            .count();
-    let colon = &c.bytes[key.close.min(value)..value.min(c.bytes.len())];
-    if key.sep {
+    // The colon and the spaces after it, up to the value (which must have
+    // arrived: the spaces may go on).
+    let mut value = c.at(key.after);
+    value.skip_spaces()?;
+    value.peek()?;
+    let colon = &c.bytes[key.close..value.pos];
+    Ok(if key.sep {
         context.layout(gap, colon)
     } else {
         // No comma: the gap is the object's own without it.
@@ -97,7 +101,7 @@ fn layout(subject: &Subject<'_>, c: &Cursor<'_>, key: &KeyFit) -> Layout {
         with_comma.push(b',');
         with_comma.extend_from_slice(gap);
         context.layout(&with_comma, colon)
-    }
+    })
 }
 
 /// After a closer that follows a quote of a string known to hold inner quotes.

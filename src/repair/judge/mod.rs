@@ -54,12 +54,12 @@ use self::dirty::{closed_ends, dirty_key_ends};
 use self::fit::{Fit, fit_after_value};
 pub(super) use self::quick::{Quick, quick_clean_end};
 use self::strict_rest::strict_rest;
-use super::context::ObjContext;
+use super::context::{Layout, ObjContext};
 use super::doubt::DoubtKind;
 use super::grammar::{self, Faults};
 use super::hints::Hints;
 use super::machine::Frame;
-use crate::lex::{self, Closer, Quote};
+use crate::lex::{self, Closer, Quote, Token};
 
 /// The longest key the continuation check reads; a longer "key" is text.
 const MAX_KEY: usize = 256;
@@ -99,6 +99,8 @@ pub(super) struct Subject<'a> {
     pub(super) balance: [u32; 3],
     /// The body ends with a comma and perhaps whitespace.
     pub(super) trailing_comma: bool,
+    /// That comma and the whitespace after it, as read (empty when unknown).
+    pub(super) comma_gap: &'a [u8],
     /// The lenient forms the document's structure has used so far.
     pub(super) style: Faults,
     /// No fix was made so far: the document may be valid JSON.
@@ -220,6 +222,7 @@ pub(super) fn clean_value_ends(
         open_brackets: [false; 3],
         balance: [0; 3],
         trailing_comma: trailing_comma(),
+        comma_gap: &[],
         style: Faults::NONE,
         valid_so_far: false,
         hints: None,
@@ -347,13 +350,22 @@ fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judged> {
         && subject.plain()
         && subject.trailing_comma
         && !subject.open_brackets.contains(&true)
+        && subject
+            .context
+            .is_none_or(|ctx| ctx.gap_layout(subject.comma_gap) != Layout::Other)
         && opens_next(subject, c.at(0))?
     {
         return Ok(Judged::sure(Judgement::EndBeforeComma));
     }
     let judged = match fit {
         Fit::Eof => Judged::sure(Judgement::End),
-        _ if subject.clean() && clean_fit_ends(fit) => Judged::sure(Judgement::End),
+        _ if subject.clean() && clean_fit_ends(fit, start) => Judged::sure(Judgement::End),
+        // `"x""b": "y"`: a key right after the quote, no separator or space
+        // between, is the next member only when a plain value follows it
+        // (code reads `python3 -c ""obj": {…}` this way).
+        Fit::Key(key) if subject.clean() && !key.sep => {
+            Judged::ends(plain_value(subject, c.at(key.after))?, None)
+        }
         Fit::Key(key) => dirty_key_ends(subject, &c, key, start)?,
         Fit::Element { at, faults, .. } => {
             // After code, an element written in forms the document uses.
@@ -408,13 +420,47 @@ fn concatenated(mut c: Cursor<'_>) -> Scan<bool> {
     })
 }
 
-/// For a clean string: every continuation the grammar reads ends it. (A
-/// closer that skips the innermost container is judged by what follows.)
-fn clean_fit_ends(fit: Fit) -> bool {
-    matches!(
-        fit,
-        Fit::Eof | Fit::Key(_) | Fit::Element { .. } | Fit::Closed { skipped: false, .. }
-    )
+/// Whether the value at `c` is a plain one: a string whose first closing
+/// quote is followed by what its container expects, or a number or literal
+/// followed by that.
+fn plain_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<bool> {
+    c.skip_ws()?;
+    let start = if let Some((quote, len)) = c.quote_here()? {
+        let mut k = c.pos + len;
+        loop {
+            let probe = c.at(k);
+            match probe.peek()? {
+                None | Some(b'\n') => return Ok(false),
+                Some(b'\\') => k += 2,
+                Some(_) => match probe.closing_quote(quote)? {
+                    Some((n, _)) => break k + n,
+                    None => k += 1,
+                },
+            }
+        }
+    } else {
+        match c.token()? {
+            Some((Token::Number | Token::Literal(_), len)) => c.pos + len,
+            _ => return Ok(false),
+        }
+    };
+    let mut next = c.at(start);
+    let fit = fit_after_value(&mut next, subject.frames)?;
+    Ok(matches!(fit, Fit::Eof | Fit::Closed { .. }) || fit.has_sep())
+}
+
+/// For a clean string: every continuation the grammar reads ends it (a
+/// closer that skips the innermost container is judged by what follows).
+/// A missing separator needs whitespace where it is missing: `"x" "b": 1`
+/// is a member, `"x""b": 1` (a quote right after the quote, from `start`)
+/// the text of code (`python3 -c ""obj": …`).
+fn clean_fit_ends(fit: Fit, start: usize) -> bool {
+    match fit {
+        Fit::Key(key) => key.sep || key.gap.1 > key.gap.0,
+        Fit::Element { sep, at, .. } => sep || at > start,
+        Fit::Eof | Fit::Closed { skipped: false, .. } => true,
+        _ => false,
+    }
 }
 
 #[cfg(test)]

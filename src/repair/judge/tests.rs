@@ -11,6 +11,7 @@ fn subject(frames: &[Frame]) -> Subject<'_> {
         open_brackets: [false; 3],
         balance: [0; 3],
         trailing_comma: false,
+        comma_gap: &[],
         style: Faults::NONE,
         valid_so_far: true,
         hints: None,

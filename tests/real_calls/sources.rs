@@ -1,0 +1,489 @@
+//! The real files on this machine that the calls quote, and excerpts of them.
+//!
+//! Three places, none of them this repository: the cargo registry's copies
+//! of the crates named in `Cargo.lock` (Rust, and a few other text kinds),
+//! Python's standard library, and the C headers in `/usr/include`. Each list
+//! is sorted, so a seeded PRNG picks the same files, and so builds the same
+//! calls, on every run on the same machine.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, OnceLock};
+
+use crate::rng::Rng;
+
+/// Set to `1` to run with the sources that are present when one is missing
+/// (a loud note is printed); without it a missing source fails the tests.
+const OPTIONAL_VAR: &str = "ARGMEND_REAL_CALLS_OPTIONAL";
+
+/// The largest excerpt, in bytes.
+const MAX_EXCERPT_BYTES: usize = 4_096;
+/// The shortest and longest run of lines an excerpt starts from.
+const MIN_LINES: usize = 3;
+const MAX_LINES: usize = 40;
+/// How many runs of one file are tried for one that holds a double quote
+/// before the last one tried is taken anyway.
+const QUOTE_TRIES: usize = 4;
+
+/// What kind of text a file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Kind {
+    Rust,
+    Python,
+    C,
+    Toml,
+    Markdown,
+    Json,
+    Yaml,
+    Shell,
+}
+
+impl Kind {
+    pub(super) const ALL: [Kind; 8] = [
+        Kind::Rust,
+        Kind::Python,
+        Kind::C,
+        Kind::Toml,
+        Kind::Markdown,
+        Kind::Json,
+        Kind::Yaml,
+        Kind::Shell,
+    ];
+
+    /// The kinds of the registry that are not Rust, scored together as "other".
+    const OTHER: [Kind; 5] = [
+        Kind::Toml,
+        Kind::Markdown,
+        Kind::Json,
+        Kind::Yaml,
+        Kind::Shell,
+    ];
+
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Kind::Rust => "rust",
+            Kind::Python => "python",
+            Kind::C => "c",
+            Kind::Toml => "toml",
+            Kind::Markdown => "markdown",
+            Kind::Json => "json",
+            Kind::Yaml => "yaml",
+            Kind::Shell => "shell",
+        }
+    }
+
+    /// The source kind of the table: rust, python, c, or other.
+    pub(super) fn family(self) -> Family {
+        match self {
+            Kind::Rust => Family::Rust,
+            Kind::Python => Family::Python,
+            Kind::C => Family::C,
+            _ => Family::Other,
+        }
+    }
+
+    /// The kind of a registry file, by its extension.
+    fn of_registry_file(name: &str) -> Option<Kind> {
+        let extension = name.rsplit_once('.')?.1;
+        match extension {
+            "rs" => Some(Kind::Rust),
+            "toml" => Some(Kind::Toml),
+            "md" => Some(Kind::Markdown),
+            "json" => Some(Kind::Json),
+            "yaml" | "yml" => Some(Kind::Yaml),
+            "sh" => Some(Kind::Shell),
+            _ => None,
+        }
+    }
+}
+
+/// The four source kinds the table reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Family {
+    Rust,
+    Python,
+    C,
+    Other,
+}
+
+impl Family {
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Family::Rust => "rust",
+            Family::Python => "python",
+            Family::C => "c",
+            Family::Other => "other",
+        }
+    }
+
+    /// How often an excerpt comes from each family, in percent.
+    const WEIGHTS: [(Family, u64); 4] = [
+        (Family::Rust, 35),
+        (Family::Python, 30),
+        (Family::C, 15),
+        (Family::Other, 20),
+    ];
+}
+
+/// One candidate file: where it is, and the path a call names it by.
+pub(super) struct SourceFile {
+    path: PathBuf,
+    /// The path below its source root: `serde_json-1.0.145/src/de.rs`,
+    /// `json/decoder.py`, `linux/types.h`.
+    pub(super) shown: String,
+}
+
+/// Every candidate file, by kind, sorted by path.
+pub(super) struct Sources {
+    files: BTreeMap<Kind, Vec<SourceFile>>,
+    /// One line per source that is missing (only with the optional variable).
+    pub(super) missing: Vec<String>,
+}
+
+impl Sources {
+    pub(super) fn count(&self, kind: Kind) -> usize {
+        self.files.get(&kind).map_or(0, Vec::len)
+    }
+}
+
+/// The sources, found once per run. Panics with the reason when one is
+/// missing, unless `ARGMEND_REAL_CALLS_OPTIONAL=1`.
+pub(super) fn sources() -> &'static Sources {
+    static SOURCES: OnceLock<Sources> = OnceLock::new();
+    SOURCES.get_or_init(|| {
+        let mut files: BTreeMap<Kind, Vec<SourceFile>> = BTreeMap::new();
+        let mut missing = Vec::new();
+        let mut found = |result: Result<Vec<(Kind, SourceFile)>, String>| match result {
+            Ok(list) => {
+                for (kind, file) in list {
+                    files.entry(kind).or_default().push(file);
+                }
+            }
+            Err(why) => missing.push(why),
+        };
+        found(registry_files());
+        found(python_files());
+        found(header_files());
+        for list in files.values_mut() {
+            list.sort_by(|a, b| a.path.cmp(&b.path));
+        }
+        if !missing.is_empty() {
+            let optional = std::env::var(OPTIONAL_VAR).is_ok_and(|v| v == "1");
+            assert!(
+                optional,
+                "real_calls: a source of real files is missing (set {OPTIONAL_VAR}=1 to run with the others):\n  {}",
+                missing.join("\n  ")
+            );
+            println!(
+                "!!!!! real_calls: {OPTIONAL_VAR}=1 and a source is missing; the scores below leave it out:\n!!!!!   {}",
+                missing.join("\n!!!!!   ")
+            );
+        }
+        Sources { files, missing }
+    })
+}
+
+/// The crates of this repository's `Cargo.lock` that come from a registry, as
+/// their directory names (`name-version`).
+fn locked_crates() -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock");
+    let lock = fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("real_calls: cannot read {}: {e}", path.display()));
+    let mut crates = Vec::new();
+    for block in lock.split("[[package]]") {
+        let field = |key: &str| {
+            block.lines().find_map(|line| {
+                line.strip_prefix(key)?
+                    .strip_prefix(" = \"")?
+                    .strip_suffix('"')
+            })
+        };
+        if let (Some(name), Some(version), Some(source)) =
+            (field("name"), field("version"), field("source"))
+            && source.starts_with("registry+")
+        {
+            crates.push(format!("{name}-{version}"));
+        }
+    }
+    crates.sort();
+    crates.dedup();
+    crates
+}
+
+/// The `*.rs`, `*.toml`, `*.md`, `*.json`, `*.yaml`, `*.yml` and `*.sh` files
+/// of the locked crates found under `$CARGO_HOME/registry/src/*/`. The
+/// `.cargo_vcs_info.json` cargo writes into each crate is not the crate's text.
+fn registry_files() -> Result<Vec<(Kind, SourceFile)>, String> {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cargo")))
+        .ok_or("neither CARGO_HOME nor HOME is set: no cargo registry")?;
+    let src = cargo_home.join("registry").join("src");
+    let mut registries: Vec<PathBuf> = fs::read_dir(&src)
+        .map_err(|e| format!("the cargo registry {}: {e}", src.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.is_dir())
+        .collect();
+    registries.sort();
+    let mut out = Vec::new();
+    for name in locked_crates() {
+        // The same crate may sit in several registries; the first is taken.
+        let Some(dir) = registries
+            .iter()
+            .map(|registry| registry.join(&name))
+            .find(|dir| dir.is_dir())
+        else {
+            continue;
+        };
+        for path in walk(&dir) {
+            let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if file_name == ".cargo_vcs_info.json" {
+                continue;
+            }
+            if let Some(kind) = Kind::of_registry_file(file_name) {
+                let shown = format!("{name}/{}", relative(&path, &dir));
+                out.push((kind, SourceFile { path, shown }));
+            }
+        }
+    }
+    if !out.iter().any(|(kind, _)| *kind == Kind::Rust) {
+        return Err(format!(
+            "no crate of Cargo.lock under {}/*/ (build the tests once to fetch them)",
+            src.display()
+        ));
+    }
+    Ok(out)
+}
+
+/// The `*.py` files of Python's standard library (not `site-packages`).
+fn python_files() -> Result<Vec<(Kind, SourceFile)>, String> {
+    let output = Command::new("python3")
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()[\"stdlib\"])",
+        ])
+        .output()
+        .map_err(|e| format!("python3 does not run: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "python3 could not name its standard library: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    let stdlib = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
+    let out: Vec<(Kind, SourceFile)> = walk(&stdlib)
+        .into_iter()
+        .filter(|path| path.extension().is_some_and(|e| e == "py"))
+        .filter(|path| !path.components().any(|c| c.as_os_str() == "site-packages"))
+        .map(|path| {
+            let shown = relative(&path, &stdlib);
+            (Kind::Python, SourceFile { path, shown })
+        })
+        .collect();
+    if out.is_empty() {
+        return Err(format!(
+            "no *.py file in Python's standard library {}",
+            stdlib.display()
+        ));
+    }
+    Ok(out)
+}
+
+/// `/usr/include/*.h` and `/usr/include/*/*.h`.
+fn header_files() -> Result<Vec<(Kind, SourceFile)>, String> {
+    let root = Path::new("/usr/include");
+    let mut out = Vec::new();
+    let entries = fs::read_dir(root).map_err(|e| format!("{}: {e}", root.display()))?;
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        if path.is_dir() {
+            let Ok(inner) = fs::read_dir(&path) else {
+                continue;
+            };
+            for entry in inner.filter_map(Result::ok) {
+                out.push(entry.path());
+            }
+        } else {
+            out.push(path);
+        }
+    }
+    let out: Vec<(Kind, SourceFile)> = out
+        .into_iter()
+        .filter(|path| path.is_file() && path.extension().is_some_and(|e| e == "h"))
+        .map(|path| {
+            let shown = relative(&path, root);
+            (Kind::C, SourceFile { path, shown })
+        })
+        .collect();
+    if out.is_empty() {
+        return Err("no C header in /usr/include or one level below".to_owned());
+    }
+    Ok(out)
+}
+
+/// Every regular file below `dir`, without following symbolic links.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(entry.path()),
+                Ok(t) if t.is_file() => files.push(entry.path()),
+                _ => {}
+            }
+        }
+    }
+    files
+}
+
+fn relative(path: &Path, root: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// A run of consecutive lines of one file.
+#[derive(Debug, Clone)]
+pub(super) struct Excerpt {
+    pub(super) kind: Kind,
+    /// The file as a call names it.
+    pub(super) file: String,
+    /// The first and last line, counted from 1.
+    pub(super) first_line: usize,
+    pub(super) last_line: usize,
+    /// The lines, each without its final `\n` (a `\r` before it stays).
+    pub(super) lines: Vec<String>,
+    /// Every line of the file, for an edit that adds one.
+    pub(super) file_lines: Arc<Vec<String>>,
+}
+
+impl Excerpt {
+    /// The lines joined by `\n`, without a final one.
+    pub(super) fn text(&self) -> String {
+        self.lines.join("\n")
+    }
+
+    /// `file:first-last`.
+    pub(super) fn place(&self) -> String {
+        format!("{}:{}-{}", self.file, self.first_line, self.last_line)
+    }
+}
+
+/// Picks files and excerpts; reads each file once.
+pub(super) struct Picker {
+    sources: &'static Sources,
+    /// The file's lines, or `None` when it is not UTF-8 (or unreadable).
+    cache: BTreeMap<(Kind, usize), Option<Arc<Vec<String>>>>,
+    /// Files skipped because they are not valid UTF-8.
+    pub(super) not_utf8: usize,
+}
+
+impl Picker {
+    pub(super) fn new() -> Self {
+        Picker {
+            sources: sources(),
+            cache: BTreeMap::new(),
+            not_utf8: 0,
+        }
+    }
+
+    /// A kind: a family by its weight (families without files are left
+    /// out), then for "other" one of its kinds that has files, each as likely.
+    fn kind(&self, rng: &mut Rng) -> Kind {
+        let weights: Vec<(Family, u64)> = Family::WEIGHTS
+            .iter()
+            .copied()
+            .filter(|&(family, _)| {
+                Kind::ALL
+                    .iter()
+                    .any(|&k| k.family() == family && self.sources.count(k) > 0)
+            })
+            .collect();
+        assert!(!weights.is_empty(), "real_calls: no source file at all");
+        match rng.weighted(&weights) {
+            Family::Rust => Kind::Rust,
+            Family::Python => Kind::Python,
+            Family::C => Kind::C,
+            Family::Other => {
+                let present: Vec<Kind> = Kind::OTHER
+                    .into_iter()
+                    .filter(|&k| self.sources.count(k) > 0)
+                    .collect();
+                *rng.pick(&present)
+            }
+        }
+    }
+
+    fn lines(&mut self, kind: Kind, index: usize) -> Option<Arc<Vec<String>>> {
+        let sources = self.sources;
+        let not_utf8 = &mut self.not_utf8;
+        self.cache
+            .entry((kind, index))
+            .or_insert_with(|| {
+                let bytes = fs::read(&sources.files[&kind][index].path).ok()?;
+                let Ok(text) = String::from_utf8(bytes) else {
+                    *not_utf8 += 1;
+                    return None;
+                };
+                let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+                Some(Arc::new(lines))
+            })
+            .clone()
+    }
+
+    /// One excerpt: a file of a random kind, a run of 3 to 40 lines (the
+    /// first of a few tries that holds a double quote), cut at a line end to
+    /// at most 4 KB. Files that are not UTF-8, runs of blank lines and single
+    /// lines over 4 KB are skipped, and another file is picked.
+    pub(super) fn excerpt(&mut self, rng: &mut Rng) -> Excerpt {
+        loop {
+            let kind = self.kind(rng);
+            let index = rng.below(self.sources.count(kind));
+            let Some(file_lines) = self.lines(kind, index) else {
+                continue;
+            };
+            // A final newline leaves an empty last "line" that is not a line.
+            let n = match file_lines.last() {
+                Some(last) if last.is_empty() => file_lines.len() - 1,
+                _ => file_lines.len(),
+            };
+            if n == 0 {
+                continue;
+            }
+            let mut run = 0..0;
+            for _ in 0..QUOTE_TRIES {
+                let len = (MIN_LINES + rng.below(MAX_LINES - MIN_LINES + 1)).min(n);
+                let start = rng.below(n - len + 1);
+                run = start..start + len;
+                if file_lines[run.clone()].iter().any(|l| l.contains('"')) {
+                    break;
+                }
+            }
+            // Lines are dropped from the end until the excerpt fits.
+            let mut bytes: usize = file_lines[run.clone()].iter().map(|l| l.len() + 1).sum();
+            while bytes > MAX_EXCERPT_BYTES && run.len() > 1 {
+                run.end -= 1;
+                bytes -= file_lines[run.end].len() + 1;
+            }
+            let lines = file_lines[run.clone()].to_vec();
+            if bytes > MAX_EXCERPT_BYTES || lines.iter().all(|l| l.trim().is_empty()) {
+                continue;
+            }
+            return Excerpt {
+                kind,
+                file: self.sources.files[&kind][index].shown.clone(),
+                first_line: run.start + 1,
+                last_line: run.end,
+                lines,
+                file_lines,
+            };
+        }
+    }
+}
