@@ -51,6 +51,39 @@ impl ObjContext {
         self.keys.iter().any(|k| &k[..] == name)
     }
 
+    /// Whether `name` is named like one of the object's keys: a word of
+    /// three letters or more in common (`old_string` and `new_string`,
+    /// `filePath` and `file_name`), as a tool's parameters are.
+    pub(super) fn resembles(&self, name: &[u8]) -> bool {
+        let words = |key: &[u8]| {
+            let mut words: Vec<Vec<u8>> = Vec::new();
+            let mut word = Vec::new();
+            let mut previous_lower = false;
+            for &b in key {
+                let boundary =
+                    !b.is_ascii_alphanumeric() || (b.is_ascii_uppercase() && previous_lower);
+                if boundary && !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+                if b.is_ascii_alphanumeric() {
+                    word.push(b.to_ascii_lowercase());
+                }
+                previous_lower = b.is_ascii_lowercase();
+            }
+            if !word.is_empty() {
+                words.push(word);
+            }
+            words.retain(|w| w.len() >= 3);
+            words
+        };
+        let mine = words(name);
+        !mine.is_empty()
+            && self
+                .keys
+                .iter()
+                .any(|key| &key[..] != name && words(key).iter().any(|w| mine.contains(w)))
+    }
+
     /// How a separator and the whitespace after it (`gap`, up to a key's
     /// opening quote) are laid out against the object's own members.
     pub(super) fn gap_layout(&self, gap: &[u8]) -> Layout {
@@ -287,6 +320,15 @@ mod tests {
         let c = context("{\n  \"content\": \"").unwrap();
         assert_eq!(c.layout(b",\n  ", b": "), Layout::Same);
         assert_eq!(c.layout(b", ", b": "), Layout::Other);
+    }
+
+    #[test]
+    fn names_alike() {
+        let c = context("{\"file_path\": \"a\", \"old_string\": \"").unwrap();
+        assert!(c.resembles(b"new_string"));
+        assert!(c.resembles(b"filePath"));
+        assert!(!c.resembles(b"type"));
+        assert!(!c.resembles(b"old_string"));
     }
 
     #[test]

@@ -36,6 +36,8 @@ pub(super) struct Str {
     pub(super) escaping: Escaping,
     /// How many quotes were judged to be inside the string.
     pub(super) inner_quotes: u32,
+    /// One of them was followed by a colon (`"key": …` inside the body).
+    pub(super) keyish: bool,
     pub(super) comma: Option<Comma>,
     /// Whether it was opened by `"""` (a Python triple-quoted string):
     /// only `"""` closes it.
@@ -61,6 +63,7 @@ impl Str {
             role,
             escaping,
             inner_quotes: 0,
+            keyish: false,
             comma: None,
             triple: false,
             body_start,

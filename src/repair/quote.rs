@@ -69,6 +69,7 @@ impl Machine<'_> {
             open: s.open,
             closer,
             inner_quotes: s.inner_quotes,
+            keyish: s.keyish,
             enclosed: s.enclosed(),
             open_brackets: s.open_brackets(),
             balance: s.balance(),
@@ -155,9 +156,14 @@ impl Machine<'_> {
                         .to_owned();
                     self.emit_body(&text);
                 }
+                let keyish = self.src[self.i - self.base + len..]
+                    .iter()
+                    .find(|b| !matches!(b, b' ' | b'\t'))
+                    == Some(&b':');
                 if let Some(s) = self.string.as_mut() {
                     s.count_brackets(self.out.held(), self.out.base());
                     s.note_inner();
+                    s.keyish |= keyish;
                 }
                 self.i += len;
                 Ok(())

@@ -2,11 +2,22 @@
 
 use std::borrow::Cow;
 
-use super::FixKind;
 use super::grammar::Faults;
 use super::judge::{self, Role};
 use super::machine::{Frame, Halt, LOOKAHEAD, Machine, State, Step, WINDOW};
+use super::{DoubtKind, FixKind};
 use crate::lex::{self, Literal, Quote};
+
+/// What follows a bare word that stopped at a quote (see `Machine::glued`).
+enum Glued {
+    /// No quote glued to the word.
+    No,
+    /// The quote is a stray end quote (its opening quote missing);
+    /// `doubtful` when a glued string could have been read as well.
+    Stray { doubtful: bool },
+    /// A glued string: the word goes on from this index.
+    Until(usize),
+}
 
 /// The literals a cut-off word completes to, with the spellings it may be a
 /// prefix of.
@@ -150,18 +161,26 @@ impl Machine<'_> {
                 return Err(Halt::Need);
             }
         };
+        // Where a stray end quote was read though a glued string could be.
+        let mut stray_doubt = None;
         if !key {
             // `h"that"`: a word glued to a quoted string is one string.
             loop {
                 match self.glued(k) {
-                    Ok(Some(resume)) => match scan_bare(self.rest(), resume, role, self.eof) {
-                        Ok(next) => k = next,
-                        Err(_) => {
-                            self.scan_hint = (self.i, k);
-                            return Err(Halt::Need);
+                    Ok(Glued::Until(resume)) => {
+                        match scan_bare(self.rest(), resume, role, self.eof) {
+                            Ok(next) => k = next,
+                            Err(_) => {
+                                self.scan_hint = (self.i, k);
+                                return Err(Halt::Need);
+                            }
                         }
-                    },
-                    Ok(None) => break,
+                    }
+                    Ok(Glued::Stray { doubtful }) => {
+                        stray_doubt = doubtful.then_some(self.i + k);
+                        break;
+                    }
+                    Ok(Glued::No) => break,
                     Err(halt) => {
                         self.scan_hint = (self.i, k);
                         return Err(halt);
@@ -200,6 +219,9 @@ impl Machine<'_> {
             FixKind::QuotedWord
         };
         self.fix(kind, self.i);
+        if let Some(at) = stray_doubt {
+            self.doubt(DoubtKind::QuoteAsEnd, at);
+        }
         let at = self.i - self.base;
         self.out.push('"');
         let invalid = self.out.push_escaped(&self.src[at..at + end]);
@@ -225,54 +247,61 @@ impl Machine<'_> {
     /// on is glued to a quoted string (`h"that"`, `f"{x}"`): the quote
     /// follows the word directly and cannot end a string there (a stray
     /// end quote, `hello", "b": 1`, can). Then the word goes on past the
-    /// string's closing quote on the same line: the index to go on from.
-    fn glued(&self, k: usize) -> Result<Option<usize>, Halt> {
+    /// string's closing quote on the same line.
+    fn glued(&self, k: usize) -> Result<Glued, Halt> {
         let rest = self.rest();
         if k == 0 || lex::is_ws(rest[k - 1]) || k >= WINDOW {
-            return Ok(None);
+            return Ok(Glued::No);
         }
         let Some((quote, len)) = lex::quote_at(&rest[k..]) else {
-            return Ok(None);
+            return Ok(Glued::No);
+        };
+        // The glued reading: the string's closing quote on the same line.
+        let mut j = k + len;
+        let close = loop {
+            match rest.get(j) {
+                None if self.eof || j >= k + LOOKAHEAD => break None,
+                None => return Err(Halt::Need),
+                Some(b'\n') => break None,
+                Some(b'\\') => j += 2,
+                Some(_) => match lex::quote_at(&rest[j..]) {
+                    Some((end, n)) if lex::closes(quote, end) != lex::Closer::No => {
+                        break Some(j + n);
+                    }
+                    _ => j += 1,
+                },
+            }
+            if j >= k + LOOKAHEAD {
+                break None;
+            }
         };
         // A stray end quote (`hello", "b": 1`, its opening quote missing)
         // is followed by what follows a value: a separator or a closer and
         // then what the container expects. A glued string's quote is
         // followed by its text (`f"42"`, `re"; x"`).
         let after = &rest[k + len..];
-        let mut next = after.iter().skip_while(|b| b.is_ascii_whitespace());
-        match next.next() {
+        let stray = match after.iter().find(|b| !b.is_ascii_whitespace()) {
             None if !self.eof && after.len() < LOOKAHEAD => return Err(Halt::Need),
-            None => return Ok(None),
+            None => true,
             Some(b',' | b'}' | b']' | b')' | b':' | b';') => {
                 let window = &after[..after.len().min(LOOKAHEAD)];
                 let eof = self.eof || after.len() >= LOOKAHEAD;
                 match judge::clean_value_ends(&self.stack, Quote::Double, || false, window, eof) {
-                    Some(true) => return Ok(None),
-                    Some(false) => {}
-                    None if eof => return Ok(None),
+                    Some(ends) => ends,
+                    None if eof => true,
                     None => return Err(Halt::Need),
                 }
             }
-            Some(_) => {}
-        }
-        let mut j = k + len;
-        loop {
-            match rest.get(j) {
-                None if self.eof || j >= k + LOOKAHEAD => return Ok(None),
-                None => return Err(Halt::Need),
-                Some(b'\n') => return Ok(None),
-                Some(b'\\') => j += 2,
-                Some(_) => match lex::quote_at(&rest[j..]) {
-                    Some((close, n)) if lex::closes(quote, close) != lex::Closer::No => {
-                        return Ok(Some(j + n));
-                    }
-                    _ => j += 1,
-                },
-            }
-            if j >= k + LOOKAHEAD {
-                return Ok(None);
-            }
-        }
+            Some(_) => false,
+        };
+        Ok(match (stray, close) {
+            // (`h"; semi", "x"`: both readings hold; the stray one is kept.)
+            (true, close) => Glued::Stray {
+                doubtful: close.is_some(),
+            },
+            (false, Some(resume)) => Glued::Until(resume),
+            (false, None) => Glued::No,
+        })
     }
 
     /// A regex literal `/ab+c/gi` at `i`, kept as a string.

@@ -220,14 +220,29 @@ fn opens_here(c: &Cursor<'_>) -> bool {
         .is_some_and(|b| matches!(b, b',' | b':' | b'[' | b'{' | b';'))
 }
 
+/// A later end of a string, once the brackets its body opened are closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Balanced {
+    /// None within the window.
+    None,
+    /// One followed by the end of the input or of its container.
+    Last,
+    /// One followed by another member (a `, "key":`).
+    Member,
+}
+
 /// Whether, reading on as if the quote were inside the string, the brackets
 /// the body left open close and then a quote ends the string well.
-pub(super) fn later_balanced_end(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<bool> {
+pub(super) fn later_balanced_end(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Balanced> {
     let mut balance = subject.balance;
     let mut quotes = 0;
     loop {
         let Some(&b) = c.bytes.get(c.pos) else {
-            return if c.eof { Ok(false) } else { Err(Short) };
+            return if c.eof {
+                Ok(Balanced::None)
+            } else {
+                Err(Short)
+            };
         };
         match b {
             b'\\' => {
@@ -252,30 +267,30 @@ pub(super) fn later_balanced_end(subject: &Subject<'_>, mut c: Cursor<'_>) -> Sc
         if quote.is_some() {
             quotes += 1;
             if quotes > MAX_CANDIDATES {
-                return Ok(false);
+                return Ok(Balanced::None);
             }
         }
         if closed && let Some(len) = quote {
             let mut next = c.at(c.pos + len);
             let fit = within(fit_after_value(&mut next, subject.frames)?, subject.style);
             let good = match fit {
-                Fit::Eof => true,
-                Fit::Key(key) => key.sep,
+                Fit::Eof => Balanced::Last,
+                Fit::Key(key) if key.sep => Balanced::Member,
                 Fit::Closed { after, depth, .. } => {
                     let mut tail = c.at(after);
                     match within(
                         fit_after_value(&mut tail, &subject.frames[..depth])?,
                         subject.style,
                     ) {
-                        Fit::Eof | Fit::Closed { .. } => true,
-                        Fit::Key(key) => key.sep,
-                        _ => false,
+                        Fit::Eof | Fit::Closed { .. } => Balanced::Last,
+                        Fit::Key(key) if key.sep => Balanced::Last,
+                        _ => Balanced::None,
                     }
                 }
-                _ => false,
+                _ => Balanced::None,
             };
-            if good {
-                return Ok(true);
+            if good != Balanced::None {
+                return Ok(good);
             }
         }
         c.pos += 1;

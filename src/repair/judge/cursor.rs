@@ -125,7 +125,20 @@ impl Cursor<'_> {
                 },
                 Some(b'/') => match self.peek_at(1)? {
                     Some(b'/') if self.ws_before() => (self.skip_to(2, b"\n", 0)?, true),
-                    Some(b'*') => (self.skip_to(2, b"*/", 2)?, true),
+                    Some(b'*') if self.ws_before() => (self.skip_to(2, b"*/", 2)?, true),
+                    // Glued to the quote (`"b"/* note */}`), only a comment
+                    // that ends on its line: TOML's `open = "/*"` then a line
+                    // later `close = "*/"` is text.
+                    Some(b'*') => {
+                        let from = self.pos;
+                        let skipped = self.skip_to(2, b"*/", 2)?;
+                        if skipped && self.bytes[from..self.pos].contains(&b'\n') {
+                            self.pos = from;
+                            (false, false)
+                        } else {
+                            (skipped, true)
+                        }
+                    }
                     _ => (false, false),
                 },
                 Some(b'#')

@@ -3,7 +3,7 @@
 //! where the evidence of the whole container agrees, and where the evidence
 //! is weak the answer carries a doubt.
 
-use super::ahead::{later_balanced_end, later_end, value_fits};
+use super::ahead::{Balanced, later_balanced_end, later_end, value_fits};
 use super::cursor::{Cursor, Scan};
 use super::fit::{Fit, KeyFit, closer_byte, fit_after_value, within};
 use super::{Judged, Subject};
@@ -62,23 +62,45 @@ pub(super) fn dirty_key_ends(
         // a call written on one line): the code's own structure.
         return Ok(Judged::ends(false, None));
     }
-    if subject.enclosed.contains(&true) && later_balanced_end(subject, c.at(from))? {
+    let enclosed = subject.enclosed.contains(&true);
+    let balanced = if enclosed {
+        later_balanced_end(subject, c.at(from))?
+    } else {
+        Balanced::None
+    };
+    if balanced != Balanced::None {
         // `x = {"a": "b", "c": 1}`: the key is inside a bracket the body
         // opened, and a later quote ends the string once it is closed. Only
-        // a declared key whose value holds up says otherwise.
+        // a declared key whose value holds up says otherwise. When that
+        // later end is itself followed by a member, not by the end of the
+        // object, it may be in the next member's text (an edit's
+        // `old_string` cut inside a block, the block closed in `new_string`):
+        // a guess.
         let fits = value_fits(subject, after, frames)?;
         if hint == Some(KeyHint::Declared) {
             return Ok(Judged::ends(fits, None));
         }
-        let doubt = (fits && layout == Layout::Same).then_some(DoubtKind::QuoteAsText);
+        let alike = subject.context.is_some_and(|ctx| ctx.resembles(name));
+        let doubt = (balanced == Balanced::Member || (alike && layout == Layout::Same))
+            .then_some(DoubtKind::QuoteAsText);
         return Ok(Judged::ends(false, doubt));
     }
     if hint == Some(KeyHint::Declared) {
         return Ok(Judged::ends(true, None));
     }
-    let fits = value_fits(subject, after, frames)?;
-    let doubt = (fits && layout == Layout::Other).then_some(DoubtKind::QuoteAsEnd);
-    Ok(Judged::ends(fits, doubt))
+    if !value_fits(subject, after, frames)? {
+        // The value after the colon does not hold up: code, unless the
+        // member looks exactly like the object's own.
+        let doubt = (layout == Layout::Same).then_some(DoubtKind::QuoteAsText);
+        return Ok(Judged::ends(false, doubt));
+    }
+    // The next member, surely so only when laid out as the object's own
+    // and not inside a bracket the code left open.
+    // (`{"$schema": "…", "title": …` in a JSON file's content looks like
+    // the object's own members.)
+    let json_like = subject.keyish && (subject.enclosed[1] || subject.enclosed[2]);
+    let doubt = (layout != Layout::Same || json_like).then_some(DoubtKind::QuoteAsEnd);
+    Ok(Judged::ends(true, doubt))
 }
 
 /// How the candidate member is laid out against the object's own members.
@@ -111,11 +133,16 @@ pub(super) fn closed_ends(subject: &Subject<'_>, mut c: Cursor<'_>, depth: usize
         b']' => 1,
         _ => 2,
     };
-    if subject.open_brackets[kind] && later_end(subject, c.at(c.pos), false)? {
+    let closes_body = subject.open_brackets[kind];
+    if closes_body && later_end(subject, c.at(c.pos), false)? {
         // It closes a bracket the body opened (`x = {"a": "b"} y"`), and a
         // later quote could end the string.
         return Ok(Judged::ends(false, None));
     }
+    // A closer that might close the body's own bracket ends it on a guess,
+    // when the container goes on after it (at the end of input, reading
+    // on would leave the string unended).
+    let doubt = closes_body.then_some(DoubtKind::QuoteAsEnd);
     let outer = &subject.frames[..depth];
     let fit = within(fit_after_value(&mut c, outer)?, subject.style);
     Ok(match fit {
@@ -126,12 +153,13 @@ pub(super) fn closed_ends(subject: &Subject<'_>, mut c: Cursor<'_>, depth: usize
             Judged::ends(ends, ends.then_some(DoubtKind::EarlyClose))
         }
         Fit::Eof | Fit::Closed { .. } => Judged::ends(true, None),
-        Fit::Key(_) | Fit::Element { .. } => Judged::ends(
-            fit.faults()
+        Fit::Key(_) | Fit::Element { .. } => {
+            let ends = fit
+                .faults()
                 .beyond(subject.style | Faults::NO_SEPARATOR)
-                .is_empty(),
-            None,
-        ),
+                .is_empty();
+            Judged::ends(ends, if ends { doubt } else { None })
+        }
         Fit::Trailing => Judged::ends(!later_end(subject, c, false)?, None),
         Fit::Misfit => Judged::ends(false, None),
     })

@@ -90,6 +90,9 @@ pub(super) struct Subject<'a> {
     pub(super) closer: Closer,
     /// How many quotes inside this string were already judged inner.
     pub(super) inner_quotes: u32,
+    /// One of them was followed by a colon: the body holds `"key": …`
+    /// members of its own (JSON, YAML, a dict).
+    pub(super) keyish: bool,
     /// Per kind (`()`, `[]`, `{}`): a bracket the body opened before its last
     /// inner quote is still open.
     pub(super) enclosed: [bool; 3],
@@ -218,6 +221,7 @@ pub(super) fn clean_value_ends(
         open,
         closer: Closer::Own,
         inner_quotes: 0,
+        keyish: false,
         enclosed: [false; 3],
         open_brackets: [false; 3],
         balance: [0; 3],
@@ -328,14 +332,16 @@ fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judged> {
         }
     }
     // `"72""`: another quote right after this one, which itself ends the
-    // string, makes this one inner.
+    // string, makes this one inner. With a line break between (`"a"⏎"b"`),
+    // the second may as well open the next value after a missing comma.
     let mut probe = c.at(c.pos);
-    probe.skip_ws()?;
+    let gap = probe.skip_ws()?;
     if let Some((len, _)) = probe.closing_quote(subject.open)? {
         let mut next = probe.at(probe.pos + len);
         let fit = fit_after_value(&mut next, frames)?;
         if matches!(fit, Fit::Eof | Fit::Closed { .. }) || fit.has_sep() {
-            return Ok(Judged::sure(Judgement::Inner));
+            let doubt = (gap.newline && subject.clean()).then_some(DoubtKind::QuoteAsText);
+            return Ok(Judged::ends(false, doubt));
         }
     }
     let start = c.pos;

@@ -7,6 +7,7 @@ fn subject(frames: &[Frame]) -> Subject<'_> {
         open: Quote::Double,
         closer: Closer::Own,
         inner_quotes: 0,
+        keyish: false,
         enclosed: [false; 3],
         open_brackets: [false; 3],
         balance: [0; 3],
