@@ -9,7 +9,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 
 use anyhow::Context;
-use argmend::{Fix, Options, Repairer, Retain, ToolOptions, ToolRepairer, Verdict};
+use argmend::{Doubt, Fix, Options, Repairer, Retain, ToolOptions, ToolRepairer, Verdict};
 use serde_json::Value;
 
 use super::{Failure, output_error, tool};
@@ -252,6 +252,13 @@ pub(super) fn fix_json(fix: &Fix) -> String {
         fix.kind.name(),
         fix.offset
     )
+}
+
+/// `{"kind":"early_close","offset":11,"reason":"…"}`: one doubt of a batch
+/// line's `"doubt"`, and of the runtime's `"repairs"` (`call`, `serve`, `mcp`).
+pub(super) fn doubt_value(doubt: &Doubt) -> Value {
+    // Written in the order serde_json's sorted map keeps them in too.
+    serde_json::json!({"kind": doubt.kind.name(), "offset": doubt.offset, "reason": doubt.reason()})
 }
 
 /// Append a JSON array of strings.
