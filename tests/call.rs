@@ -770,3 +770,77 @@ fn model_formats() {
         assert_eq!(text(&events), text(&whole), "{input} one byte at a time");
     }
 }
+
+/// Arguments the engine could read two ways: the call runs on its reading,
+/// and the doubt travels with the call: `CallReady`, `ToolResult`, and the
+/// `"repairs"` of `call --events` and `serve` (absent when there is none).
+#[test]
+fn doubts_travel_with_the_call() {
+    use argmend::{Doubt, DoubtKind};
+    let (dir, workspace) = workspace();
+    // The text after the envelope holds a quote, and the envelope ended at a
+    // string's quote: it may have ended early.
+    let args = r#"{"cmd": "get", "args": "--file resp.json --path data.items[1].name"} note: "x""#;
+    let doubt = Doubt {
+        kind: DoubtKind::EarlyClose,
+        offset: args.find("note").unwrap(),
+    };
+    let result = Dispatcher::new(workspace).run("@json", args);
+    assert!(result.ok, "{}", result.output);
+    assert_eq!(result.output, "\"db\"\n");
+    assert_eq!(result.doubts, [doubt]);
+
+    let mut stream = ArgsStream::new("@json", ToolOptions::default());
+    let mut events = stream.feed(args.as_bytes());
+    events.extend(stream.finish());
+    let Some(Event::CallReady { doubts, .. }) = events.last() else {
+        panic!("{events:?}")
+    };
+    assert_eq!(doubts, &[doubt]);
+
+    let expected =
+        json!([{"kind": "early_close", "offset": doubt.offset, "reason": doubt.reason()}]);
+    let text = format!(
+        "<tool_call name=\"@json\" args='{args}' />\n<tool_call name=\"@json\" args='{{\"cmd\": \"keys\", \"args\": {{\"file\": \"resp.json\"}}}}' />\n"
+    );
+    let path = dir.write("out.txt", &text);
+    let output = bin()
+        .args(["call", "--events"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let ready: Vec<Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|line| line["event"] == "call_ready")
+        .collect();
+    assert_eq!(ready.len(), 2, "{ready:?}");
+    assert_eq!(ready[0]["repairs"]["doubt"], expected, "{}", ready[0]);
+    assert_eq!(ready[1]["repairs"].get("doubt"), None, "{}", ready[1]);
+
+    let mut child = bin()
+        .args(["serve", "--workspace"])
+        .arg(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{}", json!({"id": 1, "tool": "@json", "args": args})).unwrap();
+    writeln!(
+        stdin,
+        r#"{{"id": 2, "tool": "@json", "args": "keys --file resp.json"}}"#
+    )
+    .unwrap();
+    drop(stdin);
+    let lines: Vec<Value> = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map(|line| serde_json::from_str(&line.unwrap()).unwrap())
+        .collect();
+    assert!(child.wait().unwrap().success());
+    let by_id = |id: u64| lines.iter().find(|l| l["id"] == id).unwrap().clone();
+    assert_eq!(by_id(1)["output"], "\"db\"\n", "{lines:?}");
+    assert_eq!(by_id(1)["repairs"]["doubt"], expected, "{lines:?}");
+    assert_eq!(by_id(2)["repairs"].get("doubt"), None, "{lines:?}");
+}

@@ -470,3 +470,73 @@ fn batch_snapshots_give_one_delta_and_snapshot_per_chunk() {
     }
     assert_eq!(answer["verdict"], "repaired");
 }
+
+/// `{"a": "x"} note: "done"`: the text after the value holds a quote, so the
+/// value may have ended too early (an `early_close` doubt at byte 11).
+const DOUBTFUL: &[u8] = br#"{"a": "x"} note: "done""#;
+
+const DOUBT_REASON: &str =
+    "a closer after a quote ended the value early, and the text after it was dropped";
+
+#[test]
+fn fixes_log_has_a_line_per_doubt_after_the_fixes() {
+    let log = format!(
+        "{{\"kind\":\"removed_trailing_text\",\"offset\":11}}\n\
+         {{\"doubt\":\"early_close\",\"offset\":11,\"reason\":\"{DOUBT_REASON}\"}}\n"
+    );
+    for args in [
+        &["repair", "--fixes"][..],
+        &["repair", "--fixes", "--stream"],
+    ] {
+        let output = run(args, DOUBTFUL);
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(stdout(&output)).unwrap(),
+            serde_json::json!({"a": "x"}),
+            "{args:?}"
+        );
+        assert_eq!(stderr(&output), log, "{args:?}");
+        // A doubt changes neither the verdict nor the exit code.
+        assert_eq!(code(&output), 0, "{args:?}");
+        // Without --fixes, nothing on stderr.
+        let quiet: Vec<&str> = args.iter().copied().filter(|a| *a != "--fixes").collect();
+        assert_eq!(stderr(&run(&quiet, DOUBTFUL)), "", "{quiet:?}");
+    }
+    // The tool-aware path writes them too.
+    let output = run(&["repair", "--tool", "read_file", "--fixes"], DOUBTFUL);
+    assert!(
+        stderr(&output).ends_with(&format!(
+            "{{\"doubt\":\"early_close\",\"offset\":11,\"reason\":\"{DOUBT_REASON}\"}}\n"
+        )),
+        "{}",
+        stderr(&output)
+    );
+    let help = run(&["repair", "--help"], b"");
+    assert!(stdout(&help).contains(r#"{"doubt":"early_close","offset":11,"reason":"…"}"#));
+}
+
+#[test]
+fn batch_lines_have_a_doubt_member_only_when_there_is_one() {
+    let input = format!(
+        "{}\n\"{{a: 1}}\"\n{}\n{}\n",
+        serde_json::Value::from(std::str::from_utf8(DOUBTFUL).unwrap()),
+        serde_json::json!({"chunks": ["{\"a\": \"x\"} no", "te: \"done\""]}),
+        serde_json::json!({"input": std::str::from_utf8(DOUBTFUL).unwrap(), "tool": "read_file"}),
+    );
+    let doubt =
+        format!(r#""doubt":[{{"kind":"early_close","offset":11,"reason":"{DOUBT_REASON}"}}]"#);
+    let expected = format!(
+        r#"{{"json":{{"a":"x"}},"verdict":"repaired","fixes":[{{"kind":"removed_trailing_text","offset":11}}],{doubt}}}
+{{"json":{{"a":1}},"verdict":"repaired","fixes":[{{"kind":"quoted_key","offset":1}}]}}
+{{"json":{{"a":"x"}},"verdict":"repaired","fixes":[{{"kind":"removed_trailing_text","offset":11}}],{doubt}}}
+{{"json":{{"a":"x"}},"verdict":"repaired","strategy":5,"fixes":[{{"kind":"removed_trailing_text","offset":11}}],{doubt}}}
+"#
+    );
+    assert_ok(&run(&["repair", "--batch"], input.as_bytes()), &expected);
+    // With --snapshots the member is there too, before the snapshots.
+    let output = run(&["repair", "--batch", "--snapshots"], input.as_bytes());
+    let first: serde_json::Value =
+        serde_json::from_str(stdout(&output).lines().next().unwrap()).unwrap();
+    assert_eq!(first["doubt"][0]["kind"], "early_close");
+    let help = stdout(&run(&["repair", "--help"], b"")).to_owned();
+    assert!(help.contains("the member is absent"), "{help}");
+}

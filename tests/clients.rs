@@ -249,3 +249,89 @@ fn anthropic_tool_use_with_no_input_is_an_empty_object() {
     assert_eq!(end.args, json!({}));
     assert!(end.complete);
 }
+
+/// Each adapter's `CallDone` carries the doubts of the call's arguments, and
+/// its JSON has them as `"doubt"`; a call without one has no `"doubt"`.
+#[test]
+fn call_done_carries_the_doubts_in_every_adapter() {
+    use argmend::{Doubt, DoubtKind};
+    // The first half of the arguments, then the rest (the trailing text).
+    let (head, tail) = (r#"{"path": "a.txt", "content": "x"}"#, r#" note: "done""#);
+    let clean = r#"{"path": "b.txt"}"#;
+    let chat = |index: u64, id: &str, name: &str, arguments: &str| {
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": index, "id": id,
+            "function": {"name": name, "arguments": arguments}}]}}]})
+    };
+    let chat_more = |index: u64, arguments: &str| {
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": index,
+            "function": {"arguments": arguments}}]}}]})
+    };
+    let mut openai = OpenAiChatStream::new(ToolOptions::default());
+    let mut chat_events = Vec::new();
+    for chunk in [
+        chat(0, "call_1", "write_file", head),
+        chat_more(0, tail),
+        chat(1, "call_2", "read_file", clean),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+    ] {
+        chat_events.extend(openai.push(&chunk));
+    }
+    let mut responses = OpenAiResponsesStream::new(ToolOptions::default());
+    let mut responses_events = Vec::new();
+    for event in [
+        json!({"type": "response.output_item.added", "output_index": 0, "item": {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "write_file", "arguments": ""}}),
+        json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": head}),
+        json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": tail}),
+        json!({"type": "response.output_item.done", "output_index": 0, "item": {"id": "fc_1"}}),
+        json!({"type": "response.output_item.added", "output_index": 1, "item": {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "read_file", "arguments": clean}}),
+        json!({"type": "response.completed"}),
+    ] {
+        responses_events.extend(responses.push(&event));
+    }
+    let mut anthropic = AnthropicStream::new(ToolOptions::default());
+    let mut anthropic_events = Vec::new();
+    let delta = |index: u64, partial: &str| json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": partial}});
+    for event in [
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "write_file", "input": {}}}),
+        delta(0, head),
+        delta(0, tail),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_2", "name": "read_file", "input": {}}}),
+        delta(1, clean),
+        json!({"type": "content_block_stop", "index": 1}),
+    ] {
+        anthropic_events.extend(anthropic.push(&event));
+    }
+    let expected = Doubt {
+        kind: DoubtKind::EarlyClose,
+        offset: head.len() + 1,
+    };
+    for (name, events) in [
+        ("openai_chat", chat_events),
+        ("openai_responses", responses_events),
+        ("anthropic", anthropic_events),
+    ] {
+        let done: Vec<&ClientEvent> = (events.iter())
+            .filter(|event| matches!(event, ClientEvent::CallDone { .. }))
+            .collect();
+        assert_eq!(done.len(), 2, "{name}: {events:?}");
+        let ClientEvent::CallDone { end, .. } = done[0] else {
+            unreachable!()
+        };
+        assert_eq!(end.doubts, [expected], "{name}");
+        assert_eq!(end.args, json!({"path": "a.txt", "content": "x"}), "{name}");
+        assert_eq!(end.verdict, Verdict::Repaired, "{name}");
+        assert!(end.complete, "{name}");
+        assert_eq!(
+            done[0].to_json()["doubt"],
+            json!([{"kind": "early_close", "offset": expected.offset,
+                "reason": DoubtKind::EarlyClose.reason()}]),
+            "{name}"
+        );
+        let ClientEvent::CallDone { end, .. } = done[1] else {
+            unreachable!()
+        };
+        assert!(end.doubts.is_empty(), "{name}");
+        assert_eq!(done[1].to_json().get("doubt"), None, "{name}");
+    }
+}

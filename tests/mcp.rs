@@ -193,6 +193,48 @@ fn raw_json_rpc_session() {
     assert_eq!(none["result"]["isError"], true, "{none}");
     assert_eq!(none["result"]["structuredContent"]["verdict"], "not_json");
 
+    // Text the engine could read two ways: mended all the same, with the
+    // doubt beside the fixes (absent when there is none, as in id 3).
+    assert_eq!(
+        got["result"]["structuredContent"]["repairs"].get("doubt"),
+        None
+    );
+    let early_close = json!([{"kind": "early_close", "offset": 11,
+        "reason": "a closer after a quote ended the value early, and the text after it was dropped"}]);
+    for (id, arguments) in [
+        (6, json!({"text": r#"{"a": "x"} note: "done""#})),
+        (
+            7,
+            json!({"text": r#"{"a": "x"} note: "done""#, "tool": "write_file"}),
+        ),
+    ] {
+        send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "repair", "arguments": arguments}}),
+        );
+        let mended = receive();
+        let structured = &mended["result"]["structuredContent"];
+        assert_eq!(structured["verdict"], "repaired", "{mended}");
+        assert_eq!(structured["doubt"], early_close, "{mended}");
+    }
+    // An envelope whose `args` is a string of JSON with a doubt: the doubt
+    // points at the `args` member that held it.
+    let envelope = r#"{"file": "data.json", "path": "items[0].name"} note: "x""#;
+    send(
+        json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {
+        "name": "json", "arguments": {"cmd": "get", "args": envelope}}}),
+    );
+    let got = receive();
+    assert_eq!(got["result"]["content"][0]["text"], "\"alpha\"\n", "{got}");
+    let doubt = &got["result"]["structuredContent"]["repairs"]["doubt"];
+    assert_eq!(doubt[0]["kind"], "early_close", "{got}");
+    assert_eq!(doubt[0]["offset"], 1, "{got}"); // `{"args":…,"cmd":"get"}`
+    // The output schema describes the member.
+    assert_eq!(
+        tools[2]["outputSchema"]["properties"]["doubt"]["type"],
+        "array"
+    );
+
     drop(send);
     let status = child.wait().unwrap();
     assert!(status.success(), "{status}");

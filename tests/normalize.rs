@@ -526,3 +526,39 @@ fn nested_repairs_obey_the_callers_limits() {
         .unwrap();
     assert!(kept["cfg"].is_string(), "{kept}");
 }
+
+/// The engine's doubts come with the normalized arguments, at offsets of the
+/// text passed in (leading whitespace included), the same however the input
+/// was cut; a reading the engine's text is not used for (a wrapped plain
+/// value) carries none, and the verdict does not change.
+#[test]
+fn doubts_travel_with_the_normalized_arguments() {
+    use argmend::{Doubt, DoubtKind};
+    let early = |offset| Doubt {
+        kind: DoubtKind::EarlyClose,
+        offset,
+    };
+    for (raw, offset) in [
+        (r#"{"file": "a.go"} note: "done""#, 17),
+        (r#"  {"file": "a.go"} note: "done""#, 19),
+    ] {
+        let normalized = run("read_file", raw, &ToolOptions::default());
+        assert_eq!(normalized.doubts(), &[early(offset)], "{raw:?}");
+        assert_eq!(normalized.to_value(), Some(json!({"file": "a.go"})));
+        assert_eq!(normalized.verdict(), Verdict::Repaired);
+        // With a schema too (the engine is told the keys).
+        let schema = json!({"type": "object", "properties": {"file": {"type": "string"}}});
+        let with_schema = run("read_file", raw, &ToolOptions::default().schema(schema));
+        assert_eq!(with_schema.doubts(), &[early(offset)], "{raw:?}");
+        // In two chunks, cut before the quote of the trailing text.
+        let mut stream = ToolRepairer::new("read_file", ToolOptions::default());
+        let cut = raw.find("note").unwrap();
+        stream.feed(&raw.as_bytes()[..cut]);
+        stream.feed(&raw.as_bytes()[cut..]);
+        assert_eq!(stream.finish().doubts(), &[early(offset)]);
+    }
+    for raw in [r#"{"file": "a.go"}"#, "{file: 'a.go',}", "main.go"] {
+        let normalized = run("read_file", raw, &ToolOptions::default());
+        assert!(normalized.doubts().is_empty(), "{raw:?}");
+    }
+}

@@ -251,3 +251,38 @@ fn arguments_that_are_not_json() {
     assert!(!end.complete);
     assert!(end.reason.unwrap().contains("single quote"));
 }
+
+/// The end of a call carries the doubts of its arguments (input offsets),
+/// and neither the verdict nor `complete` changes because of them.
+#[test]
+fn the_end_of_a_call_carries_its_doubts() {
+    use argmend::{ArgsStream, Doubt, DoubtKind, Event};
+    let raw = br#"{"path": "a.txt", "content": "x"} note: "done""#;
+    let doubt = Doubt {
+        kind: DoubtKind::EarlyClose,
+        offset: 34,
+    };
+    let (_, end) = run(&[&raw[..20], &raw[20..]]);
+    assert_eq!(end.doubts, [doubt]);
+    assert_eq!(end.args, json!({"path": "a.txt", "content": "x"}));
+    assert_eq!(end.verdict, Verdict::Repaired);
+    assert!(end.complete);
+    let (_, end) = run(&[br#"{"path": "a.txt", "content": "x"}"#]);
+    assert!(end.doubts.is_empty());
+
+    // The native tool-use stream: `CallReady` carries them.
+    let mut stream = ArgsStream::new("write_file", ToolOptions::default());
+    let mut events = Vec::new();
+    for byte in raw {
+        events.extend(stream.feed(std::slice::from_ref(byte)));
+    }
+    events.extend(stream.finish());
+    let Some(Event::CallReady {
+        doubts, complete, ..
+    }) = events.last()
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!(doubts, &[doubt]);
+    assert!(complete);
+}

@@ -5,7 +5,8 @@ A drop-in for json_repair (``import argmend as json_repair``): the same
 Rust engine, which keeps code in string values exact and is 150 to 2,000
 times faster (``python/bench.py``). Beside them, argmend's own API:
 
-- :func:`repair` returns an :class:`Outcome` (text, verdict, fixes);
+- :func:`repair` returns an :class:`Outcome` (text, verdict, fixes, and the
+  doubts: places the input could be read two ways);
 - :class:`Repairer` repairs a stream chunk by chunk, with a valid-JSON
   snapshot after every chunk;
 - :func:`normalize_tool_args` and :class:`Tool` use the tool's name and JSON
@@ -20,6 +21,7 @@ times faster (``python/bench.py``). Beside them, argmend's own API:
 """
 
 from ._argmend import (
+    Doubt,
     Error,
     Fix,
     Normalized,
@@ -36,6 +38,7 @@ from ._argmend import (
 )
 
 __all__ = [
+    "Doubt",
     "Error",
     "Fix",
     "Normalized",

@@ -16,7 +16,12 @@ and does more with what it knows:
   code with unescaped quotes in a declared string field stays whole;
 - the span carries the verdict, the strategy and the fix kinds (no content);
 - ``refuse_truncated=True`` asks the model to send the call again when its
-  arguments were cut off, instead of running the tool with half a file.
+  arguments were cut off, instead of running the tool with half a file;
+- ``retry_doubtful=True`` asks the model to send the call again when argmend
+  had to choose between two readings of the arguments (a quote that may end
+  its string or belong to it, text after the arguments that may have been
+  part of them), naming the place: the field, the byte offset and the text
+  around it.
 
 >>> from pydantic_ai import Agent
 >>> from argmend.pydantic_ai import RepairToolArguments
@@ -28,6 +33,8 @@ deltas and the hook sees the whole string.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +49,20 @@ import argmend
 __all__ = ["RepairToolArguments"]
 
 SPAN_NAME = "repair_tool_arguments"
+
+# What the model is asked to do about each kind of doubt.
+ADVICE = {
+    "quote_as_text": 'Escape every quote inside a string value as \\".',
+    "quote_as_end": 'Escape every quote inside a string value as \\".',
+    "mixed_quotes": 'Open and close each string with the same straight quote ("), and escape quotes inside it as \\".',
+    "early_close": 'Put nothing after the closing brace of the arguments, and escape every quote inside a string value as \\".',
+    "newline_boundary": "Separate the members of an object with commas.",
+    "duplicate_key": "Give each key once.",
+}
+DEFAULT_ADVICE = "Write that part as strict JSON."
+# Bytes of input shown on each side of a doubt.
+EXCERPT = 32
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 @dataclass(kw_only=True)
@@ -61,10 +82,19 @@ class RepairToolArguments(AbstractCapability[AgentDepsT]):
             JSON (``{"paths": "a.py"}`` where the schema wants a list becomes
             ``{"paths": ["a.py"]}``). Off by default: valid JSON passes through
             unchanged, as the harness capability promises.
+        retry_doubtful: when the repair had to choose between two readings of
+            the arguments (``Normalized.doubts``: a quote that may end its
+            string or belong to it, text after the arguments that may have
+            been part of them), raise ``ModelRetry`` naming the place (the
+            field's path when it can be found, the byte offset and the text
+            around it) and the reason, so the model sends the call again
+            written unambiguously, instead of running the tool on a guess
+            (default ``False``: the tool runs with argmend's reading).
     """
 
     use_schema: bool = True
     refuse_truncated: bool = False
+    retry_doubtful: bool = False
     drop_unknown_keys: bool = False
     coerce_valid_json: bool = False
     _tools: dict[str, tuple[Any, argmend.Tool]] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -115,6 +145,7 @@ class RepairToolArguments(AbstractCapability[AgentDepsT]):
                     span.set_attribute("argmend.error", type(error).__name__)
                     return args
             fixes = normalized.fixes
+            doubts = normalized.doubts
             span.set_attributes(
                 {
                     "gen_ai.tool.name": tool_def.name,
@@ -122,6 +153,8 @@ class RepairToolArguments(AbstractCapability[AgentDepsT]):
                     "argmend.strategy": normalized.strategy or "",
                     "argmend.fix_kinds": sorted({fix.kind for fix in fixes}),
                     "argmend.fix_count": len(fixes),
+                    "argmend.doubt_kinds": sorted({doubt.kind for doubt in doubts}),
+                    "argmend.doubt_count": len(doubts),
                     "argmend.violation_count": len(normalized.violations),
                 }
             )
@@ -136,5 +169,52 @@ class RepairToolArguments(AbstractCapability[AgentDepsT]):
                     f"(they end at byte {len(args.encode())}, inside a value). "
                     "Send the complete call again."
                 )
+            if self.retry_doubtful and doubts:
+                span.set_attribute("argmend.outcome", "refused_doubtful")
+                raise ModelRetry(self._doubt_message(tool_def, args, doubts))
             span.set_attribute("argmend.outcome", "repaired")
             return normalized.json
+
+    def _doubt_message(self, tool_def: ToolDefinition, args: str, doubts: list[argmend.Doubt]) -> str:
+        """What the model reads when its call is refused for a doubt: the
+        first doubt's place (field, byte offset, the text around it), why, and
+        what to do; the others are counted."""
+        doubt = doubts[0]
+        raw = args.encode()
+        path = self._path_at(tool_def, raw, doubt.offset)
+        field = f" (in `{path}`)" if path else ""
+        before = raw[max(0, doubt.offset - EXCERPT) : doubt.offset].decode(errors="ignore")
+        after = raw[doubt.offset : doubt.offset + EXCERPT].decode(errors="ignore")
+        more = len(doubts) - 1
+        others = f" There {'is' if more == 1 else 'are'} {more} more such place{'' if more == 1 else 's'}." if more else ""
+        return (
+            f"The arguments of this `{tool_def.name}` call can be read two ways at byte "
+            f"{doubt.offset}{field}: {doubt.reason}.{others} The text there, with <<HERE>> at that byte:\n"
+            f"{before}<<HERE>>{after}\n"
+            f"Send the call again, written so it can be read only one way. "
+            f"{ADVICE.get(doubt.kind, DEFAULT_ADVICE)}"
+        )
+
+    def _path_at(self, tool_def: ToolDefinition, raw: bytes, offset: int) -> str | None:
+        """The path of the field being read at byte `offset`
+        (``content``, ``edits[0].new_string``): the last value in the engine's
+        snapshot of the arguments up to that byte, read with the same schema.
+        ``None`` at the top level, or when it cannot be told."""
+        schema = tool_def.parameters_json_schema if self.use_schema else None
+        try:
+            repairer = argmend.Repairer(schema=schema)
+            repairer.feed(raw[:offset])
+            value = repairer.snapshot_value()
+        except (argmend.Error, ValueError, TypeError):
+            return None
+        path = ""
+        while True:
+            if isinstance(value, dict) and value:
+                key = next(reversed(value))
+                path += f".{key}" if IDENTIFIER.match(key) else f"[{json.dumps(key)}]"
+                value = value[key]
+            elif isinstance(value, list) and value:
+                path += f"[{len(value) - 1}]"
+                value = value[-1]
+            else:
+                return path.removeprefix(".") or None

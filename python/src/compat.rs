@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::input::Input;
-use crate::outcome::{Fix, Mended};
+use crate::outcome::{Fix, Mended, doubts};
 use crate::{json_dumps, json_loads, maybe_detached, schema_value};
 
 /// The checks json_repair makes on its arguments, with its messages.
@@ -51,14 +51,12 @@ fn mend<'i>(
         let normalized = maybe_detached(py, text.len(), || {
             argmend::normalize_tool_args_with("", &text, &options)
         });
-        let fixes = normalized.fixes().iter().map(Fix::tool).collect();
-        let verdict = normalized.verdict();
-        let reason = normalized.reason().map(str::to_owned);
         return Ok(Mended {
+            verdict: normalized.verdict(),
+            fixes: normalized.fixes().iter().map(Fix::tool).collect(),
+            doubts: doubts(normalized.doubts()),
+            reason: normalized.reason().map(str::to_owned),
             text: std::borrow::Cow::Owned(normalized.into_text()),
-            verdict,
-            fixes,
-            reason,
         });
     }
     Mended::repair(py, input, Options::default())

@@ -23,7 +23,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::PyString;
 
 use crate::input::Input;
-use crate::outcome::{Fix, Normalized, Outcome, Violation};
+use crate::outcome::{Doubt, Fix, Normalized, Outcome, Violation};
 use crate::stream::Repairer;
 
 pyo3::create_exception!(
@@ -253,6 +253,7 @@ fn _argmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compat::from_file, m)?)?;
     m.add_class::<Outcome>()?;
     m.add_class::<Fix>()?;
+    m.add_class::<Doubt>()?;
     m.add_class::<Normalized>()?;
     m.add_class::<Violation>()?;
     m.add_class::<Repairer>()?;

@@ -1,5 +1,5 @@
 //! The result objects: `Outcome` (the engine's), `Normalized` (the tool
-//! layer's), and the `Fix` and `Violation` they list.
+//! layer's), and the `Fix`, `Doubt` and `Violation` they list.
 
 use std::borrow::Cow;
 
@@ -59,7 +59,53 @@ fn fix_list<'py>(py: Python<'py>, fixes: &[Fix]) -> PyResult<Bound<'py, PyList>>
     PyList::new(py, fixes.iter().cloned())
 }
 
-/// The result of a repair: `.text` (the JSON text), `.verdict`, `.fixes`.
+/// A choice between readings that the input could not settle: what was
+/// chosen (`kind`, a stable snake_case name such as `"quote_as_text"` or
+/// `"early_close"`), the input byte `offset` where it was made, and a short
+/// sentence (`reason`) saying what the other reading was. The verdict does
+/// not change because of a doubt; a caller that cannot afford a guess asks
+/// the model again.
+#[pyclass(module = "argmend", frozen, eq, hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Doubt {
+    /// The kind of doubt, e.g. `"early_close"`.
+    #[pyo3(get)]
+    pub(crate) kind: &'static str,
+    /// The absolute byte offset in the input where the choice was made.
+    #[pyo3(get)]
+    pub(crate) offset: usize,
+    /// What was chosen and what the other reading was, in a sentence.
+    #[pyo3(get)]
+    pub(crate) reason: &'static str,
+}
+
+impl Doubt {
+    pub(crate) fn new(doubt: &argmend::Doubt) -> Doubt {
+        Doubt {
+            kind: doubt.kind.name(),
+            offset: doubt.offset,
+            reason: doubt.reason(),
+        }
+    }
+}
+
+#[pymethods]
+impl Doubt {
+    fn __repr__(&self) -> String {
+        format!("Doubt(kind='{}', offset={})", self.kind, self.offset)
+    }
+}
+
+pub(crate) fn doubts(doubts: &[argmend::Doubt]) -> Vec<Doubt> {
+    doubts.iter().map(Doubt::new).collect()
+}
+
+fn doubt_list<'py>(py: Python<'py>, doubts: &[Doubt]) -> PyResult<Bound<'py, PyList>> {
+    PyList::new(py, doubts.iter().cloned())
+}
+
+/// The result of a repair: `.text` (the JSON text), `.verdict`, `.fixes`,
+/// `.doubts`.
 ///
 /// The verdict is `"valid"` (the input came back byte for byte),
 /// `"repaired"`, `"completed"` (the only fixes closed what a cut-off input left
@@ -70,34 +116,26 @@ pub(crate) struct Outcome {
     text: Py<PyString>,
     verdict: &'static str,
     fixes: Vec<Fix>,
+    doubts: Vec<Doubt>,
     reason: Option<String>,
 }
 
 impl Outcome {
     /// Repair `input` whole; a crossed limit is `argmend.Error`.
-    /// Repair `input` whole; a crossed limit is `argmend.Error`.
     pub(crate) fn repair(py: Python<'_>, input: &Input, options: Options) -> PyResult<Outcome> {
         let mended = Mended::repair(py, input, options)?;
         let text = mended.to_py(py, input);
-        Ok(Outcome::new(
-            text,
-            mended.verdict,
-            mended.fixes,
-            mended.reason,
-        ))
+        Ok(Outcome::new(text, mended))
     }
 
-    pub(crate) fn new(
-        text: Bound<'_, PyString>,
-        verdict: Verdict,
-        fixes: Vec<Fix>,
-        reason: Option<String>,
-    ) -> Self {
+    /// The outcome of `mended`, whose text is `text` (as a Python `str`).
+    pub(crate) fn new(text: Bound<'_, PyString>, mended: Mended<'_>) -> Self {
         Outcome {
             text: text.unbind(),
-            verdict: verdict.name(),
-            fixes,
-            reason,
+            verdict: mended.verdict.name(),
+            fixes: mended.fixes,
+            doubts: mended.doubts,
+            reason: mended.reason,
         }
     }
 }
@@ -108,6 +146,7 @@ pub(crate) struct Mended<'i> {
     pub(crate) text: Cow<'i, str>,
     pub(crate) verdict: Verdict,
     pub(crate) fixes: Vec<Fix>,
+    pub(crate) doubts: Vec<Doubt>,
     pub(crate) reason: Option<String>,
 }
 
@@ -119,6 +158,7 @@ impl<'i> Mended<'i> {
             argmend::repair_with(bytes, options).map(|outcome| Mended {
                 verdict: outcome.verdict(),
                 fixes: fixes(&outcome),
+                doubts: doubts(outcome.doubts()),
                 reason: outcome.reason().map(str::to_owned),
                 text: outcome.into_text(),
             })
@@ -157,6 +197,14 @@ impl Outcome {
     #[getter]
     fn fixes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         fix_list(py, &self.fixes)
+    }
+
+    /// Every choice between readings that the input could not settle
+    /// (:class:`Doubt`), in input order; empty when there was none (always,
+    /// for valid input).
+    #[getter]
+    fn doubts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        doubt_list(py, &self.doubts)
     }
 
     /// Why there is no JSON, when the verdict is `"not_json"`; else `None`.
@@ -218,7 +266,7 @@ impl Violation {
 }
 
 /// The result of normalizing one call's arguments: `.json`, `.verdict`,
-/// `.strategy`, `.fixes`, `.violations`.
+/// `.strategy`, `.fixes`, `.doubts`, `.violations`.
 ///
 /// With verdict `"not_json"`, `.json` is the raw input untouched (for the
 /// caller's own parser) and `.reason` says why.
@@ -228,6 +276,7 @@ pub(crate) struct Normalized {
     strategy: Option<&'static str>,
     verdict: &'static str,
     fixes: Vec<Fix>,
+    doubts: Vec<Doubt>,
     violations: Vec<Violation>,
     reason: Option<String>,
 }
@@ -255,6 +304,7 @@ impl Normalized {
             strategy: normalized.strategy().map(|strategy| strategy.name()),
             verdict: verdict.name(),
             fixes: normalized.fixes().iter().map(Fix::tool).collect(),
+            doubts: doubts(normalized.doubts()),
             violations: normalized
                 .violations()
                 .iter()
@@ -293,6 +343,13 @@ impl Normalized {
     #[getter]
     fn fixes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         fix_list(py, &self.fixes)
+    }
+
+    /// The engine's doubts about the input (:class:`Doubt`), at offsets of
+    /// the text passed in, in input order; empty when there was none.
+    #[getter]
+    fn doubts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        doubt_list(py, &self.doubts)
     }
 
     /// What the schema still rejects after repair (empty without a schema).

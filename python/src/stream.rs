@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 use crate::input::Input;
-use crate::outcome::{Outcome, fixes};
+use crate::outcome::{Mended, Outcome, doubts, fixes};
 use crate::{json_loads, limit_error, maybe_detached, options, schema_value};
 
 /// A streaming repair: feed chunks as they arrive.
@@ -121,11 +121,15 @@ impl Repairer {
     fn finish(&self, py: Python<'_>) -> PyResult<Outcome> {
         let repairer = self.lock()?.take().ok_or_else(finished)?;
         let outcome = repairer.finish().map_err(|error| limit_error(&error))?;
-        let fixes = fixes(&outcome);
-        let verdict = outcome.verdict();
-        let reason = outcome.reason().map(str::to_owned);
         let text = PyString::new(py, outcome.text());
-        Ok(Outcome::new(text, verdict, fixes, reason))
+        let mended = Mended {
+            verdict: outcome.verdict(),
+            fixes: fixes(&outcome),
+            doubts: doubts(outcome.doubts()),
+            reason: outcome.reason().map(str::to_owned),
+            text: outcome.into_text(),
+        };
+        Ok(Outcome::new(text, mended))
     }
 
     fn __repr__(&self) -> String {

@@ -247,6 +247,40 @@ def test_tool_objects():
     assert "write_file" in repr(tool)
 
 
+DOUBTFUL = '{"a": "x"} note: "done"'  # the text after the value holds a quote: did it end too early?
+EARLY_CLOSE = "a closer after a quote ended the value early, and the text after it was dropped"
+
+
+def test_doubts_of_outcome_normalized_and_a_stream():
+    outcome = argmend.repair(DOUBTFUL)
+    assert outcome.value() == {"a": "x"}
+    assert outcome.verdict == "repaired"  # a doubt does not change the verdict
+    assert [(d.kind, d.offset, d.reason) for d in outcome.doubts] == [("early_close", 11, EARLY_CLOSE)]
+    assert isinstance(outcome.doubts[0], argmend.Doubt)
+    assert outcome.doubts[0] == argmend.repair(DOUBTFUL.encode()).doubts[0]
+    assert repr(outcome.doubts[0]) == "Doubt(kind='early_close', offset=11)"
+    for clean in ['{"a": "x"}', "{a: 'x',}", "[1, 2"]:
+        assert argmend.repair(clean).doubts == [], clean
+
+    # Offsets are bytes of the input, as the fixes' are.
+    shifted = argmend.repair("  " + DOUBTFUL)
+    assert [(d.kind, d.offset) for d in shifted.doubts] == [("early_close", 13)]
+
+    # The end of a stream, however it was cut.
+    r = argmend.Repairer()
+    for piece in [DOUBTFUL[:12], DOUBTFUL[12:]]:
+        r.feed(piece)
+    assert [(d.kind, d.offset) for d in r.finish().doubts] == [("early_close", 11)]
+
+    raw = '{"file": "a.go"} note: "done"'
+    for normalized in [argmend.normalize_tool_args("read_file", raw), argmend.Tool("read_file").normalize(raw)]:
+        assert normalized.value() == {"file": "a.go"}
+        assert normalized.verdict == "repaired"
+        assert [(d.kind, d.offset, d.reason) for d in normalized.doubts] == [("early_close", 17, EARLY_CLOSE)]
+    assert argmend.normalize_tool_args("read_file", "main.go").doubts == []
+    assert argmend.normalize_tool_args("read_file", '{"file": "a.go"}').doubts == []
+
+
 def test_reprs_are_short():
     outcome = argmend.repair("[" + "1," * 100_000 + "1]")
     assert len(repr(outcome)) < 120

@@ -28,6 +28,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.models.instrumented import InstrumentationSettings
 
+import argmend
 from argmend.pydantic_ai import RepairToolArguments
 
 
@@ -307,3 +308,96 @@ def test_works_beside_a_pydantic_model_tool():
     agent.run_sync("go")
     assert saved == [WriteFile(path="a.txt", content="x")]
     assert script.retries == []
+
+
+DOUBTFUL_WRITE = '{"path": "notes.txt", "content": "done"} note: "and more"'
+
+
+def test_retry_doubtful_asks_for_the_call_again_naming_the_place():
+    # The text after the arguments holds a quote: the content may have ended
+    # early. By default the tool runs with argmend's reading.
+    script = Scripted("write_file", DOUBTFUL_WRITE)
+    agent, calls = agent_with_tools(script.model())
+    agent.run_sync("go")
+    assert calls == [("write_file", {"path": "notes.txt", "content": "done"})]
+    assert script.retries == []
+
+    for streamed in [False, True]:
+        script = Scripted("write_file", DOUBTFUL_WRITE, stream_chunk=5)
+        agent, calls = agent_with_tools(script.model(), RepairToolArguments(retry_doubtful=True))
+        if streamed:
+
+            async def run():
+                async with agent.run_stream("go") as result:
+                    await result.get_output()
+
+            import asyncio
+
+            asyncio.run(run())
+        else:
+            agent.run_sync("go")
+        assert calls == []
+        assert len(script.retries) == 1
+        message = str(script.retries[0].content)
+        offset = DOUBTFUL_WRITE.index("} note") + 2
+        assert f"at byte {offset} (in `content`)" in message, message
+        assert "the text after it was dropped" in message, message  # the reason
+        assert 'done"} <<HERE>>' in message and '<<HERE>>note: "and more"' in message, message
+        assert "Send the call again" in message, message
+
+
+def test_retry_doubtful_lets_calls_without_a_doubt_run():
+    capability = RepairToolArguments(retry_doubtful=True)
+    for raw, expected in [
+        ("{'path': 'a.txt', 'content': 'hi'}", {"path": "a.txt", "content": "hi"}),
+        ('{"path": "a.txt", "content": "hi"}', {"path": "a.txt", "content": "hi"}),
+    ]:
+        script = Scripted("write_file", raw)
+        agent, calls = agent_with_tools(script.model(), capability)
+        agent.run_sync("go")
+        assert calls == [("write_file", expected)], raw
+        assert script.retries == [], raw
+
+
+def test_the_span_counts_doubts_and_says_when_one_refused_the_call():
+    spans, calls = spans_for(Scripted("write_file", DOUBTFUL_WRITE), RepairToolArguments(retry_doubtful=True))
+    assert calls == []
+    attributes = dict(spans[0].attributes)
+    assert attributes["argmend.outcome"] == "refused_doubtful"
+    assert list(attributes["argmend.doubt_kinds"]) == ["early_close"]
+    assert attributes["argmend.doubt_count"] == 1
+    for value in attributes.values():
+        rendered = json.dumps(value) if not isinstance(value, str) else value
+        assert "notes.txt" not in rendered and "and more" not in rendered
+
+
+def test_the_place_is_a_path_where_there_is_one_else_the_byte_and_text():
+    from types import SimpleNamespace
+
+    from pydantic_ai.tools import ToolDefinition
+
+    capability = RepairToolArguments(retry_doubtful=True)
+    tool_def = ToolDefinition(name="echo", parameters_json_schema={"type": "object"})
+    # The last string of an array that may have ended early: its index.
+    raw = '["a", "b"] more "text"'
+    doubts = argmend.repair(raw).doubts
+    assert [d.kind for d in doubts] == ["early_close"]
+    message = capability._doubt_message(tool_def, raw, doubts)
+    assert f"at byte {doubts[0].offset} (in `[1]`): " in message, message
+    # A key that is not an identifier is quoted; a multi-byte character
+    # before the place is counted in bytes.
+    raw = '{"é": 1, "a b": "x"} more "text"'
+    doubts = argmend.repair(raw).doubts
+    assert doubts[0].offset == raw.encode().index(b"more")
+    message = capability._doubt_message(tool_def, raw, doubts)
+    assert f'at byte {doubts[0].offset} (in `["a b"]`)' in message, message
+    assert '"a b": "x"} <<HERE>>more "text"' in message, message
+    # At the top level of a plain string there is no field: the byte and the
+    # text around it name the place.
+    doubt = SimpleNamespace(kind="quote_as_end", offset=4, reason="a quote was read as the end of its string")
+    message = capability._doubt_message(tool_def, '"x" and "y"', [doubt, doubt])
+    assert message.startswith("The arguments of this `echo` call can be read two ways at byte 4: "), message
+    assert "(in `" not in message
+    assert '"x" <<HERE>>and "y"' in message
+    assert "There is 1 more such place." in message
+    assert 'Escape every quote inside a string value as \\".' in message

@@ -163,6 +163,7 @@ impl ArgsStream {
             call: self.call,
             strategy: normalized.strategy(),
             fixes: normalized.fixes().to_vec(),
+            doubts: normalized.doubts().to_vec(),
             complete,
             // The parser, which sees the call's end, says otherwise.
             closed: true,

@@ -40,7 +40,7 @@ pub enum ClientEvent {
         call: usize,
         /// The model's id for it.
         id: Option<String>,
-        /// The arguments, the repairs and `complete`.
+        /// The arguments, the repairs, the doubts and `complete`.
         end: CallEnd,
     },
 }
@@ -48,7 +48,24 @@ pub enum ClientEvent {
 impl ClientEvent {
     /// The event as one JSON object with `"call"` (and `"id"` where known):
     /// `call_started`, the field events (`started`, `delta`, `field_done`),
-    /// and `call_done` with `args`, `verdict`, `complete` and `fixes`.
+    /// and `call_done` with `args`, `verdict`, `complete` and `fixes`, and
+    /// `doubt` when the arguments carry a doubt (absent when there is none):
+    /// `"doubt": [{"kind": "early_close", "offset": 11, "reason": "…"}]`.
+    ///
+    /// ```
+    /// use argmend::{AnthropicStream, ClientEvent, ToolOptions};
+    /// use serde_json::json;
+    /// let mut stream = AnthropicStream::new(ToolOptions::default());
+    /// stream.push(&json!({"type": "content_block_start", "index": 0,
+    ///     "content_block": {"type": "tool_use", "id": "toolu_1", "name": "note", "input": {}}}));
+    /// stream.push(&json!({"type": "content_block_delta", "index": 0,
+    ///     "delta": {"type": "input_json_delta", "partial_json": r#"{"a": "x"} note: "done""#}}));
+    /// let events = stream.push(&json!({"type": "content_block_stop", "index": 0}));
+    /// let done = events.last().unwrap().to_json();
+    /// assert_eq!(done["args"], json!({"a": "x"}));
+    /// assert_eq!(done["doubt"][0]["kind"], "early_close");
+    /// assert_eq!(done["doubt"][0]["offset"], 11);
+    /// ```
     pub fn to_json(&self) -> Value {
         match self {
             ClientEvent::CallStarted { call, id, name } => {
@@ -65,7 +82,7 @@ impl ClientEvent {
                 let fixes: Vec<Value> = (end.fixes.iter())
                     .map(|fix| serde_json::json!({"kind": fix.kind.name(), "offset": fix.offset}))
                     .collect();
-                serde_json::json!({
+                let mut json = serde_json::json!({
                     "event": "call_done",
                     "call": call,
                     "id": id,
@@ -74,7 +91,20 @@ impl ClientEvent {
                     "verdict": end.verdict.name(),
                     "complete": end.complete,
                     "fixes": fixes,
-                })
+                });
+                if let (false, Some(object)) = (end.doubts.is_empty(), json.as_object_mut()) {
+                    let doubts = (end.doubts.iter())
+                        .map(|doubt| {
+                            serde_json::json!({
+                                "kind": doubt.kind.name(),
+                                "offset": doubt.offset,
+                                "reason": doubt.reason(),
+                            })
+                        })
+                        .collect();
+                    object.insert("doubt".to_owned(), Value::Array(doubts));
+                }
+                json
             }
         }
     }

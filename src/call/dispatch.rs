@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::normalize::{Strategy, ToolFix, ToolFixKind, ToolOptions, normalize_tool_args_with};
-use crate::repair::Verdict;
+use crate::repair::{Doubt, Verdict};
 use crate::tools::Workspace;
 
 /// The default output cap per call, in bytes.
@@ -210,6 +210,10 @@ pub struct ToolResult {
     pub strategy: Option<Strategy>,
     /// What the normalizer changed in the arguments.
     pub fixes: Vec<ToolFix>,
+    /// The choices between readings that the arguments could not settle
+    /// (see [`Normalized::doubts`](crate::Normalized::doubts)); the call ran
+    /// all the same.
+    pub doubts: Vec<Doubt>,
     /// What kind of failure it was (`None` when the tool answered).
     pub error: Option<ToolErrorKind>,
 }
@@ -322,11 +326,13 @@ impl Dispatcher {
                 ),
                 None,
                 Vec::new(),
+                Vec::new(),
             );
         };
         let normalized = normalize_tool_args_with(name, raw_args, &self.options);
         let strategy = normalized.strategy();
         let fixes = normalized.fixes().to_vec();
+        let mut doubts = normalized.doubts().to_vec();
         if normalized.verdict() == Verdict::NotJson {
             let reason = normalized.reason().unwrap_or("no JSON found");
             return self.error(
@@ -336,6 +342,7 @@ impl Dispatcher {
                 ),
                 None,
                 fixes,
+                doubts,
             );
         }
         let Some(mut args) = normalized.to_value() else {
@@ -346,11 +353,12 @@ impl Dispatcher {
                 ),
                 strategy,
                 fixes,
+                doubts,
             );
         };
         let mut fixes = fixes;
         if self.options.tool_map().takes_subcommands(name) {
-            self.mend_envelope(name, raw_args, &mut args, &mut fixes);
+            self.mend_envelope(name, raw_args, &mut args, &mut fixes, &mut doubts);
         }
         match self.execute(name, Arc::clone(tool), args) {
             Ok(output) => ToolResult {
@@ -358,9 +366,10 @@ impl Dispatcher {
                 output: cap(output, self.output_cap),
                 strategy,
                 fixes,
+                doubts,
                 error: None,
             },
-            Err(error) => self.error(error, strategy, fixes),
+            Err(error) => self.error(error, strategy, fixes, doubts),
         }
     }
 
@@ -378,7 +387,14 @@ impl Dispatcher {
     /// again so the tool gets `{"cmd": VERB, "args": {…}}`. Clients that
     /// build the envelope themselves (an MCP host, a `serve` caller) pass
     /// what the model wrote for `args` as a string when it was not JSON.
-    fn mend_envelope(&self, name: &str, raw: &str, args: &mut Value, fixes: &mut Vec<ToolFix>) {
+    fn mend_envelope(
+        &self,
+        name: &str,
+        raw: &str,
+        args: &mut Value,
+        fixes: &mut Vec<ToolFix>,
+        doubts: &mut Vec<Doubt>,
+    ) {
         let Value::Object(envelope) = args else {
             return;
         };
@@ -395,13 +411,19 @@ impl Dispatcher {
             // The caller's limits hold for the inner text too.
             let outcome =
                 crate::repair::repair_with(inner.as_bytes(), self.options.engine_options());
-            if let Some(value @ Value::Object(_)) =
-                outcome.ok().and_then(|outcome| outcome.to_value())
-            {
+            let Ok(outcome) = outcome else { return };
+            if let Some(value @ Value::Object(_)) = outcome.to_value() {
                 fixes.push(ToolFix {
                     kind: ToolFixKind::UnwrappedString,
                     offset: at("args"),
                 });
+                // The inner text's offsets are not the call's: like the fix,
+                // each doubt points at the `args` member that held the text.
+                doubts.extend(outcome.doubts().iter().map(|doubt| Doubt {
+                    kind: doubt.kind,
+                    offset: at("args"),
+                }));
+                doubts.sort_by_key(|doubt| doubt.offset);
                 envelope.insert("args".to_owned(), value);
             }
             return;
@@ -427,6 +449,7 @@ impl Dispatcher {
         error: ToolError,
         strategy: Option<Strategy>,
         fixes: Vec<ToolFix>,
+        doubts: Vec<Doubt>,
     ) -> ToolResult {
         ToolResult {
             ok: false,
@@ -434,6 +457,7 @@ impl Dispatcher {
             output: cap(error.message, self.output_cap),
             strategy,
             fixes,
+            doubts,
         }
     }
 

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::walk::{FieldEvent, Walker};
 use crate::normalize::{Strategy, ToolFix, ToolFixKind, ToolOptions, ToolRepairer};
-use crate::repair::Verdict;
+use crate::repair::{Doubt, Verdict};
 
 /// The arguments of one tool call, fed fragment by fragment as the model
 /// streams them (OpenAI's `function.arguments` deltas, Anthropic's
@@ -74,6 +74,11 @@ pub struct CallEnd {
     pub strategy: Option<Strategy>,
     /// Every repair, with offsets into the raw arguments.
     pub fixes: Vec<ToolFix>,
+    /// The choices between readings that the raw arguments could not
+    /// settle, with offsets into them (empty when there was none). The
+    /// verdict and `complete` do not change because of a doubt: a caller
+    /// that cannot afford a guess asks the model again.
+    pub doubts: Vec<Doubt>,
     /// Whether the arguments arrived whole: they are JSON and nothing had to
     /// be closed because the input ended, and (through the client adapters)
     /// the stream said the call ended normally.
@@ -180,6 +185,7 @@ impl ToolCallStream {
             verdict,
             strategy: normalized.strategy(),
             fixes: normalized.fixes().to_vec(),
+            doubts: normalized.doubts().to_vec(),
             complete: verdict != Verdict::NotJson && !truncated,
             reason: normalized.reason().map(str::to_owned),
             text: normalized.into_text(),

@@ -38,6 +38,7 @@ pub use self::live::{ArgsUpdate, CallEnd, ToolCallStream};
 pub use self::parser::CallParser;
 pub use self::walk::{FieldEvent, ValueKind};
 use crate::normalize::{Strategy, ToolFix};
+use crate::repair::Doubt;
 
 /// What the parser found in the stream. `call` numbers the calls in the
 /// order they began (0, 1, …), so a client can keep parallel previews apart.
@@ -91,6 +92,10 @@ pub enum Event {
         strategy: Option<Strategy>,
         /// What was changed, with offsets into the raw arguments.
         fixes: Vec<ToolFix>,
+        /// The choices between readings that the raw arguments could not
+        /// settle, with offsets into them (see [`Doubt`]); empty when there
+        /// was none.
+        doubts: Vec<Doubt>,
         /// Whether the arguments arrived whole: `false` when a string, a
         /// container or a number had to be closed because they stopped.
         complete: bool,

@@ -45,7 +45,12 @@ and gets one output line, in order:
   {\"json\": <repaired value or null>, \"verdict\": \"valid|repaired|completed|not_json\",
    \"fixes\": [{\"kind\": \"quoted_key\", \"offset\": 12}, …]}
 \"json\" is the repaired text with the whitespace between tokens removed (key order
-and number spelling are kept as they are). With --snapshots a line also has
+and number spelling are kept as they are). When the input could be read two ways
+and the repair chose one, the line also has
+  \"doubt\": [{\"kind\": \"early_close\", \"offset\": 11, \"reason\": \"…\"}, …]
+(kinds: quote_as_text, quote_as_end, early_close, newline_boundary,
+duplicate_key, mixed_quotes); without a doubt the member is absent, never empty.
+The verdict is the same either way. With --snapshots a line also has
 \"deltas\" (the output each chunk committed) and \"snapshots\" (the valid JSON of
 everything so far, after each chunk); a plain text is one chunk.
 A line that is not JSON or has another shape, an empty or blank line, or an input
@@ -138,7 +143,11 @@ pub(crate) struct RepairArgs {
     #[arg(long, conflicts_with = "batch")]
     pub(crate) stream: bool,
 
-    /// Write the fix log to stderr as JSON Lines: {"kind":"quoted_key","offset":12}.
+    /// Write the fix log to stderr as JSON Lines: {"kind":"quoted_key","offset":12}
+    /// per fix, then {"doubt":"early_close","offset":11,"reason":"…"} per doubt
+    /// (a place the input could be read two ways and the repair chose one; the
+    /// verdict and exit code do not change). With --stream the fixes come as
+    /// they become final and the doubts at the end.
     #[arg(long, conflicts_with = "batch")]
     pub(crate) fixes: bool,
 

@@ -9,7 +9,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 
 use anyhow::Context;
-use argmend::{Fix, Options, Repairer, Retain, ToolOptions, ToolRepairer, Verdict};
+use argmend::{Doubt, Fix, Options, Repairer, Retain, ToolOptions, ToolRepairer, Verdict};
 use serde_json::Value;
 
 use super::{Failure, output_error, tool};
@@ -169,6 +169,7 @@ fn answer(chunks: &[String], options: Options, snapshots: bool) -> Result<String
         line.push_str(&fix_json(fix));
     }
     line.push(']');
+    push_doubts(&mut line, outcome.doubts());
     if snapshots {
         line.push_str(r#","deltas":"#);
         push_strings(&mut line, &deltas);
@@ -180,8 +181,9 @@ fn answer(chunks: &[String], options: Options, snapshots: bool) -> Result<String
 }
 
 /// Normalize one line for its tool (and schema) and build its output line:
-/// `{"json":…,"verdict":…,"strategy":1-7|null,"fixes":[…]}`, plus
-/// `"violations"` when the schema still rejects something.
+/// `{"json":…,"verdict":…,"strategy":1-7|null,"fixes":[…]}`, plus `"doubt"`
+/// when the engine doubted and `"violations"` when the schema still rejects
+/// something.
 fn tool_answer(line: Line, options: Options, snapshots: bool) -> Result<String, String> {
     if snapshots {
         return Err(r#"--snapshots is not available for lines with "tool" or "schema""#.to_owned());
@@ -214,6 +216,7 @@ fn tool_answer(line: Line, options: Options, snapshots: bool) -> Result<String, 
         out.push_str(&tool::fix_json(fix));
     }
     out.push(']');
+    push_doubts(&mut out, normalized.doubts());
     if !normalized.violations().is_empty() {
         let violations: Vec<String> = normalized
             .violations()
@@ -252,6 +255,36 @@ pub(super) fn fix_json(fix: &Fix) -> String {
         fix.kind.name(),
         fix.offset
     )
+}
+
+/// `{"kind":"early_close","offset":11,"reason":"…"}`: one doubt of a batch
+/// line's `"doubt"`, and of the runtime's `"repairs"` (`call`, `serve`, `mcp`).
+pub(super) fn doubt_value(doubt: &Doubt) -> Value {
+    // Written in the order serde_json's sorted map keeps them in too.
+    serde_json::json!({"kind": doubt.kind.name(), "offset": doubt.offset, "reason": doubt.reason()})
+}
+
+/// `{"doubt":"early_close","offset":11,"reason":"…"}`: a doubt in the
+/// `--fixes` log, told apart from a fix (`"kind"`) by its first key.
+pub(super) fn doubt_log_json(doubt: &Doubt) -> String {
+    serde_json::json!({"doubt": doubt.kind.name(), "offset": doubt.offset, "reason": doubt.reason()})
+        .to_string()
+}
+
+/// Append `,"doubt":[…]` to an output line; nothing when there is no doubt
+/// (the member is absent rather than empty).
+fn push_doubts(line: &mut String, doubts: &[Doubt]) {
+    if doubts.is_empty() {
+        return;
+    }
+    line.push_str(r#","doubt":["#);
+    for (i, doubt) in doubts.iter().enumerate() {
+        if i > 0 {
+            line.push(',');
+        }
+        line.push_str(&doubt_value(doubt).to_string());
+    }
+    line.push(']');
 }
 
 /// Append a JSON array of strings.

@@ -164,6 +164,7 @@ fn handle(
         output,
         strategy: None,
         fixes: Vec::new(),
+        doubts: Vec::new(),
         error: Some(kind),
     };
     let (name, result) = match event {
@@ -268,6 +269,7 @@ pub(crate) fn event_json(event: &Event) -> serde_json::Value {
             args,
             strategy,
             fixes,
+            doubts,
             complete,
             closed,
         } => json!({
@@ -277,7 +279,7 @@ pub(crate) fn event_json(event: &Event) -> serde_json::Value {
             "args": args,
             "complete": complete,
             "closed": closed,
-            "repairs": repairs_json(strategy.map(|s| s.number()), fixes),
+            "repairs": repairs_json(strategy.map(|s| s.number()), fixes, doubts),
         }),
         Event::Error {
             call,
@@ -289,13 +291,23 @@ pub(crate) fn event_json(event: &Event) -> serde_json::Value {
     }
 }
 
-/// `{"strategy": N, "fixes": [{"kind", "offset"}, …]}`.
-pub(crate) fn repairs_json(strategy: Option<u8>, fixes: &[argmend::ToolFix]) -> serde_json::Value {
+/// `{"strategy": N, "fixes": [{"kind", "offset"}, …]}`, and `"doubt": [{"kind",
+/// "offset", "reason"}, …]` when the engine doubted (absent when it did not).
+pub(crate) fn repairs_json(
+    strategy: Option<u8>,
+    fixes: &[argmend::ToolFix],
+    doubts: &[argmend::Doubt],
+) -> serde_json::Value {
     let fixes: Vec<serde_json::Value> = fixes
         .iter()
         .map(|fix| serde_json::json!({"kind": fix.kind.name(), "offset": fix.offset}))
         .collect();
-    serde_json::json!({"strategy": strategy, "fixes": fixes})
+    let mut repairs = serde_json::json!({"strategy": strategy, "fixes": fixes});
+    if let (false, Some(object)) = (doubts.is_empty(), repairs.as_object_mut()) {
+        let doubts = doubts.iter().map(super::batch::doubt_value).collect();
+        object.insert("doubt".to_owned(), serde_json::Value::Array(doubts));
+    }
+    repairs
 }
 
 /// The id of a line that is not a request, when it can be read at all: the

@@ -32,6 +32,7 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 
+use super::batch::doubt_value;
 use super::call::{RuntimeArgs, repairs_json};
 use super::mcp_gate;
 
@@ -252,7 +253,18 @@ fn repairs_schema() -> Value {
             "strategy": {"type": ["integer", "null"], "description": "Which strategy the arguments needed (1: valid JSON … 6: a plain value or command line)."},
             "fixes": {"type": "array", "items": {"type": "object", "properties": {
                 "kind": {"type": "string"}, "offset": {"type": "integer"}}}},
+            "doubt": doubt_schema(),
         },
+    })
+}
+
+/// The doubts of a repair: absent when there is none.
+fn doubt_schema() -> Value {
+    json!({
+        "type": "array",
+        "description": "Where the arguments could be read two ways and argmend chose one (absent when there is no doubt): the kind, the byte offset in the arguments and why; ask for the call again if a guess is not good enough.",
+        "items": {"type": "object", "properties": {
+            "kind": {"type": "string"}, "offset": {"type": "integer"}, "reason": {"type": "string"}}},
     })
 }
 
@@ -277,6 +289,7 @@ fn repair_output_schema() -> Value {
         "properties": {
             "verdict": {"type": "string", "enum": ["valid", "repaired", "completed", "not_json", "refused"]},
             "fixes": repairs_schema()["properties"]["fixes"].clone(),
+            "doubt": doubt_schema(),
             "strategy": {"type": ["integer", "null"]},
             "reason": {"type": "string", "description": "Why there is no JSON, or why it was not sent."},
         },
@@ -307,7 +320,11 @@ fn envelope_call(dispatcher: &Dispatcher, tool: &str, arguments: JsonObject) -> 
 }
 
 fn tool_result(result: ToolResult) -> CallToolResult {
-    let repairs = repairs_json(result.strategy.map(|s| s.number()), &result.fixes);
+    let repairs = repairs_json(
+        result.strategy.map(|s| s.number()),
+        &result.fixes,
+        &result.doubts,
+    );
     let structured = json!({"ok": result.ok, "output": result.output, "repairs": repairs});
     let content = vec![ContentBlock::text(result.output)];
     let mut answer = if result.ok {
@@ -354,11 +371,16 @@ fn repair_call(mut arguments: JsonObject, caps: Caps) -> CallToolResult {
             .iter()
             .map(|fix| json!({"kind": fix.kind.name(), "offset": fix.offset}))
             .collect();
+        let mut repairs = json!({"fixes": fixes});
+        if !outcome.doubts().is_empty() {
+            let doubts = outcome.doubts().iter().map(doubt_value).collect();
+            repairs["doubt"] = Value::Array(doubts);
+        }
         return repaired(
             outcome.verdict(),
             outcome.text(),
             outcome.reason().map(str::to_owned),
-            json!({"fixes": fixes}),
+            repairs,
             caps,
         );
     }
@@ -373,6 +395,7 @@ fn repair_call(mut arguments: JsonObject, caps: Caps) -> CallToolResult {
     let repairs = repairs_json(
         normalized.strategy().map(|s| s.number()),
         normalized.fixes(),
+        normalized.doubts(),
     );
     repaired(
         normalized.verdict(),

@@ -21,7 +21,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, anyhow};
-use argmend::{ErrorKind, Fix, Options, Repairer, Retain, Values, Verdict};
+use argmend::{Doubt, ErrorKind, Fix, Options, Repairer, Retain, Values, Verdict};
 use clap::{CommandFactory, Parser};
 
 use self::args::{Cli, Command, RepairArgs, ValuesArg};
@@ -120,7 +120,12 @@ fn run(args: &RepairArgs) -> Result<ExitCode, Failure> {
     } else {
         whole(input, &mut out, options, &name, args.fixes)?
     };
-    let (verdict, fixes, reason) = match result {
+    let Ended {
+        verdict,
+        fixes,
+        doubts,
+        reason,
+    } = match result {
         Ok(done) => done,
         Err(error) => {
             let hint = match error.kind() {
@@ -133,6 +138,7 @@ fn run(args: &RepairArgs) -> Result<ExitCode, Failure> {
     };
     if args.fixes {
         write_fixes(&fixes)?;
+        write_doubts(&doubts)?;
     }
     if verdict == Verdict::NotJson {
         let reason = reason.unwrap_or_else(|| "no JSON value found".to_owned());
@@ -154,9 +160,19 @@ fn open(file: Option<&Path>) -> Result<(Box<dyn Read>, String), Failure> {
     }
 }
 
-/// What a repair ended with: the verdict, fixes and `Outcome::reason`, or the
-/// limit that stopped it.
-type Ended = Result<(Verdict, Vec<Fix>, Option<String>), argmend::Error>;
+/// What a repair ended with (see [`Finished`]).
+struct Ended {
+    verdict: Verdict,
+    /// The fixes not written yet (all of them, without `--stream`).
+    fixes: Vec<Fix>,
+    /// Every doubt: they are known only at the end.
+    doubts: Vec<Doubt>,
+    /// `Outcome::reason`.
+    reason: Option<String>,
+}
+
+/// How a repair finished: [`Ended`], or the limit that stopped it.
+type Finished = Result<Ended, argmend::Error>;
 
 /// Repair everything, then write the text: nothing is written when a limit
 /// stops the run.
@@ -173,7 +189,7 @@ fn whole(
     options: Options,
     name: &str,
     fixes: bool,
-) -> Result<Ended, Failure> {
+) -> Result<Finished, Failure> {
     let mut repairer = Repairer::new(options);
     let mut taken = Vec::new();
     let fed = feed_reads(input, &mut repairer, name, |fed| {
@@ -190,13 +206,17 @@ fn whole(
         Err(error) => return Ok(Err(error)),
     };
     write_out(out, outcome.text())?;
-    let reason = outcome.reason().map(str::to_owned);
     if fixes {
         taken.extend_from_slice(outcome.fixes());
         // In input order, as a one-shot repair reports them.
         taken.sort_by_key(|fix| fix.offset);
     }
-    Ok(Ok((outcome.verdict(), taken, reason)))
+    Ok(Ok(Ended {
+        verdict: outcome.verdict(),
+        fixes: taken,
+        doubts: outcome.doubts().to_vec(),
+        reason: outcome.reason().map(str::to_owned),
+    }))
 }
 
 /// Feed each read as it returns and write each committed piece at once.
@@ -210,7 +230,7 @@ fn stream(
     options: Options,
     name: &str,
     fixes: bool,
-) -> Result<Ended, Failure> {
+) -> Result<Finished, Failure> {
     let mut repairer = Repairer::new(options.retain(Retain::Unreturned));
     let fed = feed_reads(input, &mut repairer, name, |fed| match fed {
         Fed::Text(piece) => write_out(out, piece),
@@ -260,14 +280,18 @@ fn feed_reads(
 }
 
 /// Close what is open, write the rest of the text, and say how it ended.
-fn finish(repairer: Repairer, out: &mut impl Write) -> Result<Ended, Failure> {
+fn finish(repairer: Repairer, out: &mut impl Write) -> Result<Finished, Failure> {
     let outcome = match repairer.finish() {
         Ok(outcome) => outcome,
         Err(error) => return Ok(Err(error)),
     };
     write_out(out, outcome.text())?;
-    let reason = outcome.reason().map(str::to_owned);
-    Ok(Ok((outcome.verdict(), outcome.fixes().to_vec(), reason)))
+    Ok(Ok(Ended {
+        verdict: outcome.verdict(),
+        fixes: outcome.fixes().to_vec(),
+        doubts: outcome.doubts().to_vec(),
+        reason: outcome.reason().map(str::to_owned),
+    }))
 }
 
 /// Write and flush a piece of output (nothing for an empty piece).
@@ -282,9 +306,20 @@ fn write_out(out: &mut impl Write, piece: &str) -> Result<(), Failure> {
 
 /// `--fixes`: one JSON object per fix on stderr.
 fn write_fixes(fixes: &[Fix]) -> Result<(), Failure> {
+    write_log(fixes.iter().map(batch::fix_json))
+}
+
+/// `--fixes`, after the fixes: one JSON object per doubt on stderr,
+/// `{"doubt":"early_close","offset":11,"reason":"…"}`.
+fn write_doubts(doubts: &[Doubt]) -> Result<(), Failure> {
+    write_log(doubts.iter().map(batch::doubt_log_json))
+}
+
+/// Lines of the fix log on stderr.
+fn write_log(lines: impl Iterator<Item = String>) -> Result<(), Failure> {
     let mut err = BufWriter::new(io::stderr().lock());
-    for fix in fixes {
-        writeln!(err, "{}", batch::fix_json(fix)).map_err(|e| output_error(e, "stderr"))?;
+    for line in lines {
+        writeln!(err, "{line}").map_err(|e| output_error(e, "stderr"))?;
     }
     err.flush().map_err(|e| output_error(e, "stderr"))
 }

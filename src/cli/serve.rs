@@ -32,6 +32,8 @@ Each request is one line:
 and gets one line, in the order the calls finish:
   {\"id\": 1, \"ok\": true, \"output\": \"…\", \"repairs\": {\"strategy\": 1, \"fixes\": []}}
   {\"id\": 2, \"ok\": false, \"error\": \"…\"}
+\"repairs\" also has \"doubt\": [{\"kind\", \"offset\", \"reason\"}, …] when the arguments
+could be read two ways and were read one (absent when there is no doubt).
 Every line gets exactly one answer: one that is not a request (not JSON, not
 UTF-8, over 64 MiB) gets an error with its id when it can be read, else
 \"id\": null. At most 4 calls run at once and 4 more wait; beyond that the
@@ -197,7 +199,11 @@ fn work(dispatcher: &Dispatcher, out: &Mutex<io::Stdout>, receive: &Mutex<Receiv
             return;
         };
         let result = dispatcher.run_value(&tool, &args);
-        let repairs = repairs_json(result.strategy.map(|s| s.number()), &result.fixes);
+        let repairs = repairs_json(
+            result.strategy.map(|s| s.number()),
+            &result.fixes,
+            &result.doubts,
+        );
         let response = if result.ok {
             json!({"id": id, "ok": true, "output": result.output, "repairs": repairs})
         } else {

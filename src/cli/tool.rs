@@ -103,6 +103,10 @@ pub(super) fn run(
         for fix in normalized.fixes() {
             writeln!(err, "{}", fix_json(fix)).map_err(|e| output_error(e, "stderr"))?;
         }
+        for doubt in normalized.doubts() {
+            writeln!(err, "{}", super::batch::doubt_log_json(doubt))
+                .map_err(|e| output_error(e, "stderr"))?;
+        }
         err.flush().map_err(|e| output_error(e, "stderr"))?;
     }
     if normalized.verdict() == Verdict::NotJson {

@@ -31,7 +31,7 @@ pub use self::strategy::Strategy;
 pub use self::stream::ToolRepairer;
 pub use self::validate::Violation;
 pub use self::wrap::ToolMap;
-use crate::repair::{FixKind, Options, Verdict};
+use crate::repair::{Doubt, FixKind, Options, Verdict};
 
 /// One tool-level change: what was done, at which input byte offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -171,6 +171,7 @@ pub struct Normalized {
     strategy: Option<Strategy>,
     verdict: Verdict,
     fixes: Vec<ToolFix>,
+    doubts: Vec<Doubt>,
     reason: Option<String>,
     violations: Vec<Violation>,
 }
@@ -200,6 +201,24 @@ impl Normalized {
     /// Every change, engine repairs and tool-level ones, in input order.
     pub fn fixes(&self) -> &[ToolFix] {
         &self.fixes
+    }
+
+    /// The engine's doubts about the input (see [`Outcome::doubts`](crate::Outcome::doubts)),
+    /// at offsets of the text that was passed in, in input order; empty when
+    /// the engine's reading was not used (a plain value, a command line) or
+    /// had nothing to doubt. The verdict does not change because of a doubt.
+    ///
+    /// ```
+    /// use argmend::{normalize_tool_args, DoubtKind, Verdict};
+    /// // The text after the object holds a quote: did the object end too early?
+    /// let normalized = normalize_tool_args("read_file", r#"{"file": "a.go"} note: "done""#);
+    /// assert_eq!(normalized.to_value(), Some(serde_json::json!({"file": "a.go"})));
+    /// assert_eq!(normalized.verdict(), Verdict::Repaired); // the verdict is the same with or without a doubt
+    /// let doubt = normalized.doubts()[0];
+    /// assert_eq!((doubt.kind, doubt.offset), (DoubtKind::EarlyClose, 17));
+    /// ```
+    pub fn doubts(&self) -> &[Doubt] {
+        &self.doubts
     }
 
     /// Why there is no JSON, when the verdict is `NotJson`.

@@ -25,7 +25,7 @@ use super::wrap::{looks_like_command_line, schema_primary, typed_plain, wrap};
 use super::{Normalized, Strategy, ToolFix, ToolFixKind, ToolOptions, argv, is_code_path};
 use crate::doc::tree::{self, Edit, Kind, Node};
 use crate::error::Error;
-use crate::repair::{FixKind, Hints, Options, Outcome, Retain, Values, Verdict};
+use crate::repair::{Doubt, FixKind, Hints, Options, Outcome, Retain, Values, Verdict};
 
 /// Keys that name the file a writing tool writes.
 const PATH_KEYS: [&str; 6] = [
@@ -58,6 +58,9 @@ const WRITING_SUBCOMMANDS: [&str; 3] = ["write", "patch", "edit"];
 struct Stage<'a> {
     text: String,
     fixes: Vec<ToolFix>,
+    /// The engine's doubts, when the text is the engine's reading of the
+    /// input: at input offsets already, as its fixes are.
+    doubts: Vec<Doubt>,
     strategy: Strategy,
     locator: Locator<'a>,
 }
@@ -86,6 +89,7 @@ pub(super) fn normalize(
         let stage = Stage {
             text: "{}".to_owned(),
             fixes: vec![fix(ToolFixKind::EmptyArguments, 0)],
+            doubts: Vec::new(),
             strategy: Strategy::StrictParse,
             locator: Locator::Fixed(0),
         };
@@ -116,9 +120,11 @@ pub(super) fn normalize(
             .iter()
             .map(|f| fix(ToolFixKind::Repair(f.kind), f.offset))
             .collect();
+        let doubts = outcome.doubts().to_vec();
         Stage {
             text: outcome.into_text().into_owned(),
             fixes,
+            doubts,
             strategy,
             locator,
         }
@@ -151,6 +157,7 @@ pub(super) fn normalize(
                 let stage = Stage {
                     text: line.json,
                     fixes: vec![fix(ToolFixKind::ParsedCommandLine, offset)],
+                    doubts: Vec::new(),
                     strategy: Strategy::PlainValue,
                     locator: Locator::Anchors {
                         anchors: line.anchors,
@@ -180,6 +187,7 @@ pub(super) fn normalize(
         let stage = Stage {
             text: wrap(field, &typed_plain(trimmed)),
             fixes: vec![fix(ToolFixKind::WrappedValue, offset)],
+            doubts: Vec::new(),
             strategy: Strategy::PlainValue,
             locator: Locator::Fixed(offset),
         };
@@ -243,6 +251,7 @@ fn not_json(raw: &[u8], reason: String) -> Normalized {
         strategy: None,
         verdict: Verdict::NotJson,
         fixes: Vec::new(),
+        doubts: Vec::new(),
         reason: Some(reason),
         violations: Vec::new(),
     }
@@ -281,6 +290,7 @@ fn finish(tool: &str, raw: &[u8], mut stage: Stage<'_>, options: &ToolOptions) -
         strategy: Some(stage.strategy),
         verdict,
         fixes: stage.fixes,
+        doubts: stage.doubts,
         reason: None,
         violations: violations_found,
     }
