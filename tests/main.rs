@@ -10,6 +10,7 @@ mod clients; // the model API adapters on recorded streams (issue 15)
 mod conformance; // the peers' public suites, read from ../shared/conformance
 mod corpus; // corpus/<family>/<name>.in beside .out and .fixes
 mod diff; // @diff (issue 5)
+mod doubts; // issue 25: the doubt of each kind, none where the input is clear
 mod fuzz_seeds; // replays the fuzz targets' seeds on stable
 mod hostile; // issue 13's first items: FIFOs refused, no writes into .git
 mod hostile_diff; // issue 13: git patch forms, rollback and path messages

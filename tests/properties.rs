@@ -15,7 +15,7 @@
 //! Failures are not persisted to a regressions file; a counterexample found
 //! here belongs in `regressions` below once it has been reported.
 
-use argmend::{Fix, Options, Repairer, Retain, Verdict};
+use argmend::{Doubt, Fix, Options, Repairer, Retain, Verdict};
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 use serde_json::Value;
@@ -433,6 +433,8 @@ struct Run {
     text: String,
     verdict: Verdict,
     fixes: Vec<Fix>,
+    /// The doubts are part of the result: the same for every chunking.
+    doubts: Vec<Doubt>,
 }
 
 fn one_shot(input: &[u8]) -> Run {
@@ -443,6 +445,7 @@ fn one_shot(input: &[u8]) -> Run {
         text: outcome.text().to_owned(),
         verdict: outcome.verdict(),
         fixes,
+        doubts: outcome.doubts().to_vec(),
     }
 }
 
@@ -487,6 +490,7 @@ fn streamed(input: &[u8], sizes: &[usize], options: Options) -> Streamed {
         text: outcome.text().to_owned(),
         verdict: outcome.verdict(),
         fixes: taken,
+        doubts: outcome.doubts().to_vec(),
     };
     Streamed {
         run,

@@ -54,7 +54,6 @@ SPAN_NAME = "repair_tool_arguments"
 ADVICE = {
     "quote_as_text": 'Escape every quote inside a string value as \\".',
     "quote_as_end": 'Escape every quote inside a string value as \\".',
-    "mixed_quotes": 'Open and close each string with the same straight quote ("), and escape quotes inside it as \\".',
     "early_close": 'Put nothing after the closing brace of the arguments, and escape every quote inside a string value as \\".',
     "newline_boundary": "Separate the members of an object with commas.",
     "duplicate_key": "Give each key once.",

@@ -49,7 +49,7 @@ and number spelling are kept as they are). When the input could be read two ways
 and the repair chose one, the line also has
   \"doubt\": [{\"kind\": \"early_close\", \"offset\": 11, \"reason\": \"…\"}, …]
 (kinds: quote_as_text, quote_as_end, early_close, newline_boundary,
-duplicate_key, mixed_quotes); without a doubt the member is absent, never empty.
+duplicate_key); without a doubt the member is absent, never empty.
 The verdict is the same either way. With --snapshots a line also has
 \"deltas\" (the output each chunk committed) and \"snapshots\" (the valid JSON of
 everything so far, after each chunk); a plain text is one chunk.

@@ -50,9 +50,6 @@ pub enum DoubtKind {
     /// A key repeats one of the same object, and the engine kept both (the
     /// later value wins when parsed): `{"path": "a", "content": "x", "path": "b"}`.
     DuplicateKey,
-    /// A string ended at a quote of another kind than the one that opened it,
-    /// where no quote of its own kind did: `{"a": "value”}`.
-    MixedQuotes,
 }
 
 impl DoubtKind {
@@ -64,7 +61,6 @@ impl DoubtKind {
             DoubtKind::EarlyClose => "early_close",
             DoubtKind::NewlineBoundary => "newline_boundary",
             DoubtKind::DuplicateKey => "duplicate_key",
-            DoubtKind::MixedQuotes => "mixed_quotes",
         }
     }
 
@@ -84,9 +80,6 @@ impl DoubtKind {
                 "a member boundary was read from a line break alone (no comma)"
             }
             DoubtKind::DuplicateKey => "a key repeats one of the same object",
-            DoubtKind::MixedQuotes => {
-                "a string ended at a quote of another kind than the one that opened it"
-            }
         }
     }
 }

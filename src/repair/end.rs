@@ -63,6 +63,7 @@ impl Machine<'_> {
                 self.drop_pending_comma(FixKind::RemovedDanglingComma);
                 self.stack.pop();
                 if top != Frame::Call && top != Frame::Root {
+                    self.doubt_open_at_end();
                     self.fix(FixKind::ClosedContainer, self.i);
                 }
                 self.insert_at_mark(top.closer());

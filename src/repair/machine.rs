@@ -233,6 +233,10 @@ pub(super) struct Machine<'a> {
     /// Where the text dropped after a top-level value that ended with a
     /// string begins, until a quote in it makes the early close a doubt.
     pub(super) early_close: Option<usize>,
+    /// The input offset of the last quote judged text inside its string:
+    /// the document holds code with quotes, so its structure is read with
+    /// less certainty (a repeated key, containers left open at the end).
+    pub(super) inner_at: Option<usize>,
     /// The object around the last string known to hold code, as the quote
     /// judge last read it from the output (see `context.rs`).
     pub(super) context: Option<Cached>,
@@ -282,6 +286,7 @@ impl<'a> Machine<'a> {
             hints: None,
             shown_from: 0,
             early_close: None,
+            inner_at: None,
             context: None,
         }
     }

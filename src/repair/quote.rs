@@ -143,6 +143,7 @@ impl Machine<'_> {
             }
             Judgement::Inner => {
                 self.fix(FixKind::EscapedQuote, self.i);
+                self.inner_at = Some(self.i);
                 if quote == Quote::Double {
                     self.emit_body("\\\"");
                 } else {

@@ -484,6 +484,7 @@ impl Machine<'_> {
                 return Err(Halt::Need);
             }
             self.style |= form;
+            self.doubt_repeated_key();
             if form.contains(Faults::COLON_EQUALS) || form.contains(Faults::COLON_ARROW) {
                 // `{"a" = 1}`, `{"a" => 1}`: the colon goes right after the
                 // key, as `{"a": 1}` has it.

@@ -103,6 +103,14 @@ impl Machine<'_> {
             return;
         }
         let plain_string = self.string.is_some_and(|s| s.is_plain());
+        if self.inner_at.is_some()
+            && (matches!(self.state, State::Key | State::Colon)
+                || self.string.is_some_and(|s| s.is_key()))
+        {
+            // A key of a document whose strings hold quoted code: the
+            // machine reads it (see the scan's `wary`).
+            return;
+        }
         if !matches!(top, Frame::Object | Frame::Array)
             || !(matches!(
                 self.state,
@@ -137,6 +145,7 @@ impl Machine<'_> {
         let mut low = self.stack.len();
         let src = &self.src[..end];
         let depth_limit = self.opts.depth_limit();
+        let wary = self.inner_at.is_some();
         let out_start = self.out_len();
         self.lane_edits.clear();
         // How much longer the lenient edits so far made the output than
@@ -282,6 +291,10 @@ impl Machine<'_> {
                 continue;
             }
             match state {
+                // In a document whose strings hold quoted code, the machine
+                // reads each key: a repeated one is a doubt there (see
+                // `Machine::doubt_repeated_key`).
+                State::Key if wary => break,
                 State::Value => match b {
                     b'{' | b'[' if self.stack.len() < depth_limit => {
                         let frame = if b == b'{' {
@@ -329,7 +342,9 @@ impl Machine<'_> {
                             break;
                         }
                         let follow = follow_value(src, e, &self.stack);
-                        if let Follow::Key(colon) = follow {
+                        if let Follow::Key(colon) = follow
+                            && !wary
+                        {
                             // `"value", "key":`: the comma and the key are
                             // taken with the string.
                             p = colon + 1;

@@ -127,12 +127,17 @@ impl Cursor<'_> {
                     Some(b'/') if self.ws_before() => (self.skip_to(2, b"\n", 0)?, true),
                     Some(b'*') if self.ws_before() => (self.skip_to(2, b"*/", 2)?, true),
                     // Glued to the quote (`"b"/* note */}`), only a comment
-                    // that ends on its line: TOML's `open = "/*"` then a line
-                    // later `close = "*/"` is text.
+                    // closed on its line: TOML's `for = "/*"` then a line
+                    // (raw or `\n`) later is text.
                     Some(b'*') => {
                         let from = self.pos;
                         let skipped = self.skip_to(2, b"*/", 2)?;
-                        if skipped && self.bytes[from..self.pos].contains(&b'\n') {
+                        let body = &self.bytes[from..self.pos];
+                        if skipped
+                            && (!body.ends_with(b"*/")
+                                || body.contains(&b'\n')
+                                || memchr::memmem::find(body, b"\\n").is_some())
+                        {
                             self.pos = from;
                             (false, false)
                         } else {

@@ -29,8 +29,13 @@ pub(super) fn dirty_key_ends(
     }
     if subject.context.is_some_and(|ctx| ctx.has_key(name)) {
         // `"path": '/b'` inside the content of a call that gave its path:
-        // a key the object already has is the code's own.
-        return Ok(Judged::ends(false, None));
+        // a key the object already has is the code's own; when it is laid
+        // out as the object's members and its value holds up, the model may
+        // as well have repeated the key (a doubt).
+        let alike = key.sep
+            && layout(subject, c, &key)? == Layout::Same
+            && value_fits(subject, c.at(key.after), frames)?;
+        return Ok(Judged::ends(false, alike.then_some(DoubtKind::QuoteAsText)));
     }
     let layout = layout(subject, c, &key)?;
     // The forms the document's own structure has not used (a bare key, `=`,

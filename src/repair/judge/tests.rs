@@ -147,3 +147,16 @@ fn a_comma_then_a_key_means_the_end_quote_was_missing() {
     assert_eq!(verdict(&s, b"c\":\"d\"}"), Judgement::EndBeforeComma);
     assert_eq!(verdict(&s, b"c is here\"}"), Judgement::Inner);
 }
+
+#[test]
+fn a_glued_block_comment_across_lines_is_text() {
+    let s = subject(OBJ);
+    assert_eq!(verdict(&s, b"/* c */}"), Judgement::End);
+    assert_eq!(
+        verdict(
+            &s,
+            b"/*\"\\n  [headers.values]\\n    X = \"DENY\"\\n\", \"path\": \"c.toml\"}"
+        ),
+        Judgement::Inner
+    );
+}
