@@ -9,6 +9,8 @@ use serde_json::json;
 
 use super::{run, table};
 
+mod generated; // generated calls and texts: quotes as data, any text in any family
+
 #[test]
 fn curly_quotes_rule() {
     for path in [
