@@ -65,7 +65,9 @@
 //! [`normalize_tool_args`] knows which tool the arguments are for: `main.go`
 //! for `read_file` becomes `{"file":"main.go"}`, `read --file main.go` for
 //! `@coder` becomes `{"cmd":"read","args":{"file":"main.go"}}`, curly quotes
-//! in Go source written by `write_file` are straightened, and a JSON Schema
+//! standing as delimiters in Go source written by `write_file`
+//! (`fmt.Println(“hi”)`) are straightened while those in its strings and
+//! comments stay, and a JSON Schema
 //! ([`ToolOptions::schema`]) coerces `"5"` to `5` where it wants a number.
 //! The result ([`Normalized`]) says which of ChatCLI's seven [`Strategy`]s the
 //! input needed; [`ToolRepairer`] does the same on a stream.

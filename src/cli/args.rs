@@ -101,10 +101,12 @@ pub(crate) enum Command {
     )]
     Json(ToolArgs<super::json::JsonVerb>),
 
-    /// Straighten the curly quotes in a code file and print the text.
+    /// Straighten the typographic quotes that stand as delimiters in a code
+    /// file and print the text.
     ///
-    /// ‘ ’ ′ → ', “ ” ″ → ", « → <<, » → >>; prose files (.md, .txt, …) come
-    /// back as they are.
+    /// ‘ ’ ′ → ' and “ ” ″ → " where the code's quotes belong; those in its
+    /// string literals and comments are data and stay, and so does everything
+    /// in prose files (.md, .txt, …) and markup text.
     Quotes(super::quotes::QuotesArgs),
 
     /// Find the tool calls in model output (FILE or stdin), run each as soon
@@ -161,8 +163,9 @@ pub(crate) struct RepairArgs {
 
     /// Normalize the input as the arguments of tool NAME: a plain value is
     /// wrapped into its primary field (`main.go` for read_file →
-    /// {"file":"main.go"}), a command line becomes fields, curly quotes in
-    /// code content are straightened. Not JSON: exit 1, the input on stdout.
+    /// {"file":"main.go"}), a command line becomes fields, typographic quotes
+    /// standing as delimiters in code content are straightened (never those
+    /// in its literals and comments). Not JSON: exit 1, the input on stdout.
     #[arg(long, value_name = "NAME", conflicts_with = "batch")]
     pub(crate) tool: Option<String>,
 

@@ -1,4 +1,5 @@
-//! `argmend quotes FILE [--check]`: curly quotes in code files.
+//! `argmend quotes FILE [--check]`: typographic quotes standing as
+//! delimiters in code files.
 
 use std::fs;
 use std::io::{self, BufWriter, Write};
@@ -14,8 +15,12 @@ macro_rules! quotes_help {
     () => {
         "\
 Code files are those with a code extension (.go .py .js .ts .rs .json .yaml
-.sh .sql .html .css … in any case) or name (Makefile Dockerfile .gitignore …);
-.md, .txt, .rst and unknown files are prose and come back unchanged.
+.sh .sql .html .css … in any case) or name (Makefile Dockerfile .gitignore …).
+In them, ‘ ’ ′ → ' and “ ” ″ → \" where they stand as the code's delimiters
+(print(“hi”) → print(\"hi\")); inside the code's string literals and comments,
+HTML text and YAML values they are data and stay. « → << and » → >> only
+where one stands alone as an operator (cout « x). .md, .txt, .rst and unknown
+files are prose and come back unchanged.
 
 Examples:
   argmend quotes main.go > main.go.fixed
@@ -42,6 +47,16 @@ pub(crate) struct QuotesArgs {
     pub(crate) check: bool,
 }
 
+/// What a replaced character became (the table of `argmend::normalize_quotes`).
+fn straight(was: char) -> &'static str {
+    match was {
+        '«' => "<<",
+        '»' => ">>",
+        '‘' | '’' | '′' => "'",
+        _ => "\"",
+    }
+}
+
 /// Run `argmend quotes`.
 pub(super) fn main(args: &QuotesArgs) -> ExitCode {
     let name = args.file.display().to_string();
@@ -64,8 +79,7 @@ pub(super) fn main(args: &QuotesArgs) -> ExitCode {
     let written = if args.check {
         fixed.fixes().iter().try_for_each(|fix| {
             let was = text[fix.offset..].chars().next().unwrap_or('?');
-            let now = argmend::normalize_quotes(&path, &text[fix.offset..][..was.len_utf8()]);
-            writeln!(out, "{name}:byte {}: {was} → {}", fix.offset, now.text())
+            writeln!(out, "{name}:byte {}: {was} → {}", fix.offset, straight(was))
         })
     } else {
         out.write_all(fixed.text().as_bytes())

@@ -51,20 +51,22 @@ impl Locator<'_> {
         }
     }
 
-    /// The input offset of the `nth` curly character replaced in the string
-    /// whose literal starts at `string_at`; `within` is the character's
-    /// offset inside the literal's text.
+    /// The input offset of the `nth` curly character (counting those kept
+    /// too) of the string whose literal starts at `string_at`; `within` is
+    /// the character's offset inside the literal's text. Characters are
+    /// asked for in order.
     pub(super) fn in_string(&mut self, string_at: usize, within: usize, nth: usize) -> usize {
         let start = self.value(string_at);
         match self {
             Locator::Identity => string_at + within,
             Locator::Mapped { input, cursor, .. } => {
-                // Resume after the last character found, or start at the string.
+                // Resume after the last character found, or start in the
+                // string, after its opening quote (which may be curly too).
                 let (skip, from) = match *cursor {
                     Some((at, rank, offset)) if at == string_at && rank < nth => {
                         (nth - rank - 1, next_char(input, offset))
                     }
-                    _ => (nth, start),
+                    _ => (nth, after_quote(input, start)),
                 };
                 match nth_curly(input, from, skip) {
                     Some(offset) => {
@@ -89,6 +91,19 @@ fn next_char(input: &[u8], offset: usize) -> usize {
         _ => 1,
     };
     (offset + len).min(input.len())
+}
+
+/// The offset after the quote that opens the string at `offset`: a straight,
+/// curly or backtick quote (the engine reads each as one); `offset` itself
+/// when the string was a bare word.
+fn after_quote(input: &[u8], offset: usize) -> usize {
+    let rest = &input[offset.min(input.len())..];
+    let quote = [
+        "\"", "'", "`", "\u{2018}", "\u{2019}", "\u{201C}", "\u{201D}",
+    ]
+    .iter()
+    .find(|q| rest.starts_with(q.as_bytes()));
+    offset + quote.map_or(0, |q| q.len())
 }
 
 /// The offset of the `nth` curly quote character (or `\u` escape of one) at
@@ -140,6 +155,14 @@ mod tests {
         assert_eq!(locator.value(6), 6); // "x, y" ← 'x, y'
         assert_eq!(locator.value(19), 17); // 12
         assert_eq!(locator.value(28), 24); // true ← True
+    }
+
+    #[test]
+    fn a_curly_opening_quote_is_not_a_character_of_the_string() {
+        let input = "{“c”: “a ‘b’”}".as_bytes();
+        assert_eq!(after_quote(input, 10), 13);
+        assert_eq!(after_quote(input, 13), 13);
+        assert_eq!(after_quote(b"'x'", 0), 1);
     }
 
     #[test]

@@ -9,8 +9,9 @@
 //! The layers, in order: the engine repairs the syntax (strategies 2 to 5
 //! and 7); a plain value is wrapped into the tool's primary field, or a
 //! command line turned into fields (6); a double-encoded object is unwrapped;
-//! curly quotes in code content are straightened; and with a JSON Schema,
-//! values are coerced to the types it asks for.
+//! typographic quotes standing as delimiters in code content are
+//! straightened (those in its literals and comments are data and stay); and
+//! with a JSON Schema, values are coerced to the types it asks for.
 
 mod argv;
 mod locate;
@@ -58,7 +59,8 @@ pub enum ToolFixKind {
     ParsedCommandLine,
     /// `"{\"file\":\"a.go\"}"` → `{"file":"a.go"}` (a double-encoded object or array).
     UnwrappedString,
-    /// `fmt.Println(“hi”)` in Go content → `fmt.Println("hi")`.
+    /// `fmt.Println(“hi”)` in Go content → `fmt.Println("hi")`; never in a
+    /// literal or a comment (`fmt.Println("it’s")` stays).
     StraightenedQuote,
     /// `"5"` → `5` where the schema says number or integer.
     CoercedNumber,

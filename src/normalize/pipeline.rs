@@ -10,8 +10,9 @@
 //!    `NotJson`, with the input untouched.
 //!
 //! Then, on the JSON: a double-encoded object is unwrapped, bare
-//! `true`/`false`/`null`/`none` in any case become literals, curly quotes in
-//! code content are straightened, and a schema's coercions apply.
+//! `true`/`false`/`null`/`none` in any case become literals, typographic
+//! quotes standing as delimiters in code content are straightened (those in
+//! its literals and comments stay), and a schema's coercions apply.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -485,7 +486,9 @@ fn writing_target<'n>(
     }
 }
 
-/// Straighten curly quotes in the content strings of `target` when its path names a code file.
+/// Straighten the typographic quotes that stand as code delimiters in the
+/// content strings of `target`, when its path names a code file (see
+/// [`normalize_quotes`](super::normalize_quotes)).
 fn straighten(stage: &mut Stage<'_>, target: &Node, edits: &mut Vec<Edit>) {
     let Kind::Object(members) = &target.kind else {
         return;
@@ -498,9 +501,9 @@ fn straighten(stage: &mut Stage<'_>, target: &Node, edits: &mut Vec<Edit>) {
             Kind::String => tree::decode_string(&text[m.value.start..m.value.end]),
             _ => None,
         });
-    if !path.is_some_and(|path| is_code_path(&path)) {
+    let Some(path) = path.filter(|path| is_code_path(path)) else {
         return;
-    }
+    };
     let mut found = Vec::new();
     for member in members
         .iter()
@@ -508,14 +511,14 @@ fn straighten(stage: &mut Stage<'_>, target: &Node, edits: &mut Vec<Edit>) {
     {
         let value = &member.value;
         if let Kind::String = value.kind
-            && let Some((with, within)) = in_json_string(&text[value.start..value.end])
+            && let Some((with, within)) = in_json_string(&path, &text[value.start..value.end])
         {
             found.push((value.start, value.end, with, within));
         }
     }
     for (start, end, with, within) in found {
-        for (nth, at) in within.into_iter().enumerate() {
-            let offset = stage.locator.in_string(start, at, nth);
+        for (at, rank) in within {
+            let offset = stage.locator.in_string(start, at, rank);
             stage
                 .fixes
                 .push(fix(ToolFixKind::StraightenedQuote, offset));

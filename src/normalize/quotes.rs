@@ -1,95 +1,190 @@
-//! Curly quotes in code: ‘ ’ ′ → `'`, “ ” ″ → `"`, « → `<<`, » → `>>`, only
-//! in text bound for a code file.
+//! Typographic quotes in code: straightened where they stand as the code's
+//! own delimiters, kept where they are data.
+//!
+//! A model that writes `print(“hi”)` has written a delimiter wrong, and the
+//! file will not compile: ‘ ’ ′ become `'` and “ ” ″ become `"`. The same
+//! characters inside the code's own string literals and comments
+//! (`print("the ‘^’ marking")`, `# it’s fine`, `// “quoted”`) are data, and
+//! so is everything in prose and markup text: there they stay. Each
+//! replacement is a [`ToolFixKind::StraightenedQuote`] at its byte offset.
+//!
+//! Which text is code comes from the file's name ([`is_code_path`]), and how
+//! its literals and comments are written from its language family:
+//!
+//! - **Source code** (`code.rs`, over the tables of `syntax.rs` and the
+//!   lexer of `literals.rs`): a lexical scan per family — C, Go, Rust,
+//!   the brace languages (Java, JavaScript and TypeScript, C#, Kotlin, Swift,
+//!   CSS, JSON, …), Python-like (`#`, triple quotes: also TOML, GraphQL, R,
+//!   Elixir, CMake), shell, Ruby and Perl, PHP, HCL, SQL, Lua, Haskell,
+//!   Lisps, Erlang, Vim — that jumps over line comments (`//`, `#`, `--`,
+//!   `;`, `%`), block comments (`/* */`, `{- -}`), string literals (`"`, `'`
+//!   or character literals, backticks, triple quotes, Rust's raw strings,
+//!   heredocs), regex literals and JSX text. A typographic quote left in
+//!   code is straightened, and when a quote of its kind closes it on the
+//!   same line, that one too, with what lies between kept as the literal it
+//!   now is: `print(“it’s”)` → `print("it’s")`. A `’` between two letters is
+//!   an apostrophe (`it’s`) wherever it stands, so an edit's fragment of a
+//!   comment or a docstring keeps its words; so do the ` * ` lines of a
+//!   block comment's body, and a fragment that ends or begins inside a
+//!   triple-quoted string is read both ways, the reading that keeps more
+//!   taken.
+//! - **Markup** (`markup.rs`; `.html`, `.htm`, `.xml`, and `.php` around
+//!   its `<?php … ?>` code): the text between tags, comments and CDATA is
+//!   prose, and attribute values are data; a typographic quote inside a tag
+//!   where an attribute's quote belongs (`<a href=“x”>`) is straightened;
+//!   `<script>` and `<style>` hold code.
+//! - **Configuration** (`config.rs`; YAML, and `key = value` files: `.ini`,
+//!   `.conf`, `.env`): a value is data unless a typographic pair wraps it
+//!   whole, as quotes would (`name: “app”`, `KEY=“x”`).
+//! - **Ignore files** (`.gitignore`, `.dockerignore`) hold path patterns
+//!   and have no delimiters: nothing changes.
+//! - **Prose** (`.md`, `.markdown`, `.rst`, `.txt` and any unknown name)
+//!   is not code: nothing changes.
+//!
+//! `«` and `»` become `<<` and `>>` only where they stand alone as an
+//! operator in code (`cout « x`: spaced, and for `«` no `»` after it on its
+//! line): that is what a font ligature makes of a shift. A `«…»` pair in
+//! code is a quotation, and which quote it stands for would be a guess, so
+//! it stays, and so does every guillemet in a literal, a comment or prose.
+//!
+//! The text of a tool call's content is a JSON string literal; `json.rs`
+//! decodes it once, escapes and all, and edits the literal in place.
+//!
+//! The scans never recurse and read each byte a bounded number of times
+//! whatever the input: a failed attempt (a regex, a JSX element or a
+//! literal that does not close) is remembered and not made again over the
+//! same stretch ([`Closers`] for the literals typographic quotes open).
 
 use std::borrow::Cow;
 
 use super::{ToolFix, ToolFixKind};
 
-/// Extensions (lower-case, with the dot) of the files whose text is code.
-const CODE_EXTENSIONS: [&str; 60] = [
-    ".go",
-    ".py",
-    ".js",
-    ".ts",
-    ".jsx",
-    ".tsx",
-    ".java",
-    ".c",
-    ".cpp",
-    ".h",
-    ".hpp",
-    ".rs",
-    ".rb",
-    ".php",
-    ".swift",
-    ".kt",
-    ".scala",
-    ".cs",
-    ".r",
-    ".m",
-    ".mm",
-    ".sh",
-    ".bash",
-    ".zsh",
-    ".fish",
-    ".sql",
-    ".json",
-    ".yaml",
-    ".yml",
-    ".toml",
-    ".xml",
-    ".html",
-    ".css",
-    ".scss",
-    ".less",
-    ".lua",
-    ".pl",
-    ".pm",
-    ".ex",
-    ".exs",
-    ".erl",
-    ".hrl",
-    ".hs",
-    ".elm",
-    ".clj",
-    ".lisp",
-    ".el",
-    ".vim",
-    ".conf",
-    ".ini",
-    ".env",
-    ".dockerfile",
-    ".tf",
-    ".hcl",
-    ".proto",
-    ".graphql",
-    ".gql",
-    ".makefile",
-    ".cmake",
-    ".gradle",
+mod code;
+mod config;
+mod json;
+mod jsx;
+mod literals;
+mod markup;
+mod syntax;
+
+pub(super) use self::json::in_json_string;
+
+/// How the text of a file is read, by its name.
+#[derive(Debug, Clone, Copy)]
+enum Family {
+    /// Source code, with its literals and comments.
+    Code(&'static syntax::Syntax),
+    /// Text between tags is prose.
+    Markup(markup::Markup),
+    /// Plain scalars are data.
+    Yaml,
+    /// `key = value` lines whose values are data.
+    KeyValue,
+    /// Path patterns: nothing delimits.
+    Patterns,
+}
+
+/// Extensions (lower-case, with the dot) of the files whose text is code, and
+/// how each is read.
+const CODE_EXTENSIONS: [(&str, Family); 61] = [
+    (".go", Family::Code(&syntax::GO)),
+    (".py", Family::Code(&syntax::PYTHON)),
+    (".js", Family::Code(&syntax::JSX)),
+    (".ts", Family::Code(&syntax::BRACES)),
+    (".jsx", Family::Code(&syntax::JSX)),
+    (".tsx", Family::Code(&syntax::JSX)),
+    (".java", Family::Code(&syntax::BRACES)),
+    (".c", Family::Code(&syntax::C)),
+    (".cpp", Family::Code(&syntax::C)),
+    (".h", Family::Code(&syntax::C)),
+    (".hpp", Family::Code(&syntax::C)),
+    (".rs", Family::Code(&syntax::RUST)),
+    (".rb", Family::Code(&syntax::SCRIPT)),
+    (".php", Family::Markup(markup::Markup::Php)),
+    (".swift", Family::Code(&syntax::BRACES)),
+    (".kt", Family::Code(&syntax::BRACES)),
+    (".scala", Family::Code(&syntax::BRACES)),
+    (".cs", Family::Code(&syntax::BRACES)),
+    (".r", Family::Code(&syntax::PYTHON)),
+    (".m", Family::Code(&syntax::C)),
+    (".mm", Family::Code(&syntax::C)),
+    (".sh", Family::Code(&syntax::SHELL)),
+    (".bash", Family::Code(&syntax::SHELL)),
+    (".zsh", Family::Code(&syntax::SHELL)),
+    (".fish", Family::Code(&syntax::SHELL)),
+    (".sql", Family::Code(&syntax::SQL)),
+    (".json", Family::Code(&syntax::BRACES)),
+    (".yaml", Family::Yaml),
+    (".yml", Family::Yaml),
+    (".toml", Family::Code(&syntax::PYTHON)),
+    (".xml", Family::Markup(markup::Markup::Xml)),
+    (".html", Family::Markup(markup::Markup::Html)),
+    (".htm", Family::Markup(markup::Markup::Html)),
+    (".css", Family::Code(&syntax::BRACES)),
+    (".scss", Family::Code(&syntax::BRACES)),
+    (".less", Family::Code(&syntax::BRACES)),
+    (".lua", Family::Code(&syntax::LUA)),
+    (".pl", Family::Code(&syntax::SCRIPT)),
+    (".pm", Family::Code(&syntax::SCRIPT)),
+    (".ex", Family::Code(&syntax::PYTHON)),
+    (".exs", Family::Code(&syntax::PYTHON)),
+    (".erl", Family::Code(&syntax::ERLANG)),
+    (".hrl", Family::Code(&syntax::ERLANG)),
+    (".hs", Family::Code(&syntax::HASKELL)),
+    (".elm", Family::Code(&syntax::HASKELL)),
+    (".clj", Family::Code(&syntax::LISP)),
+    (".lisp", Family::Code(&syntax::LISP)),
+    (".el", Family::Code(&syntax::LISP)),
+    (".vim", Family::Code(&syntax::VIM)),
+    (".conf", Family::KeyValue),
+    (".ini", Family::KeyValue),
+    (".env", Family::KeyValue),
+    (".dockerfile", Family::Code(&syntax::SHELL)),
+    (".tf", Family::Code(&syntax::HCL)),
+    (".hcl", Family::Code(&syntax::HCL)),
+    (".proto", Family::Code(&syntax::BRACES)),
+    (".graphql", Family::Code(&syntax::PYTHON)),
+    (".gql", Family::Code(&syntax::PYTHON)),
+    (".makefile", Family::Code(&syntax::SHELL)),
+    (".cmake", Family::Code(&syntax::PYTHON)),
+    (".gradle", Family::Code(&syntax::BRACES)),
 ];
 
 /// Whole file names (no extension needed) whose text is code.
-const CODE_FILE_NAMES: [&str; 12] = [
-    "Makefile",
-    "Dockerfile",
-    "Jenkinsfile",
-    "Vagrantfile",
-    "Gemfile",
-    "Rakefile",
-    "Guardfile",
-    "Procfile",
-    ".gitignore",
-    ".dockerignore",
-    ".eslintrc",
-    ".prettierrc",
+const CODE_FILE_NAMES: [(&str, Family); 12] = [
+    ("Makefile", Family::Code(&syntax::SHELL)),
+    ("Dockerfile", Family::Code(&syntax::SHELL)),
+    ("Jenkinsfile", Family::Code(&syntax::BRACES)),
+    ("Vagrantfile", Family::Code(&syntax::SCRIPT)),
+    ("Gemfile", Family::Code(&syntax::SCRIPT)),
+    ("Rakefile", Family::Code(&syntax::SCRIPT)),
+    ("Guardfile", Family::Code(&syntax::SCRIPT)),
+    ("Procfile", Family::Code(&syntax::SHELL)),
+    (".gitignore", Family::Patterns),
+    (".dockerignore", Family::Patterns),
+    (".eslintrc", Family::Code(&syntax::BRACES)),
+    (".prettierrc", Family::Code(&syntax::BRACES)),
 ];
 
-/// Whether text written to `path` is code, so curly quotes in it are mistakes.
+/// How the file at `path` is read, if it is code.
+fn family(path: &str) -> Option<Family> {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    if let Some(&(_, family)) = CODE_FILE_NAMES.iter().find(|(n, _)| *n == name) {
+        return Some(family);
+    }
+    let extension = name[name.rfind('.')?..].to_ascii_lowercase();
+    CODE_EXTENSIONS
+        .iter()
+        .find(|(e, _)| *e == extension)
+        .map(|&(_, family)| family)
+}
+
+/// Whether text written to `path` is code, so typographic quotes standing
+/// as its delimiters are mistakes.
 ///
-/// True for the code extensions (`.go`, `.py`, `.rs`, `.json`, `.yaml`, … in
-/// any case) and file names (`Makefile`, `Dockerfile`, `.gitignore`, …);
-/// false for `.md`, `.txt`, `.rst` and anything unknown.
+/// True for the code extensions (`.go`, `.py`, `.rs`, `.json`, `.yaml`,
+/// `.html`, … in any case) and file names (`Makefile`, `Dockerfile`,
+/// `.gitignore`, …); false for `.md`, `.txt`, `.rst` and anything unknown.
 ///
 /// ```
 /// assert!(argmend::is_code_path("cmd/main.GO"));
@@ -98,20 +193,10 @@ const CODE_FILE_NAMES: [&str; 12] = [
 /// assert!(!argmend::is_code_path("notes"));
 /// ```
 pub fn is_code_path(path: &str) -> bool {
-    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
-    if CODE_FILE_NAMES.contains(&name) {
-        return true;
-    }
-    match name.rfind('.') {
-        Some(dot) => {
-            let extension = name[dot..].to_ascii_lowercase();
-            CODE_EXTENSIONS.contains(&extension.as_str())
-        }
-        None => false,
-    }
+    family(path).is_some()
 }
 
-/// What a curly character becomes in code, if it is one.
+/// What a typographic character becomes in code, if it is one.
 fn straight(c: char) -> Option<&'static str> {
     match c {
         '\u{2018}' | '\u{2019}' | '\u{2032}' => Some("'"),
@@ -150,12 +235,164 @@ fn straight_code(code: u32) -> Option<&'static str> {
     char::from_u32(code).and_then(straight)
 }
 
-/// Text with its curly quotes straightened when it is bound for a code file.
+/// The two kinds of typographic quote, each with the characters that may
+/// close it: its own kind, typographic or straight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// ‘ ’ ′, closed by any of them or `'`.
+    Single,
+    /// “ ” ″, closed by any of them or `"`.
+    Double,
+}
+
+impl Class {
+    /// The class of a typographic quote; `None` for any other character.
+    fn of(c: char) -> Option<Class> {
+        match c {
+            '\u{2018}' | '\u{2019}' | '\u{2032}' => Some(Class::Single),
+            '\u{201C}' | '\u{201D}' | '\u{2033}' => Some(Class::Double),
+            _ => None,
+        }
+    }
+
+    /// Whether `c` may close a literal this class opened: the straight
+    /// quote is accepted too (`print(“hi")`).
+    fn closes(self, c: char) -> bool {
+        match self {
+            Class::Single => c == '\'' || Class::of(c) == Some(Class::Single),
+            Class::Double => c == '"' || Class::of(c) == Some(Class::Double),
+        }
+    }
+}
+
+/// Where the literals that typographic quotes open in code close.
+///
+/// It remembers, per class, the stretch that the last failed search read:
+/// a later search of that class from inside it starts right after a
+/// character the failed one read or skipped as escaped, so it would read
+/// the rest the same way and fail too. A line of opening quotes that never
+/// close (`“\“\“\…`) is then read once, not once per quote. Searches start
+/// at increasing offsets of one text, and a found literal is skipped whole,
+/// so every byte is read a bounded number of times.
+#[derive(Debug, Default)]
+struct Closers {
+    /// Per [`Class`], `start..stop`: no closer from any search starting there.
+    none: [(usize, usize); 2],
+}
+
+impl Closers {
+    /// The quote of `class` that closes a literal opened just before `from`,
+    /// on the same line; backslash escapes and apostrophes inside words
+    /// (`it’s`) are skipped.
+    fn find(&mut self, text: &str, from: usize, class: Class) -> Option<usize> {
+        let (start, stop) = self.none[class as usize];
+        if start <= from && from < stop {
+            return None;
+        }
+        let mut chars = text[from..].char_indices();
+        let stop = loop {
+            let Some((i, c)) = chars.next() else {
+                break text.len();
+            };
+            match c {
+                '\n' => break from + i,
+                '\\' => {
+                    chars.next();
+                }
+                c if class.closes(c) && !(c == '’' && in_word(text, from + i)) => {
+                    return Some(from + i);
+                }
+                _ => {}
+            }
+        };
+        self.none[class as usize] = (from, stop);
+        None
+    }
+
+    /// A typographic quote at `at` that stands in code: straightened (its
+    /// offset plus `base` pushed), and when a quote of its class closes it
+    /// on the same line, that one too, with what lies between kept as the
+    /// literal it now is. Returns where code resumes.
+    fn in_code(
+        &mut self,
+        text: &str,
+        at: usize,
+        class: Class,
+        base: usize,
+        out: &mut Vec<usize>,
+    ) -> usize {
+        out.push(base + at);
+        let after = at + text[at..].chars().next().map_or(1, char::len_utf8);
+        match self.find(text, after, class) {
+            Some(close) => {
+                let c = text[close..].chars().next().unwrap_or('"');
+                if Class::of(c).is_some() {
+                    out.push(base + close);
+                }
+                close + c.len_utf8()
+            }
+            None => after,
+        }
+    }
+}
+
+/// Whether the character at `at` stands between two letters or digits, as
+/// the apostrophe of `it’s` does.
+fn in_word(text: &str, at: usize) -> bool {
+    let mut after = text[at..].chars();
+    let len = after.next().map_or(0, char::len_utf8);
+    text[..at]
+        .chars()
+        .next_back()
+        .is_some_and(char::is_alphanumeric)
+        && text[at + len..]
+            .chars()
+            .next()
+            .is_some_and(char::is_alphanumeric)
+}
+
+/// A character of a name: a letter, a digit or `_`.
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The offset of the end of the line holding `at` (its `\n`, or the text's end).
+fn line_end(text: &str, at: usize) -> usize {
+    text[at..].find('\n').map_or(text.len(), |i| at + i)
+}
+
+/// Push the offset in `text` of every typographic character to straighten
+/// in a file read as `family`, in any order.
+fn delimiters(family: Family, text: &str, out: &mut Vec<usize>) {
+    match family {
+        Family::Code(syntax) => code::scan(syntax, text, 0, out),
+        Family::Markup(markup) => markup::scan(markup, text, out),
+        Family::Yaml => config::yaml(text, out),
+        Family::KeyValue => config::key_value(text, out),
+        Family::Patterns => {}
+    }
+}
+
+/// The offsets to straighten in `text`, bound for `path`, in order.
+fn to_straighten(path: &str, text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    if let Some(family) = family(path) {
+        delimiters(family, text, &mut out);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Text with its typographic quotes straightened where they stand as code
+/// delimiters, when it is bound for a code file.
 ///
 /// ```
 /// let fixed = argmend::normalize_quotes("main.go", "fmt.Println(“hi”)");
 /// assert_eq!(fixed.text(), "fmt.Println(\"hi\")");
 /// assert_eq!(fixed.fixes().len(), 2);
+/// let data = argmend::normalize_quotes("main.go", "fmt.Println(\"it’s “data”\") // “kept”");
+/// assert!(!data.changed());
 /// let prose = argmend::normalize_quotes("NOTES.md", "“hi”");
 /// assert_eq!(prose.text(), "“hi”");
 /// assert!(prose.fixes().is_empty());
@@ -188,92 +425,69 @@ impl<'a> NormalizedQuotes<'a> {
     }
 }
 
-/// Straighten the curly quotes in `text` if `path` is a code file (see
-/// [`is_code_path`]); each replacement is a fix at the character's byte offset.
+/// Straighten the typographic quotes that stand as code delimiters in
+/// `text`, if `path` is a code file (see [`is_code_path`]); those inside the
+/// code's own string literals and comments, and in prose and markup text,
+/// are data and stay. Each replacement is a fix at the character's byte
+/// offset.
 ///
 /// ```
-/// let fixed = argmend::normalize_quotes("app.py", "print(‘hi’)  # «x»");
-/// assert_eq!(fixed.text(), "print('hi')  # <<x>>");
+/// // In code, a delimiter: straightened, and what it quotes is a literal.
+/// let fixed = argmend::normalize_quotes("app.py", "print(‘it’s’)  # «x» is “data”");
+/// assert_eq!(fixed.text(), "print('it’s')  # «x» is “data”");
 /// let offsets: Vec<usize> = fixed.fixes().iter().map(|fix| fix.offset).collect();
-/// assert_eq!(offsets, [6, 11, 19, 22]);
+/// assert_eq!(offsets, [6, 15]);
+///
+/// // In a literal or a comment, data: the text comes back as it was.
+/// let table = "CP437 = {0xAE: \"«\", 0xAF: \"»\"}  # the ‘^’ marking\n";
+/// assert_eq!(argmend::normalize_quotes("codepage.py", table).text(), table);
+///
+/// // A guillemet standing alone as an operator is a shift.
+/// assert_eq!(argmend::normalize_quotes("a.cpp", "cout « x;").text(), "cout << x;");
 /// ```
 pub fn normalize_quotes<'a>(path: &str, text: &'a str) -> NormalizedQuotes<'a> {
-    if !is_code_path(path) || !text.chars().any(|c| straight(c).is_some()) {
+    let offsets = if may_have_curly(text.as_bytes()) {
+        to_straighten(path, text)
+    } else {
+        Vec::new()
+    };
+    if offsets.is_empty() {
         return NormalizedQuotes {
             text: Cow::Borrowed(text),
             fixes: Vec::new(),
         };
     }
     let mut out = String::with_capacity(text.len());
-    let mut fixes = Vec::new();
-    for (offset, c) in text.char_indices() {
-        match straight(c) {
-            Some(with) => {
-                out.push_str(with);
-                fixes.push(ToolFix {
-                    kind: ToolFixKind::StraightenedQuote,
-                    offset,
-                });
-            }
-            None => out.push(c),
-        }
+    let mut fixes = Vec::with_capacity(offsets.len());
+    let mut copied = 0;
+    for offset in offsets {
+        let Some(c) = text[offset..].chars().next() else {
+            continue;
+        };
+        let Some(with) = straight(c) else { continue };
+        out.push_str(&text[copied..offset]);
+        out.push_str(with);
+        copied = offset + c.len_utf8();
+        fixes.push(ToolFix {
+            kind: ToolFixKind::StraightenedQuote,
+            offset,
+        });
     }
+    out.push_str(&text[copied..]);
     NormalizedQuotes {
         text: Cow::Owned(out),
         fixes,
     }
 }
 
-/// Straighten the curly quotes inside a JSON string literal (quotes
-/// included), whether written as characters or as `\u` escapes. Returns the
-/// new literal and the byte offset, within the literal, of each replacement;
-/// `None` when there is nothing to replace.
-pub(super) fn in_json_string(literal: &str) -> Option<(String, Vec<usize>)> {
-    // Nearly all code has nothing to replace: find that out with memchr
-    // instead of walking every character.
-    if !may_have_curly(literal.as_bytes()) {
-        return None;
-    }
-    let mut out = String::with_capacity(literal.len());
-    let mut offsets = Vec::new();
-    let mut rest = literal.char_indices().peekable();
-    while let Some((at, c)) = rest.next() {
-        if c == '\\' {
-            let Some(&(_, next)) = rest.peek() else {
-                out.push(c);
-                break;
-            };
-            rest.next();
-            if next == 'u' {
-                let hex = literal.get(at + 2..at + 6).unwrap_or("");
-                let code = u32::from_str_radix(hex, 16).ok();
-                if let Some(with) = code.and_then(char::from_u32).and_then(straight) {
-                    out.push_str(if with == "\"" { "\\\"" } else { with });
-                    offsets.push(at);
-                    for _ in 0..4 {
-                        rest.next();
-                    }
-                    continue;
-                }
-            }
-            out.push(c);
-            out.push(next);
-            continue;
-        }
-        match straight(c) {
-            Some(with) => {
-                out.push_str(if with == "\"" { "\\\"" } else { with });
-                offsets.push(at);
-            }
-            None => out.push(c),
-        }
-    }
-    (!offsets.is_empty()).then_some((out, offsets))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `text` bound for `path` after straightening.
+    fn straightened(path: &str, text: &str) -> String {
+        normalize_quotes(path, text).text().to_owned()
+    }
 
     #[test]
     fn the_quick_check_never_misses_a_curly_character() {
@@ -281,17 +495,17 @@ mod tests {
             '\u{2018}', '\u{2019}', '\u{2032}', '\u{201C}', '\u{201D}', '\u{2033}', '\u{AB}',
             '\u{BB}',
         ] {
-            let written = format!("\"print({c}hi{c})\"");
+            let written = format!("\"x = {c} 1\"");
             assert!(may_have_curly(written.as_bytes()), "{c:?}");
-            assert!(in_json_string(&written).is_some(), "{c:?}");
-            let escaped = format!("\"a \\u{:04X} b\"", u32::from(c));
+            assert!(in_json_string("a.sh", &written).is_some(), "{c:?}");
+            let escaped = format!("\"x = \\u{:04X} 1\"", u32::from(c));
             assert!(may_have_curly(escaped.as_bytes()), "{escaped}");
-            assert!(in_json_string(&escaped).is_some(), "{escaped}");
+            assert!(in_json_string("a.sh", &escaped).is_some(), "{escaped}");
         }
         // Other characters that share the lead bytes, and other escapes.
         for text in ["\"✓ é £ ° © — … \\u00e9 \\n\"", "\"plain code(x, y)\""] {
             assert!(!may_have_curly(text.as_bytes()), "{text}");
-            assert!(in_json_string(text).is_none(), "{text}");
+            assert!(in_json_string("a.sh", text).is_none(), "{text}");
         }
     }
 
@@ -300,15 +514,23 @@ mod tests {
         assert!(
             CODE_EXTENSIONS
                 .iter()
-                .all(|e| e.starts_with('.') && e.to_ascii_lowercase() == *e)
+                .all(|(e, _)| e.starts_with('.') && e.to_ascii_lowercase() == *e)
         );
     }
 
     #[test]
-    fn json_literals_keep_other_escapes() {
-        let (out, at) = in_json_string(r#""a\n“b” \u2019c\\u2019 \"""#).unwrap();
-        assert_eq!(out, r#""a\n\"b\" 'c\\u2019 \"""#);
-        assert_eq!(at, [4, 8, 12]);
-        assert_eq!(in_json_string(r#""plain \u00e9""#), None);
+    fn apostrophes_inside_words_are_data_even_in_code() {
+        // An edit's fragment of a docstring or a comment.
+        for (path, text) in [
+            ("a.py", "    It’s the user’s call.\n"),
+            ("a.go", "\tDon’t retry; it’ll loop.\n"),
+        ] {
+            assert_eq!(straightened(path, text), text, "{path}");
+        }
+        // Python's string prefixes open a string.
+        assert_eq!(
+            straightened("a.py", "x = f’{a}’ + b’x’"),
+            "x = f'{a}' + b'x'"
+        );
     }
 }

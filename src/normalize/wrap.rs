@@ -275,7 +275,8 @@ impl ToolMap {
     }
 
     /// Mark `tool` as writing its content argument into the file its path
-    /// argument names, so curly quotes in code content are straightened.
+    /// argument names, so typographic quotes standing as delimiters in code
+    /// content are straightened.
     pub fn with_file_writer(mut self, tool: &str) -> Self {
         self.entry(tool).writes_files = true;
         self

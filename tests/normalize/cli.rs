@@ -8,7 +8,7 @@ use std::process::{Command, Output, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_argmend");
 
-fn run(args: &[&str], stdin: &str) -> Output {
+pub(super) fn run(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(BIN)
         .args(args)
         .stdin(Stdio::piped())
@@ -23,16 +23,16 @@ fn run(args: &[&str], stdin: &str) -> Output {
     child.wait_with_output().expect("the binary exits")
 }
 
-fn stdout(output: &Output) -> &str {
+pub(super) fn stdout(output: &Output) -> &str {
     std::str::from_utf8(&output.stdout).expect("UTF-8 stdout")
 }
 
-fn stderr(output: &Output) -> &str {
+pub(super) fn stderr(output: &Output) -> &str {
     std::str::from_utf8(&output.stderr).expect("UTF-8 stderr")
 }
 
 /// A scratch file under the target directory.
-fn scratch(name: &str, text: &str) -> PathBuf {
+pub(super) fn scratch(name: &str, text: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("normalize-cli");
     fs::create_dir_all(&dir).expect("the scratch directory can be made");
     let path = dir.join(name);

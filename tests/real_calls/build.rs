@@ -9,7 +9,7 @@ use std::ops::Range;
 use serde_json::{Map, Value, json};
 
 use super::edits::{Form, edit_pair, shell_command};
-use super::sources::{Excerpt, Kind, Picker};
+use super::sources::{Excerpt, Kind, Picker, TYPOGRAPHIC};
 use crate::rng::Rng;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -198,15 +198,11 @@ impl Call {
                 .any(|f| matches!(&f.value, FieldValue::Text(s) if s.contains(['\n', '\t'])))
     }
 
-    /// Whether a code field holds a curly quote, which the tool-aware mode
-    /// straightens in text bound for a code file.
+    /// Whether a code field holds a typographic quote, which the
+    /// tool-aware mode straightens in text bound for a code file where it
+    /// stands as a delimiter, and keeps where it is data.
     pub(super) fn has_curly_quote(&self) -> bool {
-        self.code_texts().any(|text| {
-            text.contains([
-                '\u{2018}', '\u{2019}', '\u{2032}', '\u{201C}', '\u{201D}', '\u{2033}', '\u{AB}',
-                '\u{BB}',
-            ])
-        })
+        self.code_texts().any(|text| text.contains(TYPOGRAPHIC))
     }
 
     fn code_texts(&self) -> impl Iterator<Item = &str> {
@@ -362,6 +358,11 @@ fn order(rng: &mut Rng, mut fields: Vec<Field>) -> Vec<Field> {
 /// One call built around a fresh excerpt.
 pub(super) fn build_call(rng: &mut Rng, picker: &mut Picker, index: usize) -> Call {
     let excerpt = picker.excerpt(rng);
+    build_call_on(rng, excerpt, index)
+}
+
+/// One call built around `excerpt`.
+fn build_call_on(rng: &mut Rng, excerpt: Excerpt, index: usize) -> Call {
     let tool = rng.weighted(&[
         (Tool::WriteFile, 40),
         (Tool::EditFile, 35),
@@ -534,38 +535,57 @@ pub(super) struct Valid {
     pub(super) how: &'static str,
 }
 
-/// `count` calls written correctly: by serde_json (compact or pretty, keys
-/// sorted) or field by field with every quote escaped (the call's own
-/// order and layout).
-pub(super) fn valid(count: usize, seed: u64) -> Vec<Valid> {
+/// `count` calls written correctly, then `typographic` more whose code
+/// fields hold a typographic quote as data (fewer when no file holds one:
+/// a few excerpts lose theirs to an edit, and are built again).
+pub(super) fn valid(count: usize, typographic: usize, seed: u64) -> Vec<Valid> {
     let mut rng = Rng::new(seed);
     let mut picker = Picker::new();
-    (0..count)
+    let mut out: Vec<Valid> = (0..count)
         .map(|index| {
             let call = build_call(&mut rng, &mut picker, index);
-            let (how, text) = match rng.below(3) {
-                0 => (
-                    "serde_json::to_string",
-                    serde_json::to_string(&call.truth).expect("a Value serialises"),
-                ),
-                1 => (
-                    "serde_json::to_string_pretty",
-                    serde_json::to_string_pretty(&call.truth).expect("a Value serialises"),
-                ),
-                _ => (
-                    "field by field",
-                    serialize(
-                        &call.fields,
-                        call.layout,
-                        Newlines::Escaped,
-                        Quotes::AllEscaped,
-                    )
-                    .0,
-                ),
-            };
-            Valid { call, text, how }
+            write_correctly(&mut rng, call)
         })
-        .collect()
+        .collect();
+    let mut tries = 0;
+    while out.len() < count + typographic && tries < 4 * typographic {
+        tries += 1;
+        let Some(excerpt) = picker.typographic_excerpt(&mut rng) else {
+            break;
+        };
+        let call = build_call_on(&mut rng, excerpt, out.len());
+        if call.has_curly_quote() {
+            out.push(write_correctly(&mut rng, call));
+        }
+    }
+    out
+}
+
+/// `call` written correctly: by serde_json (compact or pretty, keys sorted)
+/// or field by field with every quote escaped (the call's own order and
+/// layout).
+fn write_correctly(rng: &mut Rng, call: Call) -> Valid {
+    let (how, text) = match rng.below(3) {
+        0 => (
+            "serde_json::to_string",
+            serde_json::to_string(&call.truth).expect("a Value serialises"),
+        ),
+        1 => (
+            "serde_json::to_string_pretty",
+            serde_json::to_string_pretty(&call.truth).expect("a Value serialises"),
+        ),
+        _ => (
+            "field by field",
+            serialize(
+                &call.fields,
+                call.layout,
+                Newlines::Escaped,
+                Quotes::AllEscaped,
+            )
+            .0,
+        ),
+    };
+    Valid { call, text, how }
 }
 
 /// The broken call mended the right way: every quote inside a code field

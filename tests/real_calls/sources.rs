@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, OnceLock};
@@ -26,6 +27,13 @@ const MAX_LINES: usize = 40;
 /// How many runs of one file are tried for one that holds a double quote
 /// before the last one tried is taken anyway.
 const QUOTE_TRIES: usize = 4;
+/// The typographic quotes: what normalization straightens where they stand
+/// as code delimiters, and must keep where they are data.
+pub(super) const TYPOGRAPHIC: [char; 8] = [
+    '\u{2018}', '\u{2019}', '\u{2032}', '\u{201C}', '\u{201D}', '\u{2033}', '\u{AB}', '\u{BB}',
+];
+/// How many files are tried for an excerpt with a typographic quote.
+const TYPOGRAPHIC_TRIES: usize = 64;
 
 /// What kind of text a file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -449,11 +457,7 @@ impl Picker {
             let Some(file_lines) = self.lines(kind, index) else {
                 continue;
             };
-            // A final newline leaves an empty last "line" that is not a line.
-            let n = match file_lines.last() {
-                Some(last) if last.is_empty() => file_lines.len() - 1,
-                _ => file_lines.len(),
-            };
+            let n = line_count(&file_lines);
             if n == 0 {
                 continue;
             }
@@ -472,18 +476,108 @@ impl Picker {
                 run.end -= 1;
                 bytes -= file_lines[run.end].len() + 1;
             }
-            let lines = file_lines[run.clone()].to_vec();
-            if bytes > MAX_EXCERPT_BYTES || lines.iter().all(|l| l.trim().is_empty()) {
-                continue;
+            if let Some(excerpt) = self.cut(kind, index, &file_lines, run) {
+                return excerpt;
             }
-            return Excerpt {
-                kind,
-                file: self.sources.files[&kind][index].shown.clone(),
-                first_line: run.start + 1,
-                last_line: run.end,
-                lines,
-                file_lines,
-            };
         }
     }
+
+    /// An excerpt that holds a typographic quote (‘ ’ “ ” ′ ″ « »): a file
+    /// of [`typographic_files`], a run of 3 to 40 lines around one of its
+    /// lines that holds one, cut to at most 4 KB. In a file that compiles or
+    /// reads as it should, such a quote is data: a comment, a docstring, a
+    /// string literal, prose. `None` when no file holds one.
+    pub(super) fn typographic_excerpt(&mut self, rng: &mut Rng) -> Option<Excerpt> {
+        let files = typographic_files();
+        if files.is_empty() {
+            return None;
+        }
+        for _ in 0..TYPOGRAPHIC_TRIES {
+            let &(kind, index) = rng.pick(files);
+            let Some(file_lines) = self.lines(kind, index) else {
+                continue;
+            };
+            let n = line_count(&file_lines);
+            let marked: Vec<usize> = (0..n)
+                .filter(|&i| file_lines[i].contains(TYPOGRAPHIC))
+                .collect();
+            let Some(&line) = (!marked.is_empty()).then(|| rng.pick(&marked)) else {
+                continue;
+            };
+            let len = (MIN_LINES + rng.below(MAX_LINES - MIN_LINES + 1)).min(n);
+            let start = line.saturating_sub(rng.below(len)).min(n - len);
+            let mut run = start..start + len;
+            // Lines are dropped from the end, then from the start, keeping
+            // the marked line, until the excerpt fits.
+            let mut bytes: usize = file_lines[run.clone()].iter().map(|l| l.len() + 1).sum();
+            while bytes > MAX_EXCERPT_BYTES && run.len() > 1 {
+                let dropped = if run.end - 1 > line {
+                    run.end -= 1;
+                    run.end
+                } else {
+                    run.start += 1;
+                    run.start - 1
+                };
+                bytes -= file_lines[dropped].len() + 1;
+            }
+            if let Some(excerpt) = self.cut(kind, index, &file_lines, run) {
+                return Some(excerpt);
+            }
+        }
+        None
+    }
+
+    /// The excerpt of `run`, unless it is over 4 KB or only blank lines.
+    fn cut(
+        &self,
+        kind: Kind,
+        index: usize,
+        file_lines: &Arc<Vec<String>>,
+        run: Range<usize>,
+    ) -> Option<Excerpt> {
+        let lines = file_lines[run.clone()].to_vec();
+        let bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
+        if bytes > MAX_EXCERPT_BYTES || lines.iter().all(|l| l.trim().is_empty()) {
+            return None;
+        }
+        Some(Excerpt {
+            kind,
+            file: self.sources.files[&kind][index].shown.clone(),
+            first_line: run.start + 1,
+            last_line: run.end,
+            lines,
+            file_lines: Arc::clone(file_lines),
+        })
+    }
+}
+
+/// How many lines a file has: a final newline leaves an empty last "line"
+/// that is not a line.
+fn line_count(file_lines: &[String]) -> usize {
+    match file_lines.last() {
+        Some(last) if last.is_empty() => file_lines.len() - 1,
+        _ => file_lines.len(),
+    }
+}
+
+/// The files that hold a typographic quote, by kind and index, found once
+/// per run by reading every file (about 100 MB on a usual machine, read
+/// without keeping it).
+pub(super) fn typographic_files() -> &'static [(Kind, usize)] {
+    static FILES: OnceLock<Vec<(Kind, usize)>> = OnceLock::new();
+    FILES.get_or_init(|| {
+        let sources = sources();
+        let mut out = Vec::new();
+        for (&kind, files) in &sources.files {
+            for (index, file) in files.iter().enumerate() {
+                let holds = fs::read(&file.path).is_ok_and(|bytes| {
+                    std::str::from_utf8(&bytes).is_ok_and(|text| text.contains(TYPOGRAPHIC))
+                });
+                if holds {
+                    out.push((kind, index));
+                }
+            }
+        }
+        out
+    })
 }
