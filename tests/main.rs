@@ -21,6 +21,7 @@ mod normalize; // tool-aware normalization (issue 3)
 mod properties; // proptest: the six guarantees
 mod python; // the Python package: pytest in target/py-venv (issue 12)
 mod quoted_code; // generated tool calls with unescaped quotes in code (issue 11)
+mod readme; // the README's table of what is mended
 mod real_calls; // issue 25: tool calls from real files
 mod rng; // the seeded splitmix64 PRNG of the generated tests
 mod serve; // argmend serve: bad lines, ids, bounded memory (issue 14)
