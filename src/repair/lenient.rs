@@ -202,6 +202,8 @@ impl Machine<'_> {
                     }
                     k += 1;
                 }
+                // The lead byte of another character: text.
+                0xC0..=0xFF => k += 1,
                 _ => return None,
             }
         };

@@ -73,6 +73,8 @@ pub(super) fn scan_value_prefix(src: &[u8], mut k: usize) -> (usize, Option<usiz
                 }
                 k += 1;
             }
+            // The lead byte of another character: text.
+            0xE0..=0xFF => k += 1,
             _ => return (k, None),
         }
     }

@@ -368,9 +368,21 @@ fn special_pos(bytes: &[u8], open: Quote) -> usize {
     // characters included, so a run of them costs one step each, not a scan
     // to the far end of the body each. The lead bytes of the string's twin
     // quotes (`”` for `"`, `’` for `'`) stop it too.
+    // The scans stop at every lead byte of a multi-byte character; go on
+    // past those that cannot start a twin.
+    let past_leads = |find: fn(&[u8]) -> Option<usize>, twins: &[u8]| {
+        let mut k = 0;
+        loop {
+            k += find(&bytes[k..])?;
+            if bytes[k] < 0xC0 || twins.contains(&bytes[k]) {
+                return Some(k);
+            }
+            k += 1;
+        }
+    };
     match open {
-        Quote::Double => find_quote_escape_control_or_twin(bytes),
-        Quote::Single => find_single_quote_special(bytes),
+        Quote::Double => past_leads(find_quote_escape_control_or_twin, &[0xE2, 0xEF]),
+        Quote::Single => past_leads(find_single_quote_special, &[0xC2, 0xE2, 0xEF]),
         Quote::DoubleLike | Quote::SingleLike | Quote::Backtick => bytes.iter().position(|&b| {
             matches!(b, b'"' | b'\'' | b'`' | b'\\' | 0xC2 | 0xE2 | 0xEF) || b < 0x20
         }),
@@ -383,14 +395,17 @@ fn special_pos(bytes: &[u8], open: Quote) -> usize {
 /// where a `"`-string body must stop, since its twin quote may end it.
 #[inline(always)]
 pub(super) fn find_quote_escape_control_or_twin(bytes: &[u8]) -> Option<usize> {
-    find_special(bytes, [b'"', b'\\', 0xE2, 0xEF])
+    // (Every lead byte of a three- or four-byte character stops it, found
+    // with one test: cheaper than two more stops; the caller steps over
+    // those that are not a twin's.)
+    find_special::<2, 0xE0>(bytes, [b'"', b'\\'])
 }
 
 /// The offset of the first `"`, `\\` or control character (below U+0020):
 /// where a plain copy of a `"`-string body must stop.
 #[inline(always)]
 pub(super) fn find_quote_escape_or_control(bytes: &[u8]) -> Option<usize> {
-    find_special(bytes, [b'"', b'\\'])
+    find_special::<2, 0>(bytes, [b'"', b'\\'])
 }
 
 /// The offset of the first `'`, `"`, `\\`, control character, backtick or
@@ -399,14 +414,17 @@ pub(super) fn find_quote_escape_or_control(bytes: &[u8]) -> Option<usize> {
 /// lane (`lenient.rs`), found in one pass.
 #[inline(always)]
 pub(super) fn find_single_quote_special(bytes: &[u8]) -> Option<usize> {
-    find_special(bytes, [b'\'', b'"', b'\\', b'`', 0xE2, 0xC2, 0xEF])
+    // (Every lead byte of a multi-byte character stops it, found with one
+    // test; the caller steps over those that are not a twin's.)
+    find_special::<4, 0xC0>(bytes, [b'\'', b'"', b'\\', b'`'])
 }
 
-/// The offset of the first of the bytes `stops`, or of a control
-/// character (below U+0020). Eight bytes at a time in a `u64`, as serde_json
-/// does, so short bodies cost no setup.
+/// The offset of the first of the bytes `stops`, of a control character
+/// (below U+0020), or (with `LEAD` 0xC0 or 0xE0) of a byte at or above
+/// `LEAD`. Eight bytes at a time in a `u64`, as serde_json does, so short
+/// bodies cost no setup.
 #[inline(always)]
-fn find_special<const N: usize>(bytes: &[u8], stops: [u8; N]) -> Option<usize> {
+fn find_special<const N: usize, const LEAD: u8>(bytes: &[u8], stops: [u8; N]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut chunks = bytes.chunks_exact(8);
@@ -421,6 +439,14 @@ fn find_special<const N: usize>(bytes: &[u8], stops: [u8; N]) -> Option<usize> {
         // above 0x80 the byte's own high bit is set, so the test is the
         // exact one (`x` is zero only where the byte matched).
         let mut found = v.wrapping_sub(ONES * 0x20) & !v;
+        // A byte at or above 0xC0 has its top two bits set, at or above
+        // 0xE0 its top three (shifts carry across bytes only into bits
+        // the mask drops).
+        match LEAD {
+            0xC0 => found |= v & (v << 1),
+            0xE0 => found |= v & (v << 1) & (v << 2),
+            _ => {}
+        }
         for stop in stops {
             let x = v ^ (ONES * u64::from(stop));
             found |= x.wrapping_sub(ONES) & !x;
@@ -434,17 +460,28 @@ fn find_special<const N: usize>(bytes: &[u8], stops: [u8; N]) -> Option<usize> {
     chunks
         .remainder()
         .iter()
-        .position(|&b| stops.contains(&b) || b < 0x20)
+        .position(|&b| stops.contains(&b) || b < 0x20 || (LEAD != 0 && b >= LEAD))
         .map(|k| offset + k)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::find_quote_escape_or_control;
+    use super::{
+        find_quote_escape_control_or_twin, find_quote_escape_or_control, find_single_quote_special,
+    };
 
     #[test]
-    fn swar_scan_matches_the_naive_one() {
-        let naive = |b: &[u8]| b.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20);
+    fn swar_scans_match_the_naive_ones() {
+        let plain = |b: &[u8]| b.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20);
+        let twin = |b: &[u8]| {
+            b.iter()
+                .position(|&c| c == b'"' || c == b'\\' || !(0x20..0xE0).contains(&c))
+        };
+        let single = |b: &[u8]| {
+            b.iter().position(|&c| {
+                matches!(c, b'\'' | b'"' | b'\\' | b'`') || !(0x20..0xC0).contains(&c)
+            })
+        };
         let mut seed = 0x2545_f491_4f6c_dd1d_u64;
         for len in 0..80 {
             for _ in 0..200 {
@@ -453,19 +490,30 @@ mod tests {
                         seed ^= seed << 13;
                         seed ^= seed >> 7;
                         seed ^= seed << 17;
-                        // Mostly plain text, sometimes a byte that stops the scan.
+                        // Mostly plain text, sometimes a byte that stops a scan.
                         match seed % 40 {
                             0 => b'"',
                             1 => b'\\',
                             2 => (seed >> 8) as u8 % 0x20,
-                            3 => 0x80 | (seed >> 8) as u8,
+                            3 | 4 => 0x80 | (seed >> 8) as u8,
+                            5 => b'\'',
                             _ => b'a' + (seed >> 8) as u8 % 26,
                         }
                     })
                     .collect();
                 assert_eq!(
                     find_quote_escape_or_control(&bytes),
-                    naive(&bytes),
+                    plain(&bytes),
+                    "{bytes:?}"
+                );
+                assert_eq!(
+                    find_quote_escape_control_or_twin(&bytes),
+                    twin(&bytes),
+                    "{bytes:?}"
+                );
+                assert_eq!(
+                    find_single_quote_special(&bytes),
+                    single(&bytes),
                     "{bytes:?}"
                 );
             }

@@ -105,6 +105,8 @@ pub(in crate::repair) fn quick_clean_end(frames: &[Frame], after: &[u8], eof: bo
                                 plain = false;
                                 j += 1;
                             }
+                            // The lead byte of another character: text.
+                            0xE0..=0xFF => j += 1,
                             _ => break j + 1,
                         }
                         if j >= after.len() {
