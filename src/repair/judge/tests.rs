@@ -160,3 +160,27 @@ fn a_glued_block_comment_across_lines_is_text() {
         Judgement::Inner
     );
 }
+
+#[test]
+fn the_quick_rule_reads_comments_after_a_comma_and_a_key_on_the_next_line() {
+    for after in [
+        &b", // note\n  b: 1}"[..],
+        b", /* note */ 'b': 1}",
+        b", /* a */ // b\n \"b\": 1}",
+        b"\n  b: 1}",
+        b"\n  \"b\": 1}",
+        b"\n  'b': 1}",
+    ] {
+        let quick = quick_clean_end(OBJ, after, true);
+        assert_eq!(quick, Quick::End, "{:?}", String::from_utf8_lossy(after));
+        // The general rule (a `'` string skips the quick one) agrees.
+        let mut s = subject(OBJ);
+        s.open = Quote::Single;
+        assert_eq!(verdict(&s, after), Judgement::End, "{after:?}");
+    }
+    // Not a key, or a comment cut by the end of what arrived: the general
+    // rule decides.
+    for after in [&b" b: 1}"[..], b", // note", b"\n  b c: 1}", b",\n  /* x"] {
+        assert_ne!(quick_clean_end(OBJ, after, false), Quick::End, "{after:?}");
+    }
+}
