@@ -1,4 +1,5 @@
-//! The peers' public test suites, read from `<manifest>/../shared/conformance`.
+//! The peers' public test suites, read from `corpus/conformance/` (copied
+//! in with their source and licenses: see its README).
 //!
 //! - `jsonrepair.jsonl`: cases with `expected_kind: "text"` are compared byte
 //!   for byte with `repair(input).text()` (jsonrepair keeps the layout).
@@ -39,7 +40,7 @@ fn manifest_dir() -> &'static Path {
 }
 
 fn conformance_dir() -> PathBuf {
-    manifest_dir().join("..").join("shared").join("conformance")
+    manifest_dir().join("corpus").join("conformance")
 }
 
 fn failures_path() -> PathBuf {
@@ -100,12 +101,13 @@ impl Score {
     }
 }
 
-/// Read a `.jsonl` file into records; `None` if the file is absent.
-fn read_records(file: &str) -> Option<Vec<Value>> {
+/// Read a `.jsonl` file into records (the repository ships them: a
+/// missing one is a failure).
+fn read_records(file: &str) -> Vec<Value> {
     let path = conformance_dir().join(file);
-    let text = fs::read_to_string(&path).ok()?;
-    let records = text
-        .lines()
+    let text =
+        fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    text.lines()
         .filter(|line| !line.trim().is_empty())
         .enumerate()
         .map(|(n, line)| {
@@ -113,8 +115,7 @@ fn read_records(file: &str) -> Option<Vec<Value>> {
                 panic!("{}: line {}: not JSON: {error}", path.display(), n + 1)
             })
         })
-        .collect();
-    Some(records)
+        .collect()
 }
 
 fn field<'a>(record: &'a Value, key: &str) -> &'a str {
@@ -297,22 +298,10 @@ fn write_failures(scores: &[&Score]) {
 fn conformance_pass_rates() {
     let jsonrepair = read_records("jsonrepair.jsonl");
     let json_repair = read_records("json_repair.jsonl");
-    if jsonrepair.is_none() && json_repair.is_none() {
-        println!(
-            "conformance vectors not found under {}: skipped",
-            conformance_dir().display()
-        );
-        return;
-    }
-    let mut scores = Vec::new();
-    match &jsonrepair {
-        Some(records) => scores.push((run_jsonrepair(records), JSONREPAIR_FLOOR_PERCENT)),
-        None => println!("jsonrepair.jsonl not found: skipped"),
-    }
-    match &json_repair {
-        Some(records) => scores.push((run_json_repair(records), JSON_REPAIR_FLOOR_PERCENT)),
-        None => println!("json_repair.jsonl not found: skipped"),
-    }
+    let scores = [
+        (run_jsonrepair(&jsonrepair), JSONREPAIR_FLOOR_PERCENT),
+        (run_json_repair(&json_repair), JSON_REPAIR_FLOOR_PERCENT),
+    ];
     for (score, floor) in &scores {
         println!("{} (floor {floor}%)", score.line());
     }

@@ -7,7 +7,7 @@ mod call; // the tool-call runtime (issue 6)
 mod call_hostile; // prose tags, cut-off calls, attribute bounds (issue 14)
 mod cli; // the built binary: golden tests of `argmend repair`
 mod clients; // the model API adapters on recorded streams (issue 15)
-mod conformance; // the peers' public suites, read from ../shared/conformance
+mod conformance; // the peers' public suites, read from corpus/conformance
 mod corpus; // corpus/<family>/<name>.in beside .out and .fixes
 mod diff; // @diff (issue 5)
 mod doubts; // issue 25: the doubt of each kind, none where the input is clear

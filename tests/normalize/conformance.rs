@@ -1,5 +1,5 @@
 //! Schema-guided repair scored against the `schema` cases of json_repair's
-//! suite, read from `<manifest>/../shared/conformance/json_repair.jsonl`.
+//! suite, read from `corpus/conformance/json_repair.jsonl`.
 //!
 //! Each case runs through `normalize_tool_args_with` with no tool name and
 //! the case's schema. A `text` or `value` case passes when the result parses
@@ -68,15 +68,9 @@ fn passes(record: &Value, schema: &Value) -> (bool, String) {
 
 #[test]
 fn json_repair_schema_cases() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/json_repair.jsonl");
-    let Ok(text) = fs::read_to_string(&path) else {
-        eprintln!(
-            "notice: {} is absent; schema conformance not scored",
-            path.display()
-        );
-        return;
-    };
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/conformance/json_repair.jsonl");
+    let text =
+        fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
     let (mut passed, mut run, mut skipped) = (0usize, 0usize, 0usize);
     let mut failures = Vec::new();
     for line in text.lines().filter(|line| !line.trim().is_empty()) {
