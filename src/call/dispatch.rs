@@ -475,6 +475,7 @@ impl Dispatcher {
             }
         };
         let workspace = Arc::clone(&self.workspace);
+        let deadline = std::time::Instant::now().checked_add(self.time_limit);
         let (send, receive) = mpsc::channel();
         let spawned = thread::Builder::new()
             .name(format!("argmend-tool-{name}"))
@@ -484,6 +485,8 @@ impl Dispatcher {
                 let _guard = lock
                     .as_ref()
                     .map(|lock| lock.lock().unwrap_or_else(PoisonError::into_inner));
+                // The tool's long loops stop once the caller stops waiting.
+                let _deadline = crate::tools::deadline::scope(deadline);
                 let result = catch_unwind(AssertUnwindSafe(|| tool.run(&workspace, &args)));
                 // The caller may have stopped waiting (time limit).
                 let _ = send.send(result);

@@ -11,6 +11,7 @@
 //! Every path a tool is given goes through a [`Workspace`], which keeps it
 //! inside one root directory.
 
+pub(crate) mod deadline;
 pub mod diff;
 mod envelope;
 pub mod json;

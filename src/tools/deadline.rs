@@ -1,0 +1,95 @@
+//! A request's deadline, as the long loops of the tools see it.
+//!
+//! Why: a server answers "out of time" when a call's limit passes, but an
+//! answer does not stop a thread. Without this, a 10,000-section patch or a
+//! "did you mean" over 100,000 keys went on burning a core for minutes after
+//! its client had been told it failed. The dispatcher sets the deadline on
+//! the thread that runs the tool ([`scope`]); each long loop calls
+//! [`Ticker::tick`] and returns its tool's "out of time" error once it has
+//! passed, so the work ends soon after its answer.
+//!
+//! Why a thread-local and not a parameter: the tools' public functions
+//! (`json::get`, `diff::apply`, …) are also called directly, with no
+//! deadline; threading one through every signature would change each of
+//! them for a concern only a server has. A call outside any scope never
+//! expires.
+
+use std::cell::Cell;
+use std::time::Instant;
+
+thread_local! {
+    static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// While this guard lives, [`expired`] on this thread compares against
+/// `deadline`; dropping it restores the deadline that was set before.
+#[must_use = "the deadline holds only while the guard lives"]
+pub(crate) struct Scope {
+    previous: Option<Instant>,
+}
+
+/// Set this thread's deadline until the returned guard is dropped.
+pub(crate) fn scope(deadline: Option<Instant>) -> Scope {
+    let previous = DEADLINE.with(|cell| cell.replace(deadline));
+    Scope { previous }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        DEADLINE.with(|cell| cell.set(self.previous));
+    }
+}
+
+/// Whether this thread's deadline has passed (never, outside a [`scope`]).
+pub(crate) fn expired() -> bool {
+    DEADLINE
+        .with(Cell::get)
+        .is_some_and(|deadline| Instant::now() >= deadline)
+}
+
+/// A cheap deadline check for a hot loop: the clock is read once every
+/// `1 << SHIFT` ticks (a clock read costs about as much as a short loop's
+/// body).
+pub(crate) struct Ticker<const SHIFT: u32 = 10> {
+    n: u32,
+}
+
+// The loops that check it land with their bounds.
+#[allow(dead_code)]
+impl<const SHIFT: u32> Ticker<SHIFT> {
+    pub(crate) const fn new() -> Self {
+        Ticker { n: 0 }
+    }
+
+    /// `true` once the deadline has passed (checked every `1 << SHIFT` calls).
+    pub(crate) fn tick(&mut self) -> bool {
+        self.n = self.n.wrapping_add(1);
+        self.n & ((1 << SHIFT) - 1) == 0 && expired()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_scope_sets_and_restores_the_deadline() {
+        assert!(!expired());
+        {
+            let _outer = scope(Some(Instant::now() - Duration::from_millis(1)));
+            assert!(expired());
+            {
+                let _inner = scope(None);
+                assert!(!expired());
+            }
+            assert!(expired());
+            let mut ticker = Ticker::<2>::new();
+            assert_eq!(
+                (0..4).map(|_| ticker.tick()).collect::<Vec<_>>(),
+                [false, false, false, true]
+            );
+        }
+        assert!(!expired());
+    }
+}
