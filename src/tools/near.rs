@@ -4,6 +4,8 @@
 use std::io;
 use std::path::Path;
 
+use super::Located;
+
 /// The key the model most likely meant: the same but for case, or at most
 /// two edits away (one for short keys).
 pub(crate) fn nearest<'a>(wanted: &str, keys: &'a [String]) -> Option<&'a String> {
@@ -45,16 +47,12 @@ fn edits(a: &[char], b: &[char]) -> usize {
 
 /// The error for a file that does not exist, naming the nearest file in
 /// the same directory when there is one (`src/mian.rs` → `src/main.rs`).
-/// `shown` is the path as the caller gave it.
-pub(crate) fn not_found(real: &Path, shown: &str) -> io::Error {
+/// `shown` is the path as the caller gave it; the directory is listed
+/// through the handle the walk ended on.
+pub(crate) fn not_found(located: &Located, shown: &str) -> io::Error {
     let guess = (|| {
-        let wanted = real.file_name()?.to_str()?;
-        let dir = real.parent()?;
-        let names: Vec<String> = std::fs::read_dir(dir)
-            .ok()?
-            .take(4096)
-            .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
-            .collect();
+        let wanted = located.rel.file_name()?.to_str()?;
+        let names = located.siblings();
         let best = nearest(wanted, &names)?;
         let shown = Path::new(shown);
         Some(match shown.parent() {

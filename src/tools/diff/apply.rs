@@ -3,13 +3,13 @@
 //! write goes through a temporary file renamed over the original.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::error::{Error, Hint, HunkAt, Repr};
 use super::patch::{self, Eol, FilePatch, HunkLine, Kind};
-use super::unified::{binary_offset, read_real, split_lines};
+use super::unified::{binary_offset, read_located, split_lines};
 use super::write::{self, Report};
-use crate::tools::Workspace;
+use crate::tools::{Located, NodeKind, Workspace};
 
 /// One file to change, with its report.
 type Job = write::Job<FileReport>;
@@ -159,7 +159,9 @@ fn file_name_instead(workspace: &Workspace, patch: &[u8]) -> Option<Error> {
     if text.is_empty() || text.contains('\n') || text.contains("@@") {
         return None;
     }
-    let exists = workspace.resolve(text).is_ok_and(|real| real.is_file());
+    let exists = workspace
+        .locate(Path::new(text))
+        .is_ok_and(|located| located.kind() == NodeKind::File);
     let looks_like_file = exists || [".diff", ".patch"].iter().any(|ext| text.ends_with(ext));
     looks_like_file.then(|| {
         Error::argument(if exists {
@@ -208,9 +210,10 @@ pub fn apply(
         Ok(sections) => sections,
         Err(error) => return Err(file_name_instead(workspace, patch).unwrap_or(error)),
     };
-    let real = workspace.resolve_for_write(given)?;
-    let mut jobs: Vec<Job> = Vec::new();
-    if real.is_dir() {
+    let located = workspace.locate_for_write(given)?;
+    // Every file the patch names, located (and checked) before any is read.
+    let mut located_all: Vec<(&FilePatch<'_>, String, Located)> = Vec::new();
+    if located.kind() == NodeKind::Dir {
         for section in &sections {
             let Some(target) = section.target() else {
                 return Err(Error::argument(format!(
@@ -220,20 +223,35 @@ pub fn apply(
                 )));
             };
             let path = given.join(target);
-            let name = shown(&path);
-            let real = workspace.resolve_for_write(&path)?;
-            plan(&mut jobs, section, name, real)?;
+            let located = workspace.locate_for_write(&path)?;
+            located_all.push((section, shown(&path), located));
         }
     } else if let [section] = sections.as_slice() {
-        plan(&mut jobs, section, shown(given), real)?;
+        located_all.push((section, shown(given), located));
     } else {
         return Err(Error::new(Repr::SeveralFiles {
             target: given.display().to_string(),
             files: targets(&sections),
         }));
     }
+    // Hold every place the patch writes before reading any of them, so a
+    // concurrent write of the same file (by whatever name) waits, and no
+    // change is planned on a file about to change.
+    let places = located_all
+        .iter()
+        .flat_map(|(_, _, located)| {
+            let link = located.leaf_link().map(|(dir, name)| dir.join(name));
+            std::iter::once(located.rel.clone()).chain(link)
+        })
+        .collect();
+    let _lock = workspace.lock(places);
+    let mut jobs: Vec<Job> = Vec::new();
+    for (section, name, located) in located_all {
+        plan(workspace, &mut jobs, section, name, &located)?;
+    }
+    super::layout::refuse_repositories(workspace, &jobs)?;
     if mode == Mode::Write {
-        write::write_all(&mut jobs)?;
+        write::write_all(workspace, &mut jobs)?;
     }
     Ok(ApplyReport {
         mode,
@@ -257,16 +275,17 @@ fn shown(path: &Path) -> String {
 /// Check one section against its file (or against what an earlier section
 /// of the same patch made of it) and record the result.
 fn plan(
+    workspace: &Workspace,
     jobs: &mut Vec<Job>,
     section: &FilePatch<'_>,
     name: String,
-    real: PathBuf,
+    located: &Located,
 ) -> Result<(), Error> {
-    let earlier = jobs.iter().position(|job| job.real == real);
+    let earlier = jobs.iter().position(|job| job.rel == located.rel);
     let current: Option<Vec<u8>> = match earlier {
         Some(idx) => jobs[idx].result.clone(),
-        None if real.exists() || real.symlink_metadata().is_ok() => Some(read_real(&real, &name)?),
-        None => None,
+        None if located.kind() == NodeKind::Missing => None,
+        None => Some(read_located(located, &name)?),
     };
     let content = match (&current, section.creates()) {
         (Some(_), true) => return Err(Error::new(Repr::Exists { file: name })),
@@ -278,7 +297,7 @@ fn plan(
             bytes.clone()
         }
         (None, false) => {
-            let error = crate::tools::near::not_found(&real, &name);
+            let error = crate::tools::near::not_found(located, &name);
             return Err(Error::io("patch", name, error));
         }
     };
@@ -324,17 +343,64 @@ fn plan(
             job.report.notes.extend(report.notes);
             if change == FileChange::Deleted {
                 job.report.change = change;
+                job.result = None;
             }
         }
-        None => jobs.push(Job {
-            backup: None,
-            real,
-            original: current,
-            result,
-            report,
-        }),
+        None => jobs.push(job(workspace, located, current, result, report)?),
     }
     Ok(())
+}
+
+/// The write a planned file needs: where (the link itself when the patch
+/// deletes a link), with its backup name chosen and checked now, so a dry
+/// run refuses what the write could not do.
+fn job(
+    workspace: &Workspace,
+    located: &Located,
+    original: Option<Vec<u8>>,
+    result: Option<Vec<u8>>,
+    report: FileReport,
+) -> Result<Job, Error> {
+    let io = |error| Error::io("patch", report.path.clone(), error);
+    let deletes_link = result.is_none().then(|| located.leaf_link()).flatten();
+    let (dir_rel, new_dirs, name) = match (deletes_link, located.leaf()) {
+        (Some((dir, link)), _) => (dir.to_path_buf(), Vec::new(), link.to_owned()),
+        (None, Some((new_dirs, name))) => {
+            (located.dir_rel.clone(), new_dirs.to_vec(), name.to_owned())
+        }
+        (None, None) => {
+            let error = std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a directory");
+            return Err(io(error));
+        }
+    };
+    let backup = match &original {
+        Some(_) => {
+            let dir = workspace.open_dir_at(&dir_rel).map_err(io)?;
+            let (backup, suffix) = write::free_backup(&dir, &name).map_err(io)?;
+            // Shown as the path the caller gave, unless that path is not
+            // the one written (it went through a link).
+            let written = dir_rel.join(&name);
+            let shown = if Path::new(&report.path) == written {
+                format!("{}{suffix}", report.path)
+            } else {
+                format!("{}{suffix}", written.display())
+            };
+            Some((backup, shown))
+        }
+        None => None,
+    };
+    Ok(Job {
+        rel: located.rel.clone(),
+        dir_rel,
+        new_dirs,
+        name,
+        original,
+        result,
+        report,
+        backup,
+        backed_up: false,
+        created_dirs: Vec::new(),
+    })
 }
 
 /// A file's new content and what the patch did to it.

@@ -3,9 +3,11 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+
+use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt};
+use cap_std::fs::{Dir, OpenOptions};
 
 use super::error::Error;
 use super::glob::Glob;
@@ -124,8 +126,13 @@ impl fmt::Display for DirDiff {
 /// What a path is in a tree.
 #[derive(Debug)]
 enum Node {
-    File(PathBuf, u64),
+    /// A regular file and its size.
+    File(u64),
+    /// A symbolic link and its target (never followed).
     Link(PathBuf),
+    /// A FIFO, a socket or a device: never opened (a FIFO would block the
+    /// walk forever, `/dev/zero` would be read forever), compared by kind.
+    Special(&'static str),
 }
 
 /// Compare two directory trees inside the workspace, optionally only the
@@ -155,17 +162,18 @@ pub fn diff_dirs(
     let matcher = glob.map(Glob::new).transpose()?;
     let mut walk_capped = false;
     let mut trees = Vec::new();
+    let mut handles = Vec::new();
     for side in [a, b] {
-        let real = workspace.resolve(side)?;
+        let located = workspace.locate(side)?;
         let name = side.display().to_string();
-        if !real.is_dir() {
-            let error = io::Error::new(io::ErrorKind::NotADirectory, "not a directory");
-            return Err(Error::io("walk", name, error));
-        }
+        let tree = located
+            .open_dir()
+            .map_err(|error| Error::io("walk", name.clone(), error))?;
         let mut nodes = BTreeMap::new();
-        walk(&real, "", matcher.as_ref(), &mut nodes, &mut walk_capped)
+        walk(&tree, matcher.as_ref(), &mut nodes, &mut walk_capped)
             .map_err(|error| Error::io("walk", name, error))?;
         trees.push(nodes);
+        handles.push(tree);
     }
     let new = trees.pop().unwrap_or_default();
     let old = trees.pop().unwrap_or_default();
@@ -175,8 +183,8 @@ pub fn diff_dirs(
         match new.get(path) {
             None => entries.push((path.clone(), Change::Removed)),
             Some(other) => {
-                let same =
-                    same(node, other).map_err(|error| Error::io("read", path.clone(), error))?;
+                let same = same([&handles[0], &handles[1]], path, node, other)
+                    .map_err(|error| Error::io("read", path.clone(), error))?;
                 if same {
                     n_identical += 1;
                 } else {
@@ -200,28 +208,31 @@ pub fn diff_dirs(
     })
 }
 
-/// Collect the files and links under `dir` (not following links), keyed by
-/// their `/`-separated path relative to the tree's root.
+/// Collect the files and links under `tree` (not following links), keyed
+/// by their `/`-separated path relative to it. A loop over a stack of open
+/// directories, not recursion: a deep tree cannot overflow the stack.
 fn walk(
-    dir: &Path,
-    prefix: &str,
+    tree: &Dir,
     glob: Option<&Glob>,
     nodes: &mut BTreeMap<String, Node>,
     capped: &mut bool,
 ) -> io::Result<()> {
-    let mut entries: Vec<_> = fs::read_dir(dir)?.collect::<Result<_, _>>()?;
-    entries.sort_by_key(|entry| entry.file_name());
-    for entry in entries {
-        let name = entry.file_name().to_string_lossy().into_owned();
+    let mut stack = vec![(tree.try_clone()?, String::new(), sorted(tree)?.into_iter())];
+    while let Some((dir, prefix, entries)) = stack.last_mut() {
+        let Some((name, kind)) = entries.next() else {
+            stack.pop();
+            continue;
+        };
         let rel = if prefix.is_empty() {
             name.clone()
         } else {
             format!("{prefix}/{name}")
         };
-        let kind = entry.file_type()?;
         if kind.is_dir() {
             if !SKIPPED.contains(&name.as_str()) {
-                walk(&entry.path(), &rel, glob, nodes, capped)?;
+                let sub = dir.open_dir_nofollow(&name)?;
+                let entries = sorted(&sub)?.into_iter();
+                stack.push((sub, rel, entries));
             }
             continue;
         }
@@ -233,25 +244,60 @@ fn walk(
             return Ok(());
         }
         let node = if kind.is_symlink() {
-            Node::Link(fs::read_link(entry.path())?)
+            Node::Link(dir.read_link_contents(&name)?)
+        } else if kind.is_file() {
+            Node::File(dir.symlink_metadata(&name)?.len())
         } else {
-            Node::File(entry.path(), entry.metadata()?.len())
+            Node::Special(special(&kind))
         };
         nodes.insert(rel, node);
     }
     Ok(())
 }
 
-/// Whether two nodes hold the same: links by target, files by size, then by
-/// content, read in blocks.
-fn same(a: &Node, b: &Node) -> io::Result<bool> {
+/// The entries of `dir` (names as text) with their types, sorted by name.
+fn sorted(dir: &Dir) -> io::Result<Vec<(String, cap_std::fs::FileType)>> {
+    let mut entries = Vec::new();
+    for entry in dir.entries()? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        entries.push((name, entry.file_type()?));
+    }
+    entries.sort_by(|x, y| x.0.cmp(&y.0));
+    Ok(entries)
+}
+
+/// What a special file is, in a word.
+fn special(kind: &cap_std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use cap_std::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "fifo";
+        }
+        if kind.is_socket() {
+            return "socket";
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return "device";
+        }
+    }
+    let _ = kind;
+    "special"
+}
+
+/// Whether two nodes hold the same: links by target, special files by
+/// kind, files by size, then by content, read in blocks through the two
+/// trees' handles.
+fn same(trees: [&Dir; 2], rel: &str, a: &Node, b: &Node) -> io::Result<bool> {
     match (a, b) {
         (Node::Link(x), Node::Link(y)) => Ok(x == y),
-        (Node::File(x, x_len), Node::File(y, y_len)) => {
+        (Node::Special(x), Node::Special(y)) => Ok(x == y),
+        (Node::File(x_len), Node::File(y_len)) => {
             if x_len != y_len {
                 return Ok(false);
             }
-            let (mut x, mut y) = (File::open(x)?, File::open(y)?);
+            let (mut x, mut y) = (open_regular(trees[0], rel)?, open_regular(trees[1], rel)?);
             let (mut x_buf, mut y_buf) = (vec![0; 64 * 1024], vec![0; 64 * 1024]);
             loop {
                 let n = read_full(&mut x, &mut x_buf)?;
@@ -268,8 +314,25 @@ fn same(a: &Node, b: &Node) -> io::Result<bool> {
     }
 }
 
+/// A file the walk saw as regular, opened beneath its tree without
+/// following its last name, and refused if it is not regular now.
+fn open_regular(tree: &Dir, rel: &str) -> io::Result<std::fs::File> {
+    let mut options = OpenOptions::new();
+    options.read(true).follow(FollowSymlinks::No);
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = tree.open_with(rel, &options)?.into_std();
+    if !file.metadata()?.is_file() {
+        return Err(crate::tools::not_a_file());
+    }
+    Ok(file)
+}
+
 /// Read until `buf` is full or the file ends.
-fn read_full(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
         match file.read(&mut buf[n..]) {

@@ -66,12 +66,14 @@ mod dirs;
 mod error;
 mod glob;
 mod json;
+mod layout;
 mod patch;
 mod unified;
 mod write;
 
 use std::fmt;
 use std::io::{self, Write};
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
@@ -80,8 +82,8 @@ pub use self::dirs::{Change, DirDiff, diff_dirs};
 pub use self::error::{Error, ErrorKind};
 pub use self::json::{JsonChange, JsonDiff, diff_json, diff_json_values};
 pub use self::unified::{Diff, DiffOptions, DiffStats, diff_bytes, diff_files, diff_text};
-use crate::tools::Workspace;
 use crate::tools::envelope::{self, Args, ArgumentError, Param, Table, Verb};
+use crate::tools::{NodeKind, Workspace};
 
 /// The answer to one [`call`].
 #[derive(Debug, Clone, PartialEq)]
@@ -277,8 +279,10 @@ fn patch_file(workspace: &Workspace, patch: &str) -> Result<Option<Vec<u8>>, Err
     if name.is_empty() || name.contains('\n') || name.contains("@@") {
         return Ok(None);
     }
-    match workspace.resolve(name) {
-        Ok(real) if real.is_file() => unified::read_real(&real, name).map(Some),
+    match workspace.locate(Path::new(name)) {
+        Ok(located) if located.kind() == NodeKind::File => {
+            unified::read_located(&located, name).map(Some)
+        }
         _ => Ok(None),
     }
 }

@@ -2,7 +2,6 @@
 //! deadline, rendered as GNU `diff -u` does, capped at a hunk boundary.
 
 use std::fmt;
-use std::fs::File;
 use std::io::{self, Read, Write};
 use std::ops::Range;
 use std::path::Path;
@@ -11,7 +10,7 @@ use std::time::{Duration, Instant};
 use similar::{Algorithm, DiffOp, DiffTag};
 
 use super::error::{Error, Repr};
-use crate::tools::Workspace;
+use crate::tools::{Located, Workspace};
 
 /// The default number of context lines around each change.
 pub(crate) const DEFAULT_CONTEXT: usize = 3;
@@ -279,15 +278,16 @@ pub fn diff_files(
 
 /// Read a workspace file of at most 4 MB.
 pub(crate) fn read_file(workspace: &Workspace, path: &Path) -> Result<Vec<u8>, Error> {
-    let real = workspace.resolve(path)?;
-    read_real(&real, &path.display().to_string())
+    let located = workspace.locate(path)?;
+    read_located(&located, &path.display().to_string())
 }
 
-/// Read a resolved file of at most 4 MB; `name` is how messages show it.
-pub(crate) fn read_real(real: &Path, name: &str) -> Result<Vec<u8>, Error> {
-    let file = File::open(real).map_err(|error| {
+/// Read a located regular file of at most 4 MB, through the handle its walk
+/// ended on; `name` is how messages show it.
+pub(crate) fn read_located(located: &Located, name: &str) -> Result<Vec<u8>, Error> {
+    let file = located.open_file().map_err(|error| {
         let error = if error.kind() == std::io::ErrorKind::NotFound {
-            crate::tools::near::not_found(real, name)
+            crate::tools::near::not_found(located, name)
         } else {
             error
         };

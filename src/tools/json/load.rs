@@ -87,11 +87,12 @@ const BOM_NOTE: &str = "a UTF-8 byte-order mark at the start was skipped";
 pub(super) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<'a>, Error> {
     match source {
         Source::File(file) => {
-            let real = workspace.resolve(file)?;
+            let located = workspace.locate(file)?;
+            let real = &located.real;
             let shown = file.display().to_string();
             let io = |error: std::io::Error| {
                 let error = if error.kind() == std::io::ErrorKind::NotFound {
-                    crate::tools::near::not_found(&real, &shown)
+                    crate::tools::near::not_found(&located, &shown)
                 } else {
                     error
                 };
@@ -100,11 +101,20 @@ pub(super) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<
                     error,
                 })
             };
-            let size = std::fs::metadata(&real).map_err(io)?.len();
+            let file = located.open_file().map_err(io)?;
+            let size = file.metadata().map_err(io)?.len();
             if size > MAX_FILE {
                 return Err(Error::new(Repr::TooLarge { file: shown, size }));
             }
-            let mut bytes = std::fs::read(&real).map_err(io)?;
+            // The size was checked on the handle; the file may still grow
+            // while it is read, so the read stops one byte past the limit.
+            let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+            std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_FILE + 1), &mut bytes)
+                .map_err(io)?;
+            if bytes.len() as u64 > MAX_FILE {
+                let size = bytes.len() as u64;
+                return Err(Error::new(Repr::TooLarge { file: shown, size }));
+            }
             let mut notes = Vec::new();
             // A UTF-8 byte-order mark (editors on Windows write one) is not
             // part of the document.

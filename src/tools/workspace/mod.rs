@@ -1,0 +1,338 @@
+//! Confinement of tool paths to a workspace root, held by the kernel.
+//!
+//! A model names files relative to the directory it works in. Every tool
+//! reaches them through a [`Workspace`]: a directory handle on the root and a
+//! walk beneath it ([`walk`]), one name at a time, so no path that a link,
+//! a `..`, an absolute spelling or a tree deeper than PATH_MAX leads out of
+//! the root is ever opened, and a name checked once is not looked up again
+//! by its text. What is read is opened from the handle the walk ended on;
+//! what is written is written beneath the handle of its directory, reopened
+//! without following any link ([`Located`], `diff::write`).
+//!
+//! It also refuses what is neither a regular file nor a directory (a FIFO
+//! would block the reader forever, a device is not text), and, for writes,
+//! version-control metadata (`.git`, `.hg`, `.svn`, `.jj`, in any case and
+//! with the characters a file system ignores): a patched `.git/config` can
+//! run commands.
+
+mod error;
+mod located;
+mod lock;
+mod walk;
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use cap_std::ambient_authority;
+use cap_std::fs::Dir;
+
+use self::error::Detail;
+pub use self::error::{WorkspaceError, WorkspaceErrorKind};
+pub(crate) use self::located::{Located, NodeKind, not_a_file};
+pub(crate) use self::lock::WriteLock;
+use self::walk::{Stop, Tail};
+
+/// A directory that tool paths must stay inside.
+///
+/// ```
+/// use argmend::tools::{Workspace, WorkspaceErrorKind};
+///
+/// let dir = std::env::temp_dir();
+/// let workspace = Workspace::new(&dir).unwrap();
+/// assert!(workspace.resolve("notes.txt").unwrap().starts_with(workspace.root()));
+/// let error = workspace.resolve("../../etc/passwd").unwrap_err();
+/// assert_eq!(error.kind(), WorkspaceErrorKind::Escapes);
+/// ```
+#[derive(Clone)]
+pub struct Workspace {
+    /// The canonical root (symbolic links resolved), for messages and for
+    /// absolute paths given inside it.
+    root: PathBuf,
+    /// The handle every walk starts from.
+    dir: Arc<Dir>,
+    /// The files being written, so two writes of one file wait for each
+    /// other whatever names they used for it.
+    locks: Arc<lock::Locks>,
+}
+
+/// Directories no tool writes into, anywhere in the workspace.
+pub const PROTECTED_DIRS: [&str; 4] = [".git", ".hg", ".svn", ".jj"];
+
+impl Workspace {
+    /// A workspace rooted at `root`, which must be an existing directory.
+    pub fn new(root: impl AsRef<Path>) -> Result<Self, WorkspaceError> {
+        let given = root.as_ref();
+        let bad_root = |detail| WorkspaceError {
+            kind: WorkspaceErrorKind::BadRoot,
+            path: given.to_path_buf(),
+            root: given.to_path_buf(),
+            detail,
+        };
+        let root = given
+            .canonicalize()
+            .map_err(|error| bad_root(Detail::Io(error)))?;
+        if !root.is_dir() {
+            return Err(bad_root(Detail::None));
+        }
+        let dir = Dir::open_ambient_dir(&root, ambient_authority())
+            .map_err(|error| bad_root(Detail::Io(error)))?;
+        Ok(Workspace {
+            root,
+            dir: Arc::new(dir),
+            locks: Arc::default(),
+        })
+    }
+
+    /// The root directory, with symbolic links resolved.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The real location of `path` (relative paths start at the root), or why
+    /// it is refused.
+    ///
+    /// The path need not exist (a file about to be created): the part that
+    /// exists has its symbolic links resolved, and the rest is appended. The
+    /// answer is for messages and checks: the tools themselves never open a
+    /// path by this name, but through the handles [`locate`](Self::locate)
+    /// keeps.
+    pub fn resolve(&self, path: impl AsRef<Path>) -> Result<PathBuf, WorkspaceError> {
+        self.locate(path.as_ref()).map(|located| located.real)
+    }
+
+    /// [`resolve`](Self::resolve) for a file about to be written: also
+    /// refuses a path inside version-control metadata ([`PROTECTED_DIRS`],
+    /// compared as the file systems that ignore case or some characters
+    /// compare them), where it really leads and as it was written.
+    ///
+    /// ```
+    /// use argmend::tools::{Workspace, WorkspaceErrorKind};
+    /// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
+    /// let error = workspace.resolve_for_write("repo/.git/config").unwrap_err();
+    /// assert_eq!(error.kind(), WorkspaceErrorKind::Protected);
+    /// let error = workspace.resolve_for_write("repo/.G\u{200c}it/config").unwrap_err();
+    /// assert_eq!(error.kind(), WorkspaceErrorKind::Protected);
+    /// assert!(workspace.resolve_for_write(".github/workflows/ci.yml").is_ok());
+    /// ```
+    pub fn resolve_for_write(&self, path: impl AsRef<Path>) -> Result<PathBuf, WorkspaceError> {
+        self.locate_for_write(path.as_ref())
+            .map(|located| located.real)
+    }
+
+    /// Walk `path` beneath the root and keep where it ended.
+    pub(crate) fn locate(&self, path: &Path) -> Result<Located, WorkspaceError> {
+        let refuse = |kind, detail| WorkspaceError {
+            kind,
+            path: path.to_path_buf(),
+            root: self.root.clone(),
+            detail,
+        };
+        let parts = self.relative(path)?;
+        let walked = walk::walk(&self.dir, &self.root, parts).map_err(|stop| match stop {
+            Stop::Out(target) => refuse(WorkspaceErrorKind::SymlinkOut, Detail::Target(target)),
+            Stop::Dangling(target) => {
+                refuse(WorkspaceErrorKind::DanglingLink, Detail::Dangling(target))
+            }
+            Stop::Io(error) => refuse(WorkspaceErrorKind::Unresolvable, Detail::Io(error)),
+        })?;
+        if let Tail::Entry(_, meta) = &walked.tail
+            && !meta.is_file()
+        {
+            return Err(refuse(WorkspaceErrorKind::NotAFile, Detail::None));
+        }
+        Located::new(&self.root, &self.dir, walked)
+            .map_err(|error| refuse(WorkspaceErrorKind::Unresolvable, Detail::Io(error)))
+    }
+
+    /// [`locate`](Self::locate), refusing version-control metadata: the
+    /// place the path leads to, and the link it names, if it names one.
+    pub(crate) fn locate_for_write(&self, path: &Path) -> Result<Located, WorkspaceError> {
+        let located = self.locate(path)?;
+        let link = located.leaf_link().map(|(dir, name)| dir.join(name));
+        if is_protected(&located.rel) || link.as_deref().is_some_and(is_protected) {
+            return Err(WorkspaceError {
+                kind: WorkspaceErrorKind::Protected,
+                path: path.to_path_buf(),
+                root: self.root.clone(),
+                detail: Detail::None,
+            });
+        }
+        Ok(located)
+    }
+
+    /// A refusal of `path` as protected, for the reason `why` (a layout a
+    /// version-control tool would load, such as a bare repository).
+    pub(crate) fn protected(&self, path: &Path, why: &'static str) -> WorkspaceError {
+        WorkspaceError {
+            kind: WorkspaceErrorKind::Protected,
+            path: path.to_path_buf(),
+            root: self.root.clone(),
+            detail: Detail::Why(why),
+        }
+    }
+
+    /// The directory `rel` (relative to the root, as [`Located`] gives it)
+    /// opened again without following any link: the handle a write goes
+    /// through. A directory that became a link since is refused.
+    pub(crate) fn open_dir_at(&self, rel: &Path) -> std::io::Result<Dir> {
+        let names: Vec<&std::ffi::OsStr> = rel
+            .components()
+            .filter_map(|part| match part {
+                Component::Normal(name) => Some(name),
+                _ => None,
+            })
+            .collect();
+        match walk::open_chain(&self.dir, &names)? {
+            Some(dir) => Ok(dir),
+            None => self.dir.try_clone(),
+        }
+    }
+
+    /// Wait until no other write holds any of `paths` (relative to the
+    /// root, as [`Located`] gives them), then hold them all until the guard
+    /// is dropped. All at once, so two writes never wait for each other.
+    pub(crate) fn lock(&self, paths: Vec<PathBuf>) -> WriteLock {
+        lock::Locks::acquire(&self.locks, paths)
+    }
+
+    /// `path` as names below the root, `..` taken lexically (before any
+    /// link is followed), or why it is refused.
+    fn relative(&self, path: &Path) -> Result<Vec<OsString>, WorkspaceError> {
+        let refuse = |kind| WorkspaceError {
+            kind,
+            path: path.to_path_buf(),
+            root: self.root.clone(),
+            detail: Detail::None,
+        };
+        if path.as_os_str().is_empty() {
+            return Err(refuse(WorkspaceErrorKind::Empty));
+        }
+        let mut parts: Vec<OsString> = Vec::new();
+        let mut prefix: Option<PathBuf> = None;
+        for component in path.components() {
+            match component {
+                Component::Prefix(_) | Component::RootDir => {
+                    let mut at = prefix.take().unwrap_or_default();
+                    at.push(component.as_os_str());
+                    prefix = Some(at);
+                    parts.clear();
+                }
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    if parts.pop().is_none() && prefix.is_none() {
+                        return Err(refuse(WorkspaceErrorKind::Escapes));
+                    }
+                }
+                Component::Normal(part) => parts.push(part.to_owned()),
+            }
+        }
+        let Some(prefix) = prefix else {
+            return Ok(parts);
+        };
+        // An absolute path: inside the root as written, or through a linked
+        // spelling of it (`/tmp/ws` for `/private/tmp/ws`).
+        let mut absolute = prefix;
+        absolute.extend(&parts);
+        if let Ok(inside) = absolute.strip_prefix(&self.root) {
+            return Ok(names(inside));
+        }
+        for (n_up, ancestor) in absolute.ancestors().enumerate().skip(1) {
+            if let Ok(real) = ancestor.canonicalize()
+                && let Ok(inside) = real.strip_prefix(&self.root)
+            {
+                let mut out = names(inside);
+                out.extend(parts[parts.len() - n_up..].iter().cloned());
+                return Ok(out);
+            }
+        }
+        Err(refuse(WorkspaceErrorKind::Outside))
+    }
+}
+
+/// The normal names of `path`.
+fn names(path: &Path) -> Vec<OsString> {
+    path.components()
+        .filter_map(|part| match part {
+            Component::Normal(name) => Some(name.to_owned()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether a path (relative to the root) passes through version-control
+/// metadata, as a file system that folds case, ignores the characters macOS
+/// ignores (zero-width joiners and the like) or drops trailing dots and
+/// spaces (Windows) would read its names. Git's `core.protectHFS` and
+/// `protectNTFS` refuse the same spellings.
+pub(crate) fn is_protected(rel: &Path) -> bool {
+    rel.components().any(|part| {
+        let name = part.as_os_str().to_string_lossy();
+        let folded: String = name
+            .chars()
+            .filter(|c| !is_ignorable(*c))
+            .flat_map(char::to_lowercase)
+            .collect();
+        let folded = folded.trim_end_matches(['.', ' ']);
+        PROTECTED_DIRS.contains(&folded) || folded == "git~1"
+    })
+}
+
+/// The code points HFS+ ignores in names (git's list for `protectHFS`),
+/// with the byte-order mark and the soft hyphen.
+fn is_ignorable(c: char) -> bool {
+    matches!(c,
+        '\u{200B}'..='\u{200F}'
+        | '\u{202A}'..='\u{202E}'
+        | '\u{206A}'..='\u{206F}'
+        | '\u{FEFF}'
+        | '\u{00AD}'
+    )
+}
+
+impl fmt::Debug for Workspace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Workspace")
+            .field("root", &self.root)
+            .finish()
+    }
+}
+
+impl PartialEq for Workspace {
+    fn eq(&self, other: &Self) -> bool {
+        self.root == other.root
+    }
+}
+
+impl Eq for Workspace {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protected_names_are_compared_as_file_systems_read_them() {
+        for name in [
+            ".git/config",
+            "a/.GIT/hooks/x",
+            "a/.g\u{200c}it/config",
+            "a/\u{feff}.git/config",
+            ".git./config",
+            ".git . /config",
+            "GIT~1/config",
+            ".jj/repo",
+            ".Hg/hgrc",
+        ] {
+            assert!(is_protected(Path::new(name)), "{name:?}");
+        }
+        for name in [
+            ".github/workflows/ci.yml",
+            "git/config",
+            ".gitignore",
+            "a.git",
+        ] {
+            assert!(!is_protected(Path::new(name)), "{name:?}");
+        }
+    }
+}
