@@ -50,7 +50,7 @@ fn a_link_at_the_bottom_of_a_tree_deeper_than_path_max_is_followed_and_refused()
     // Two chains of 10 directories of 250 bytes, joined by links (a link's
     // target may not pass 4,095 bytes), so the real path runs past 5,000
     // bytes; at the bottom, a link out and a link to the workspace's `.git`.
-    let chain = vec![name.as_str(); 10].join("/");
+    let chain = [name.as_str(); 10].join("/");
     sh(
         &ws,
         &format!(
