@@ -101,5 +101,52 @@ fn bench_get(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_get);
+/// `small/*`: the cost of the workspace walk (issue 26) on a small file,
+/// where it weighs most: `get` of one field from a 300-byte file at the root
+/// and eight directories down, against `std::fs::read` of the same file by
+/// its absolute path plus serde_json (the naive route, no boundary at all).
+fn bench_small_file(c: &mut Criterion) {
+    let dir = std::env::temp_dir().join(format!("argmend-bench-small-{}", std::process::id()));
+    let deep = "a/b/c/d/e/f/g/h";
+    std::fs::create_dir_all(dir.join(deep)).expect("temp dir");
+    let text = r#"{"name": "web", "replicas": 3, "ports": [80, 443], "env": {"LOG": "info"}}"#;
+    let text = format!("{text}{}", " ".repeat(300 - text.len()));
+    std::fs::write(dir.join("small.json"), &text).expect("write");
+    let nested = format!("{deep}/small.json");
+    std::fs::write(dir.join(&nested), &text).expect("write");
+    let workspace = Workspace::new(&dir).expect("workspace");
+    let mut group = c.benchmark_group("small");
+    group.bench_function("argmend_get_root", |b| {
+        b.iter(|| {
+            get(
+                &workspace,
+                Source::File(black_box("small.json".as_ref())),
+                "env.LOG",
+            )
+            .expect("get")
+        });
+    });
+    group.bench_function("argmend_get_depth8", |b| {
+        b.iter(|| {
+            get(
+                &workspace,
+                Source::File(black_box(nested.as_ref())),
+                "env.LOG",
+            )
+            .expect("get")
+        });
+    });
+    let absolute = dir.join(&nested);
+    group.bench_function("std_read_serde_depth8", |b| {
+        b.iter(|| {
+            let bytes = std::fs::read(black_box(&absolute)).expect("read");
+            let value: Value = serde_json::from_slice(&bytes).expect("valid");
+            value.pointer("/env/LOG").map(ToString::to_string)
+        });
+    });
+    group.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(benches, bench_get, bench_small_file);
 criterion_main!(benches);

@@ -92,6 +92,13 @@ pub(super) fn walk(root_dir: &Dir, root: &Path, parts: Vec<OsString>) -> Result<
             continue;
         }
         let here = dir.as_ref().unwrap_or(root_dir);
+        // Most names on a path are directories: try to enter one first (one
+        // call), and look at what the name is only when that fails.
+        if let Ok(next) = here.open_dir_nofollow(&name) {
+            dir = Some(next);
+            names.push(name);
+            continue;
+        }
         let meta = match here.symlink_metadata(&name) {
             Ok(meta) => meta,
             Err(error) if is_missing(&error) => {
@@ -147,6 +154,8 @@ pub(super) fn walk(root_dir: &Dir, root: &Path, parts: Vec<OsString>) -> Result<
             continue;
         }
         if meta.is_dir() {
+            // A directory that could not be entered (no permission), or
+            // one that was a link a moment ago.
             dir = Some(here.open_dir_nofollow(&name)?);
             names.push(name);
             continue;
