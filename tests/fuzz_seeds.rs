@@ -253,3 +253,8 @@ fn json_query_check_holds_on_its_seeds() {
 fn json_yaml_check_holds_on_its_seeds() {
     replay_tool_target("json_yaml", checks::check_json_yaml_fuzz);
 }
+
+#[test]
+fn workspace_paths_check_holds_on_its_seeds() {
+    replay_tool_target("workspace_paths", checks::check_workspace_paths);
+}

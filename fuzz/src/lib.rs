@@ -833,6 +833,9 @@ mod workspace_paths {
         let _ = std::fs::remove_dir_all(&outer);
         let result = Tree::build(outer.clone(), data).and_then(|(tree, paths)| {
             let result = tree.check_all(&paths);
+            if std::env::var_os("WSFUZZ_DEBUG").is_some() {
+                eprintln!("{}\n{paths:#?}", abbreviate(&tree.failure("DEBUG")));
+            }
             result.map_err(|failure| tree.failure(&failure))
         });
         let cleaned = std::fs::remove_dir_all(&outer);
