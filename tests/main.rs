@@ -17,6 +17,7 @@ mod hostile_diff; // issue 13: git patch forms, rollback and path messages
 mod hostile_json; // issue 13: duplicate keys, real-world YAML, capped counts
 mod json; // @json (issue 4)
 mod mcp; // argmend mcp (issue 6): a real MCP client and raw JSON-RPC
+mod mcp_bounds; // issue 26: mcp bounded under any client, ids on every refusal
 mod normalize; // tool-aware normalization (issue 3)
 mod properties; // proptest: the six guarantees
 mod python; // the Python package: pytest in target/py-venv (issue 12)
