@@ -208,3 +208,43 @@ fn repaired(
     answer.structured_content = Some(Value::Object(structured));
     answer
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arguments(value: Value) -> JsonObject {
+        match value {
+            Value::Object(map) => map,
+            _ => JsonObject::new(),
+        }
+    }
+
+    /// Issue 26, hole 7: past its deadline, `repair` stops instead of
+    /// working on unheard; before it, it mends as ever.
+    #[test]
+    fn repair_stops_at_its_deadline() {
+        let caps = Caps {
+            max_output: 1 << 20,
+            time_limit: Duration::from_millis(5),
+        };
+        let text = format!("[{}]", vec!["{a: 'x',}"; 1000].join(","));
+        let past = Instant::now();
+        for with_tool in [false, true] {
+            let mut call = json!({"text": text});
+            if with_tool {
+                call["tool"] = json!("write_file");
+            }
+            let late = repair_call(arguments(call.clone()), caps, past);
+            assert_eq!(late.is_error, Some(true));
+            let reason = &late.structured_content.as_ref().unwrap()["reason"];
+            assert!(
+                reason.as_str().unwrap().contains("--timeout-ms of 5 ms"),
+                "{reason}"
+            );
+            let soon = Instant::now() + Duration::from_secs(60);
+            let done = repair_call(arguments(call), caps, soon);
+            assert_eq!(done.is_error, Some(false), "{done:?}");
+        }
+    }
+}
