@@ -144,8 +144,9 @@ fn a_client_that_does_not_read_stops_the_server_reading() {
     assert!(session.child.wait().unwrap().success());
 }
 
-/// Hole 4: 40 pipelined `get`s on a 3 MB file within 200 MB of address
-/// space. On tokio's blocking pool alone all 40 ran at once.
+/// Hole 4: 100 pipelined `get`s on a 3 MB file within 160 MB of address
+/// space. On tokio's blocking pool alone they ran at once, and all but a
+/// few failed "out of memory".
 #[test]
 fn pipelined_gets_run_in_bounded_memory() {
     let dir = TempDir::new();
@@ -162,11 +163,11 @@ fn pipelined_gets_run_in_bounded_memory() {
             "clientInfo": {"name": "raw", "version": "0"}}})
     ));
     input.push_str("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
-    for i in 0..40 {
+    for i in 0..100 {
         input.push_str(&format!("{}\n", get(100 + i, &format!("items[{i}].id"))));
     }
     let mut child = Command::new("sh")
-        .args(["-c", &format!("ulimit -v 200000 && exec {bin} mcp")])
+        .args(["-c", &format!("ulimit -v 160000 && exec {bin} mcp")])
         .current_dir(dir.path())
         .env("MALLOC_ARENA_MAX", "1")
         .stdin(Stdio::piped())
@@ -184,7 +185,7 @@ fn pipelined_gets_run_in_bounded_memory() {
         .filter(|answer: &Value| answer["id"] != 1)
         .collect();
     got.sort_by_key(|answer| answer["id"].as_i64());
-    assert_eq!(got.len(), 40);
+    assert_eq!(got.len(), 100);
     for (i, answer) in got.iter().enumerate() {
         assert_eq!(
             answer["result"]["content"][0]["text"],

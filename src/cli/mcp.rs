@@ -52,7 +52,9 @@ Tools:
   json    {\"cmd\": \"get\", \"args\": {\"file\": \"resp.json\", \"path\": \"data.items[0]\"}}
   diff    {\"cmd\": \"apply\", \"args\": {\"file\": \"app.py\", \"patch\": \"…\", \"dry_run\": true}}
   repair  {\"text\": \"{name: 'Ada',}\", \"tool\": \"write_file\"}
-Malformed arguments are repaired before use; each result says what was repaired.")]
+Malformed arguments are repaired before use; each result says what was repaired.
+At most 2 to 4 calls run at once (one per core) and as many more wait; beyond
+that, or while answers are not read, the server reads no more input.")]
 pub(crate) struct McpArgs {
     #[command(flatten)]
     pub(crate) runtime: RuntimeArgs,

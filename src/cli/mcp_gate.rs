@@ -60,13 +60,16 @@ struct Outgoing {
 /// holding a place of the window.
 struct Window {
     places: Arc<Semaphore>,
+    size: u32,
     open: Mutex<HashMap<RequestId, OwnedSemaphorePermit>>,
 }
 
 impl Window {
     fn new(places: usize) -> Self {
+        let size = u32::try_from(places).unwrap_or(u32::MAX).max(1);
         Window {
-            places: Arc::new(Semaphore::new(places)),
+            places: Arc::new(Semaphore::new(size as usize)),
+            size,
             open: Mutex::new(HashMap::new()),
         }
     }
@@ -75,13 +78,29 @@ impl Window {
         self.lock().contains_key(id)
     }
 
-    /// Wait for a place for `id` (this is where the gate stops reading).
-    async fn enter(&self, id: RequestId) {
-        // The semaphore is never closed; were it, the request goes unbounded
-        // rather than unanswered.
-        if let Ok(place) = Arc::clone(&self.places).acquire_owned().await {
-            self.lock().insert(id, place);
+    /// Wait for a place for `id` (this is where the gate stops reading);
+    /// `false` once stdout is closed (nobody reads answers any more).
+    async fn enter(&self, id: RequestId) -> bool {
+        match Arc::clone(&self.places).acquire_owned().await {
+            Ok(place) => {
+                self.lock().insert(id, place);
+                true
+            }
+            Err(_) => false,
         }
+    }
+
+    /// Wait until every forwarded request is answered on stdout (or stdout
+    /// is closed). Why: at the end of input rmcp waits 5 s for the calls in
+    /// flight and drops the answers of slower ones; `serve` finishes them.
+    /// Each forwarded request is answered within its time limit, so this ends.
+    async fn drain(&self) {
+        let _ = self.places.acquire_many(self.size).await;
+    }
+
+    /// stdout is closed: no answer will be written, nothing waits for one.
+    fn close(&self) {
+        self.places.close();
     }
 
     /// Give `id`'s place back (nothing if it holds none).
@@ -108,6 +127,7 @@ pub(crate) fn start() -> (Pipes, tokio::task::JoinHandle<()>) {
         let mut stdout = tokio::io::stdout();
         while let Some(Outgoing { line, answers }) = outbox.recv().await {
             if stdout.write_all(&line).await.is_err() || stdout.flush().await.is_err() {
+                settled.close();
                 return;
             }
             if let Some(id) = answers {
@@ -172,6 +192,7 @@ async fn pass(
             continue;
         }
         if line.is_empty() {
+            window.drain().await;
             return server.shutdown().await;
         }
         match check(&line) {
@@ -186,7 +207,9 @@ async fn pass(
                         answer(out, id.into_json_value(), -32600, &message).await;
                         continue;
                     }
-                    window.enter(id).await;
+                    if !window.enter(id).await {
+                        return server.shutdown().await;
+                    }
                 }
                 server.write_all(&line).await?;
                 if line.last() != Some(&b'\n') {
