@@ -126,12 +126,15 @@ pub(crate) fn start() -> (Pipes, tokio::task::JoinHandle<()>) {
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
         while let Some(Outgoing { line, answers }) = outbox.recv().await {
+            // The place is given back as the answer goes out, not after: a
+            // client that reads it and reuses its id at once must find the
+            // id free. The line in hand is the one more the window allows.
+            if let Some(id) = answers {
+                settled.leave(&id);
+            }
             if stdout.write_all(&line).await.is_err() || stdout.flush().await.is_err() {
                 settled.close();
                 return;
-            }
-            if let Some(id) = answers {
-                settled.leave(&id);
             }
         }
     });
