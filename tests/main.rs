@@ -5,6 +5,7 @@ mod api; // facts about the public API (Send + Sync, limits)
 mod beside_strings; // issue 25: faults beside strings
 mod boundary; // issue 26: the workspace boundary held by the kernel
 mod call; // the tool-call runtime (issue 6)
+mod call_bounds; // issue 26: a call's size capped, results that cannot close their block
 mod call_hostile; // prose tags, cut-off calls, attribute bounds (issue 14)
 mod cli; // the built binary: golden tests of `argmend repair`
 mod clients; // the model API adapters on recorded streams (issue 15)
@@ -18,6 +19,7 @@ mod hostile_diff; // issue 13: git patch forms, rollback and path messages
 mod hostile_json; // issue 13: duplicate keys, real-world YAML, capped counts
 mod json; // @json (issue 4)
 mod mcp; // argmend mcp (issue 6): a real MCP client and raw JSON-RPC
+mod mcp_bounds; // issue 26: mcp bounded under any client, ids on every refusal
 mod normalize; // tool-aware normalization (issue 3)
 mod properties; // proptest: the six guarantees
 mod python; // the Python package: pytest in target/py-venv (issue 12)

@@ -283,16 +283,16 @@ fn schema_examples_are_accepted_by_the_tools() {
 }
 
 /// A raw JSON-RPC session with `argmend mcp`, initialized.
-struct Session {
-    child: std::process::Child,
-    stdin: std::process::ChildStdin,
-    stdout: BufReader<std::process::ChildStdout>,
+pub(crate) struct Session {
+    pub(crate) child: std::process::Child,
+    pub(crate) stdin: std::process::ChildStdin,
+    pub(crate) stdout: BufReader<std::process::ChildStdout>,
 }
 
 impl Session {
     /// Start `argmend mcp` in `dir` with `args` before `--workspace`, and
     /// initialize it.
-    fn start(dir: &TempDir, args: &[&str]) -> Session {
+    pub(crate) fn start(dir: &TempDir, args: &[&str]) -> Session {
         let mut child = Command::new(env!("CARGO_BIN_EXE_argmend"))
             .arg("mcp")
             .args(args)
@@ -320,25 +320,25 @@ impl Session {
         session
     }
 
-    fn send(&mut self, message: &Value) {
+    pub(crate) fn send(&mut self, message: &Value) {
         self.send_raw(message.to_string().as_bytes());
     }
 
     /// One line as given (it need not be JSON, nor UTF-8).
-    fn send_raw(&mut self, line: &[u8]) {
+    pub(crate) fn send_raw(&mut self, line: &[u8]) {
         self.stdin.write_all(line).unwrap();
         self.stdin.write_all(b"\n").unwrap();
         self.stdin.flush().unwrap();
     }
 
-    fn receive(&mut self) -> Value {
+    pub(crate) fn receive(&mut self) -> Value {
         let mut line = String::new();
         self.stdout.read_line(&mut line).unwrap();
         serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
     }
 
     /// Close stdin and wait: whether it exited 0, and its stderr.
-    fn finish(self) -> (bool, String) {
+    pub(crate) fn finish(self) -> (bool, String) {
         drop(self.stdin);
         let output = self.child.wait_with_output().unwrap();
         (

@@ -115,3 +115,33 @@ fn pipelined_requests_run_in_bounded_memory() {
         assert_eq!(answer["output"], format!("{}\n", answer["id"]), "{answer}");
     }
 }
+
+/// Issue 26, hole 13, `serve`'s side (it held already; kept so): a request
+/// with a readable id and a bad shape is refused with that id, a
+/// fractional id is echoed, and two requests with one id are each answered.
+#[test]
+fn refusals_carry_the_id_and_duplicate_ids_are_each_answered() {
+    let dir = TempDir::new();
+    dir.write("a.json", "{\"a\": [1, 2]}");
+    let input = concat!(
+        "{\"id\": 1.5, \"tool\": 5}\n",
+        "{\"jsonrpc\": \"1.0\", \"id\": \"x\", \"method\": \"tools/list\"}\n",
+        "{\"id\": 3, \"tool\": \"@json\", \"args\": \n",
+        "{\"id\": 7, \"tool\": \"@json\", \"args\": \"get --file a.json --path a[0]\"}\n",
+        "{\"id\": 7, \"tool\": \"@json\", \"args\": \"get --file a.json --path a[1]\"}\n",
+    );
+    let (answers, ok) = serve(&dir, input.as_bytes(), None);
+    assert!(ok);
+    assert_eq!(answers.len(), 5, "{answers:?}");
+    let ids: Vec<&Value> = answers.iter().map(|a| &a["id"]).collect();
+    for id in [json!(1.5), json!("x"), json!(3)] {
+        assert!(ids.contains(&&id), "no answer for {id}: {answers:?}");
+    }
+    let mut sevens: Vec<&Value> = answers
+        .iter()
+        .filter(|a| a["id"] == 7)
+        .map(|a| &a["output"])
+        .collect();
+    sevens.sort_by_key(|output| output.to_string());
+    assert_eq!(sevens, [&json!("1\n"), &json!("2\n")]);
+}

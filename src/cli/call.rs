@@ -10,6 +10,8 @@ use argmend::tools::Workspace;
 use argmend::{CallParser, Dispatcher, Event, ToolErrorKind, ToolResult};
 use clap::Args;
 
+use super::limits::MAX_LINE;
+
 /// Exit 1: at least one call failed (its error was printed as its result).
 const EXIT_FAILED: u8 = 1;
 /// Exit 2: usage or I/O error.
@@ -63,6 +65,8 @@ Text around the calls is printed as it is, each result in its place as
   <tool_result name=\"@json\" ok=\"true\">
   …
   </tool_result>
+A result that holds `</tool_result` itself (a file's text) has it written
+`<\\/tool_result`, so only the real end closes the block.
 A tag that is not a well-formed call (`a <tool_call> here`) is text. A call
 the input cuts off before its end is reported and not run (--run-incomplete
 runs it).
@@ -71,7 +75,8 @@ With --events, nothing runs: the parser's events are printed as JSON Lines.
 Exit codes:
   0  every call answered
   1  at least one call failed (its error is printed as its result)
-  2  usage or I/O error")]
+  2  usage or I/O error, or a call over --max-call-bytes (its result says
+     so, and the input is read no further)")]
 pub(crate) struct CallArgs {
     /// The model output; stdin when absent or `-`.
     #[arg(value_name = "FILE")]
@@ -86,6 +91,12 @@ pub(crate) struct CallArgs {
     /// never writes half a file.
     #[arg(long)]
     pub(crate) run_incomplete: bool,
+
+    /// The most one call may hold, from its start to its end (default
+    /// 64 MiB, the line limit of `serve` and `mcp`). A longer call is
+    /// refused and the input is read no further.
+    #[arg(long, value_name = "N", default_value_t = MAX_LINE)]
+    pub(crate) max_call_bytes: usize,
 
     #[command(flatten)]
     pub(crate) runtime: RuntimeArgs,
@@ -116,10 +127,13 @@ fn run(args: &CallArgs) -> io::Result<ExitCode> {
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let mut parser = CallParser::new();
-    let mut buf = vec![0; 64 * 1024];
+    // Reads no longer than the cap, so a call is measured to within it.
+    let mut buf = vec![0; (64 * 1024usize).min(args.max_call_bytes.max(1))];
     let mut n_failed = 0;
     // Whether the output is at the start of a line (a result starts one).
     let mut line_start = true;
+    // The call the input is in, and how much has been read since its start.
+    let mut open: Option<(String, usize)> = None;
     loop {
         let n = match input.read(&mut buf) {
             Ok(0) => break,
@@ -128,7 +142,19 @@ fn run(args: &CallArgs) -> io::Result<ExitCode> {
             Err(e) => return Err(e),
         };
         for event in parser.feed(&buf[..n]) {
+            match &event {
+                Event::CallStarted { name, .. } => open = Some((name.clone(), 0)),
+                Event::CallReady { .. } | Event::Error { .. } => open = None,
+                _ => {}
+            }
             n_failed += handle(args, &dispatcher, event, &mut out, &mut line_start)?;
+        }
+        if let Some((name, size)) = &mut open {
+            // Counted from the read the call began in: at most one read more.
+            *size += n;
+            if *size > args.max_call_bytes {
+                return too_long(args, name, &mut out, line_start);
+            }
         }
     }
     for event in parser.finish() {
@@ -143,6 +169,39 @@ fn run(args: &CallArgs) -> io::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// A call over `--max-call-bytes`: its result says so, and the run stops,
+/// since the parser would hold the rest of the call to find its end. Why:
+/// a 1 GB argument cost 4.9 GB of memory before anything was refused.
+fn too_long(
+    args: &CallArgs,
+    name: &str,
+    out: &mut impl Write,
+    line_start: bool,
+) -> io::Result<ExitCode> {
+    let limit = args.max_call_bytes;
+    let message = format!(
+        "not run: the call is over {limit} bytes (--max-call-bytes), so the input was read no \
+         further; pass a file's path instead of its text, or raise --max-call-bytes"
+    );
+    if !line_start {
+        writeln!(out)?;
+    }
+    let result = ToolResult {
+        ok: false,
+        output: message.clone(),
+        strategy: None,
+        fixes: Vec::new(),
+        doubts: Vec::new(),
+        error: Some(ToolErrorKind::Refused),
+    };
+    if !args.events {
+        write_result(out, name, &result)?;
+    }
+    out.flush()?;
+    let _ = writeln!(io::stderr().lock(), "argmend: `{name}`: {message}");
+    Ok(ExitCode::from(EXIT_ERROR))
 }
 
 /// Print one event (with --events) or run the call it completes; returns 1
@@ -234,11 +293,50 @@ fn tool_names(dispatcher: &Dispatcher) -> String {
 fn write_result(out: &mut impl Write, name: &str, result: &ToolResult) -> io::Result<()> {
     let name = serde_json::Value::from(name).to_string();
     writeln!(out, "<tool_result name={name} ok=\"{}\">", result.ok)?;
-    out.write_all(result.output.as_bytes())?;
-    if !result.output.ends_with('\n') {
+    let output = escape_result(&result.output);
+    out.write_all(output.as_bytes())?;
+    if !output.ends_with('\n') {
         writeln!(out)?;
     }
     writeln!(out, "</tool_result>")
+}
+
+/// A result's text with every `</tool_result` (any case, and any run of
+/// backslashes after the `<`) given one more backslash after its `<`:
+/// `</tool_result>` becomes `<\/tool_result>`.
+///
+/// Why: the text is a file's, and a file that holds `</tool_result>` ended
+/// the block early, so what followed read as the model's own words (or a
+/// forged result). `<\/` is the escape JSON inside HTML uses for `</script>`;
+/// a model reads it as the text it stands for. Adding one backslash to every
+/// run keeps it reversible: drop one backslash after `<` in each
+/// `<\…\/tool_result` to get the text back.
+pub(crate) fn escape_result(text: &str) -> std::borrow::Cow<'_, str> {
+    const NAME: &[u8] = b"/tool_result";
+    let bytes = text.as_bytes();
+    let closes_at = |at: usize| {
+        let mut i = at + 1;
+        while bytes.get(i) == Some(&b'\\') {
+            i += 1;
+        }
+        bytes
+            .get(i..i + NAME.len())
+            .is_some_and(|name| name.eq_ignore_ascii_case(NAME))
+    };
+    let mut escaped = String::new();
+    let mut copied = 0;
+    for at in memchr::memchr_iter(b'<', bytes) {
+        if closes_at(at) {
+            escaped.push_str(&text[copied..=at]);
+            escaped.push('\\');
+            copied = at + 1;
+        }
+    }
+    if copied == 0 {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    escaped.push_str(&text[copied..]);
+    std::borrow::Cow::Owned(escaped)
 }
 
 /// One event as a JSON object.

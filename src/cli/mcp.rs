@@ -12,15 +12,18 @@
 //! The protocol itself (framing, version negotiation, capabilities) is the
 //! official SDK's, `rmcp`. Tool calls block (file reads, diffs), so each one
 //! runs on the runtime's blocking pool and the server keeps answering.
+//!
+//! Bounds, as `serve` has them: at most [`limits::workers`] calls run at
+//! once (a semaphore, [`Server::pool`]), and the gate in front of rmcp
+//! ([`mcp_gate`]) lets at most as many more wait and reads no more input
+//! while its answers are not taken.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use argmend::{
-    Dispatcher, SchemaMode, ToolMap, ToolOptions, ToolResult, Verdict, normalize_tool_args_with,
-    repair,
-};
+use argmend::{Dispatcher, ToolResult};
 use clap::Args;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -30,11 +33,13 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
+use tokio::sync::Semaphore;
 
-use super::batch::doubt_value;
 use super::call::{RuntimeArgs, repairs_json};
+use super::limits;
 use super::mcp_gate;
+use super::mcp_repair::{Caps, refused, repair_call};
 
 /// Options of `argmend mcp`.
 #[derive(Debug, Args)]
@@ -47,7 +52,9 @@ Tools:
   json    {\"cmd\": \"get\", \"args\": {\"file\": \"resp.json\", \"path\": \"data.items[0]\"}}
   diff    {\"cmd\": \"apply\", \"args\": {\"file\": \"app.py\", \"patch\": \"…\", \"dry_run\": true}}
   repair  {\"text\": \"{name: 'Ada',}\", \"tool\": \"write_file\"}
-Malformed arguments are repaired before use; each result says what was repaired.")]
+Malformed arguments are repaired before use; each result says what was repaired.
+At most 2 to 4 calls run at once (one per core) and as many more wait; beyond
+that, or while answers are not read, the server reads no more input.")]
 pub(crate) struct McpArgs {
     #[command(flatten)]
     pub(crate) runtime: RuntimeArgs,
@@ -73,7 +80,7 @@ pub(crate) fn main(args: &McpArgs) -> ExitCode {
     );
     let caps = Caps {
         max_output: args.runtime.max_output,
-        time_limit: std::time::Duration::from_millis(args.runtime.timeout_ms),
+        time_limit: Duration::from_millis(args.runtime.timeout_ms),
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -85,11 +92,16 @@ pub(crate) fn main(args: &McpArgs) -> ExitCode {
     let served = runtime.block_on(async move {
         let (pipes, flushed) = mcp_gate::start();
         let transport = AsyncRwTransport::new_server(pipes.server_in, pipes.server_out)
-            .with_max_line_length(mcp_gate::MAX_MESSAGE + 2);
-        let server = Server { dispatcher, caps }
-            .serve(transport)
-            .await
-            .map_err(|error| format!("the MCP handshake failed: {error}"))?;
+            .with_max_line_length(limits::MAX_LINE + 2);
+        let pool = Arc::new(Semaphore::new(limits::workers()));
+        let server = Server {
+            dispatcher,
+            caps,
+            pool,
+        }
+        .serve(transport)
+        .await
+        .map_err(|error| format!("the MCP handshake failed: {error}"))?;
         let stopped = server
             .waiting()
             .await
@@ -115,14 +127,12 @@ fn fail(message: &str) -> ExitCode {
 struct Server {
     dispatcher: Arc<Dispatcher>,
     caps: Caps,
-}
-
-/// The limits `repair` obeys like the other tools.
-#[derive(Debug, Clone, Copy)]
-struct Caps {
-    max_output: usize,
-    /// `json` and `diff` get it from the dispatcher; `repair` here.
-    time_limit: std::time::Duration,
+    /// The workers: a call runs only while it holds one, from its start
+    /// until its work really ends (not when a timeout answers it), so
+    /// timed-out work cannot pile up beside new calls. Why: on tokio's
+    /// blocking pool alone, 200 pipelined `get`s on a 19 MB file ran 200 at
+    /// once and peaked at 3 GB.
+    pool: Arc<Semaphore>,
 }
 
 impl ServerHandler for Server {
@@ -148,47 +158,62 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
+        if !matches!(name.as_str(), "json" | "diff" | "repair") {
+            return Err(McpError::invalid_params(
+                format!("unknown tool `{name}`: the tools are json, diff and repair"),
+                None,
+            ));
+        }
+        // Wait for a worker; a call the client cancels meanwhile leaves the
+        // queue at once (rmcp drops its answer).
+        let worker = tokio::select! {
+            worker = Arc::clone(&self.pool).acquire_owned() => worker.ok(),
+            () = context.ct.cancelled() => {
+                return Err(McpError::internal_error("the call was cancelled", None));
+            }
+        };
         let arguments = request.arguments.unwrap_or_default();
         let dispatcher = Arc::clone(&self.dispatcher);
         let caps = self.caps;
         let is_repair = name == "repair";
-        let call = move || match name.as_str() {
-            // Called by their MCP names, so every message says `json`/`diff`.
-            "json" => Ok(envelope_call(&dispatcher, "json", arguments)),
-            "diff" => Ok(envelope_call(&dispatcher, "diff", arguments)),
-            "repair" => Ok(repair_call(arguments, caps)),
-            other => Err(McpError::invalid_params(
-                format!("unknown tool `{other}`: the tools are json, diff and repair"),
-                None,
-            )),
+        let call = move || {
+            let _worker = worker;
+            match name.as_str() {
+                // Called by their MCP names, so every message says `json`/`diff`.
+                "json" => envelope_call(&dispatcher, "json", arguments),
+                "diff" => envelope_call(&dispatcher, "diff", arguments),
+                _ => repair_call(arguments, caps, Instant::now() + caps.time_limit),
+            }
         };
         // Tools read files and diff them: keep them off the protocol's thread.
-        // The dispatcher bounds `json` and `diff` in time itself; this bounds
-        // `repair` (a slower call is answered and left to finish unheard).
+        // The answer comes at the time limit at the latest: the dispatcher
+        // bounds `json` and `diff` itself (this limit is a backstop), and this
+        // one answers `repair`. The worker stays taken until the work stops:
+        // the dispatcher returns at its limit (the tool's thread then stops at
+        // its deadline checks), and `repair` checks its deadline between
+        // chunks of the text.
         let limit = if is_repair {
             caps.time_limit
         } else {
-            caps.time_limit * 2 + std::time::Duration::from_secs(1)
+            caps.time_limit * 2 + Duration::from_secs(1)
         };
         let task = tokio::task::spawn_blocking(call);
         let Ok(joined) = tokio::time::timeout(limit, task).await else {
-            let message = format!(
-                "the call took longer than the server's --timeout-ms of {} ms",
-                caps.time_limit.as_millis()
-            );
+            let message = caps.timeout_message();
+            if is_repair {
+                return Ok(refused(message).into());
+            }
             let mut answer = CallToolResult::error(vec![ContentBlock::text(message.clone())]);
-            answer.structured_content = Some(if is_repair {
-                json!({"verdict": "refused", "reason": message})
-            } else {
-                json!({"ok": false, "output": message, "repairs": {"fixes": [], "strategy": null}})
-            });
+            answer.structured_content = Some(
+                json!({"ok": false, "output": message, "repairs": {"fixes": [], "strategy": null}}),
+            );
             return Ok(answer.into());
         };
         match joined {
-            Ok(result) => result.map(CallToolResponse::from),
+            Ok(result) => Ok(result.into()),
             Err(error) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
                 "the call failed unexpectedly: {error}"
             ))])
@@ -333,141 +358,5 @@ fn tool_result(result: ToolResult) -> CallToolResult {
         CallToolResult::error(content)
     };
     answer.structured_content = Some(structured);
-    answer
-}
-
-/// `repair`: mend `text` (with `tool` and `schema`, as its arguments).
-fn repair_call(mut arguments: JsonObject, caps: Caps) -> CallToolResult {
-    let text = match take_text(&mut arguments) {
-        Ok(text) => text,
-        Err(message) => {
-            let mut answer = CallToolResult::error(vec![ContentBlock::text(message.clone())]);
-            answer.structured_content = Some(json!({"verdict": "refused", "reason": message}));
-            return answer;
-        }
-    };
-    let tool = match arguments.remove("tool") {
-        Some(Value::String(tool)) => Some(tool),
-        None | Some(Value::Null) => None,
-        Some(_) => return usage("`tool` must be a string (a tool name such as write_file)"),
-    };
-    let schema = match arguments.remove("schema") {
-        Some(schema @ Value::Object(_)) => Some(schema),
-        None | Some(Value::Null) => None,
-        Some(Value::String(text)) => match repair(text.as_bytes()).to_value() {
-            Some(schema @ Value::Object(_)) => Some(schema),
-            _ => return usage("`schema` must be a JSON Schema object"),
-        },
-        Some(_) => return usage("`schema` must be a JSON Schema object"),
-    };
-    let strict = matches!(arguments.remove("strict"), Some(Value::Bool(true)));
-    if let Some(key) = arguments.keys().next() {
-        return usage(&format!("unknown argument `{key}`"));
-    }
-    if tool.is_none() && schema.is_none() {
-        let outcome = repair(text.as_bytes());
-        let fixes: Vec<Value> = outcome
-            .fixes()
-            .iter()
-            .map(|fix| json!({"kind": fix.kind.name(), "offset": fix.offset}))
-            .collect();
-        let mut repairs = json!({"fixes": fixes});
-        if !outcome.doubts().is_empty() {
-            let doubts = outcome.doubts().iter().map(doubt_value).collect();
-            repairs["doubt"] = Value::Array(doubts);
-        }
-        return repaired(
-            outcome.verdict(),
-            outcome.text(),
-            outcome.reason().map(str::to_owned),
-            repairs,
-            caps,
-        );
-    }
-    let mut options = ToolOptions::default().tools(ToolMap::builtin());
-    if let Some(schema) = schema {
-        options = options.schema(schema);
-    }
-    if strict {
-        options = options.mode(SchemaMode::Strict);
-    }
-    let normalized = normalize_tool_args_with(tool.as_deref().unwrap_or(""), &text, &options);
-    let repairs = repairs_json(
-        normalized.strategy().map(|s| s.number()),
-        normalized.fixes(),
-        normalized.doubts(),
-    );
-    repaired(
-        normalized.verdict(),
-        normalized.text(),
-        normalized.reason().map(str::to_owned),
-        repairs,
-        caps,
-    )
-}
-
-/// The text to repair: `text` (or `input`, `json`), a string; a value the
-/// client already parsed is written back as JSON.
-fn take_text(arguments: &mut JsonObject) -> Result<String, String> {
-    for key in ["text", "input", "json"] {
-        match arguments.remove(key) {
-            Some(Value::String(text)) => return Ok(text),
-            Some(Value::Null) | None => continue,
-            Some(value) => return Ok(value.to_string()),
-        }
-    }
-    Err("`repair` needs `text`: the JSON to mend, e.g. {\"text\": \"{name: 'Ada',}\"}".to_owned())
-}
-
-fn usage(problem: &str) -> CallToolResult {
-    let message = format!(
-        "`repair`: {problem}; it takes text, tool?, schema?, strict?; e.g. \
-         {{\"text\": \"main.go\", \"tool\": \"read_file\"}}"
-    );
-    let mut answer = CallToolResult::error(vec![ContentBlock::text(message.clone())]);
-    answer.structured_content = Some(json!({"verdict": "refused", "reason": message}));
-    answer
-}
-
-/// The answer of `repair`: the mended text, or why there was none.
-fn repaired(
-    verdict: Verdict,
-    text: &str,
-    reason: Option<String>,
-    repairs: Value,
-    caps: Caps,
-) -> CallToolResult {
-    let mut structured = Map::new();
-    structured.insert("verdict".to_owned(), Value::from(verdict.name()));
-    if let Value::Object(repairs) = repairs {
-        structured.extend(repairs);
-    }
-    if verdict == Verdict::NotJson {
-        let reason = reason.unwrap_or_else(|| "no JSON found".to_owned());
-        structured.insert("reason".to_owned(), Value::from(reason.clone()));
-        let mut answer =
-            CallToolResult::error(vec![ContentBlock::text(format!("not JSON: {reason}"))]);
-        answer.structured_content = Some(Value::Object(structured));
-        return answer;
-    }
-    // `--max-output` holds here as for every tool: the mended JSON is cut
-    // short no more than an answer is, so a too-large one is refused, with
-    // its size, rather than returned half.
-    if text.len() > caps.max_output {
-        let message = format!(
-            "the mended JSON is {} bytes, over the server's --max-output of {} bytes: mend it \
-             with `argmend repair FILE` instead",
-            text.len(),
-            caps.max_output
-        );
-        structured.insert("reason".to_owned(), Value::from(message.clone()));
-        let mut answer = CallToolResult::error(vec![ContentBlock::text(message)]);
-        answer.structured_content = Some(Value::Object(structured));
-        return answer;
-    }
-    // The JSON is the text content; the structured content says how it was
-    // mended, without a second copy of it.
-    let mut answer = CallToolResult::success(vec![ContentBlock::text(text)]);
-    answer.structured_content = Some(Value::Object(structured));
     answer
 }

@@ -1,26 +1,46 @@
 //! The gate in front of the MCP server: every line from the client passes
-//! here first, so every request with an id gets exactly one response.
+//! here first, so every request with an id gets exactly one response, and
+//! the server reads no faster than its answers are taken.
 //!
-//! Why: rmcp drops what it cannot use without a word. A line over its
-//! 16 MiB limit, a line that is not JSON or not UTF-8, a string with a lone
-//! surrogate: the client waits for an answer until its own timeout. And a
-//! `tools/call` without `name` fails as "method not found". The gate reads
-//! stdin itself, answers those lines as JSON-RPC 2.0 says (`-32700` parse
-//! error, `-32600` invalid request, `-32602` invalid params, with the id when
-//! one can be read), and forwards the rest to rmcp through an in-memory pipe.
-//! rmcp's output comes back through another pipe and is written to stdout a
-//! whole line at a time, so the gate's answers never split one of its lines.
+//! Why answers: rmcp drops what it cannot use without a word. A line over
+//! its 16 MiB limit, a line that is not JSON or not UTF-8, a string with a
+//! lone surrogate: the client waits for an answer until its own timeout. And
+//! it answers a bad shape (`"jsonrpc": "1.0"`, `"id": 1.5`) with no id. The
+//! gate reads stdin itself, answers those lines as JSON-RPC 2.0 says
+//! (`-32700` parse error, `-32600` invalid request, `-32602` invalid params,
+//! with the id when one can be read; see [`mcp_check`](super::mcp_check)),
+//! and forwards the rest to rmcp through an in-memory pipe. rmcp's output
+//! comes back through another pipe and is written to stdout a whole line at
+//! a time, so the gate's answers never split one of its lines.
+//!
+//! Why a window: rmcp reads every line it is given, starts a task for each
+//! request at once and queues each answer in a task of its own. 200
+//! pipelined `get`s on a 19 MB file held 200 copies of it (3 GB), and a
+//! client that read nothing grew the server by 150 MB per 2,500 calls. Now
+//! a request takes a place in a window of [`limits::workers`] +
+//! [`limits::queue`] places before it is forwarded, and gives it back when
+//! its answer has been written to stdout (or the client cancelled it). With
+//! the window full the gate reads no more input: back-pressure on a client
+//! that sends faster than calls finish, and on one that does not read its
+//! answers, as `serve` does. A request whose id is already in the window is
+//! refused with that id (rmcp would answer only one of the two).
 
+use std::collections::HashMap;
 use std::io;
+use std::sync::{Arc, Mutex, PoisonError};
 
+use rmcp::model::RequestId;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, DuplexStream};
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use super::call::find_id;
+use super::limits::{self, MAX_LINE as MAX_MESSAGE};
+use super::mcp_check::{BATCH_REFUSAL, Verdict, answered_id, check};
 
-/// The longest message: a 20 MB file's text sent inline, JSON-escaped, fits.
-pub(crate) const MAX_MESSAGE: usize = 64 << 20;
+/// Lines queued for stdout: rmcp's answers and the gate's own. A handful
+/// is enough to keep stdout busy; more would only hold answers nobody reads.
+const OUTBOX: usize = 8;
 
 /// The pipes between the gate and rmcp: rmcp reads `server_in` and writes
 /// `server_out`.
@@ -29,17 +49,91 @@ pub(crate) struct Pipes {
     pub(crate) server_out: DuplexStream,
 }
 
+/// One line for stdout; `answers`: the request it answers, given back to
+/// the window once the line is written.
+struct Outgoing {
+    line: Vec<u8>,
+    answers: Option<RequestId>,
+}
+
+/// The requests forwarded to rmcp and not yet answered on stdout, each
+/// holding a place of the window.
+struct Window {
+    places: Arc<Semaphore>,
+    size: u32,
+    open: Mutex<HashMap<RequestId, OwnedSemaphorePermit>>,
+}
+
+impl Window {
+    fn new(places: usize) -> Self {
+        let size = u32::try_from(places).unwrap_or(u32::MAX).max(1);
+        Window {
+            places: Arc::new(Semaphore::new(size as usize)),
+            size,
+            open: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn holds(&self, id: &RequestId) -> bool {
+        self.lock().contains_key(id)
+    }
+
+    /// Wait for a place for `id` (this is where the gate stops reading);
+    /// `false` once stdout is closed (nobody reads answers any more).
+    async fn enter(&self, id: RequestId) -> bool {
+        match Arc::clone(&self.places).acquire_owned().await {
+            Ok(place) => {
+                self.lock().insert(id, place);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Wait until every forwarded request is answered on stdout (or stdout
+    /// is closed). Why: at the end of input rmcp waits 5 s for the calls in
+    /// flight and drops the answers of slower ones; `serve` finishes them.
+    /// Each forwarded request is answered within its time limit, so this ends.
+    async fn drain(&self) {
+        let _ = self.places.acquire_many(self.size).await;
+    }
+
+    /// stdout is closed: no answer will be written, nothing waits for one.
+    fn close(&self) {
+        self.places.close();
+    }
+
+    /// Give `id`'s place back (nothing if it holds none).
+    fn leave(&self, id: &RequestId) {
+        let place = self.lock().remove(id);
+        drop(place);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, OwnedSemaphorePermit>> {
+        self.open.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
 /// Start the gate on stdin and stdout; returns rmcp's ends of the pipes and
 /// a task that ends once everything rmcp wrote has reached stdout.
 pub(crate) fn start() -> (Pipes, tokio::task::JoinHandle<()>) {
     let (gate_in, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, gate_out) = tokio::io::duplex(1 << 16);
-    let (lines, mut outbox) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (lines, mut outbox) = mpsc::channel::<Outgoing>(OUTBOX);
+    let window = Arc::new(Window::new(limits::workers() + limits::queue()));
     // One writer owns stdout: rmcp's lines and the gate's answers queue here.
+    let settled = Arc::clone(&window);
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
-        while let Some(line) = outbox.recv().await {
+        while let Some(Outgoing { line, answers }) = outbox.recv().await {
+            // The place is given back as the answer goes out, not after: a
+            // client that reads it and reuses its id at once must find the
+            // id free. The line in hand is the one more the window allows.
+            if let Some(id) = answers {
+                settled.leave(&id);
+            }
             if stdout.write_all(&line).await.is_err() || stdout.flush().await.is_err() {
+                settled.close();
                 return;
             }
         }
@@ -47,13 +141,13 @@ pub(crate) fn start() -> (Pipes, tokio::task::JoinHandle<()>) {
     let from_server = lines.clone();
     let copier = tokio::spawn(async move {
         let mut reader = tokio::io::BufReader::new(gate_out);
-        let mut line = Vec::new();
         loop {
-            line.clear();
+            let mut line = Vec::new();
             match reader.read_until(b'\n', &mut line).await {
                 Ok(0) | Err(_) => return,
                 Ok(_) => {
-                    if from_server.send(line.clone()).is_err() {
+                    let answers = answered_id(&line);
+                    if from_server.send(Outgoing { line, answers }).await.is_err() {
                         return;
                     }
                 }
@@ -62,7 +156,7 @@ pub(crate) fn start() -> (Pipes, tokio::task::JoinHandle<()>) {
     });
     tokio::spawn(async move {
         let stdin = tokio::io::BufReader::with_capacity(1 << 16, tokio::io::stdin());
-        let _ = pass(stdin, gate_in, &lines).await;
+        let _ = pass(stdin, gate_in, &lines, &window).await;
     });
     let done = tokio::spawn(async move {
         let _ = copier.await;
@@ -78,43 +172,69 @@ pub(crate) fn start() -> (Pipes, tokio::task::JoinHandle<()>) {
 }
 
 /// Read client lines until the end of input; forward the good ones to
-/// `server`, answer the others on `out`. Dropping `server` at the end tells
-/// rmcp the client has gone.
+/// `server` (each request once it has a place in `window`), answer the
+/// others on `out`. Dropping `server` at the end tells rmcp the client has
+/// gone.
 async fn pass(
     mut input: impl AsyncBufRead + Unpin,
     mut server: impl AsyncWrite + Unpin,
-    out: &mpsc::UnboundedSender<Vec<u8>>,
+    out: &mpsc::Sender<Outgoing>,
+    window: &Window,
 ) -> io::Result<()> {
     let mut line = Vec::new();
     loop {
         line.clear();
         let oversized = read_line(&mut input, &mut line).await?;
         if oversized {
-            answer(
-                out,
-                find_id(&line),
-                -32600,
-                &format!(
-                    "Invalid Request: the message is over {} MiB, the most argmend reads in one \
+            let message = format!(
+                "Invalid Request: the message is over {} MiB, the most argmend reads in one \
                  line; send a file's path instead of its text",
-                    MAX_MESSAGE >> 20
-                ),
+                MAX_MESSAGE >> 20
             );
+            answer(out, find_id(&line), -32600, &message).await;
             continue;
         }
         if line.is_empty() {
+            window.drain().await;
             return server.shutdown().await;
         }
         match check(&line) {
-            Ok(()) => {
+            Verdict::Forward { request, cancels } => {
+                if let Some(id) = request {
+                    if window.holds(&id) {
+                        let message = format!(
+                            "Invalid Request: id {} is already taken by a request not yet \
+                             answered; give each request an id of its own",
+                            id.clone().into_json_value()
+                        );
+                        answer(out, id.into_json_value(), -32600, &message).await;
+                        continue;
+                    }
+                    if !window.enter(id).await {
+                        return server.shutdown().await;
+                    }
+                }
                 server.write_all(&line).await?;
                 if line.last() != Some(&b'\n') {
                     server.write_all(b"\n").await?;
                 }
                 server.flush().await?;
+                // rmcp drops the answer of a request the client cancelled.
+                if let Some(id) = cancels {
+                    window.leave(&id);
+                }
             }
-            Err(Some((id, code, message))) => answer(out, id, code, &message),
-            Err(None) => {}
+            Verdict::Refuse(id, code, message) => answer(out, id, code, &message).await,
+            Verdict::RefuseBatch(ids) => {
+                if !ids.is_empty() {
+                    let errors: Vec<Value> = ids
+                        .into_iter()
+                        .map(|id| error(id, -32600, BATCH_REFUSAL))
+                        .collect();
+                    send(out, Value::Array(errors)).await;
+                }
+            }
+            Verdict::Drop => {}
         }
     }
 }
@@ -151,108 +271,22 @@ async fn read_line(
     }
 }
 
-/// What the gate answers itself: the id, the JSON-RPC error code and the
-/// message. `Err(None)`: nothing to answer (a blank line, or a malformed
-/// notification, which takes no response).
-type Refusal = Option<(Value, i64, String)>;
-
-/// Whether rmcp can take `line`; if not, the answer it deserves.
-fn check(line: &[u8]) -> Result<(), Refusal> {
-    let body = line.strip_suffix(b"\n").unwrap_or(line);
-    let body = body.strip_suffix(b"\r").unwrap_or(body);
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return Err(None);
-    }
-    let text = std::str::from_utf8(body).map_err(|bad| {
-        Some((
-            find_id(body),
-            -32700,
-            format!(
-                "Parse error: the message is not valid UTF-8 (at byte {})",
-                bad.valid_up_to()
-            ),
-        ))
-    })?;
-    let message: Value = serde_json::from_str(text)
-        .map_err(|error| Some((find_id(body), -32700, format!("Parse error: {error}"))))?;
-    let Value::Object(message) = &message else {
-        // A batch or a bare value: rmcp answers what it supports.
-        return Ok(());
-    };
-    let id = message.get("id").cloned();
-    if message.get("method").and_then(Value::as_str) != Some("tools/call") {
-        return Ok(());
-    }
-    let invalid = |problem: &str| {
-        id.clone()
-            .map(|id| (id, -32602, format!("Invalid params: {problem}")))
-    };
-    let Some(Value::Object(params)) = message.get("params") else {
-        return Err(invalid(
-            "`params` must be an object {\"name\": TOOL, \"arguments\": {…}}",
-        ));
-    };
-    if !matches!(params.get("name"), Some(Value::String(_))) {
-        return Err(invalid(
-            "`name` must be the tool to call, a string: json, diff or repair",
-        ));
-    }
-    if !matches!(
-        params.get("arguments"),
-        None | Some(Value::Null | Value::Object(_))
-    ) {
-        return Err(invalid(
-            "`arguments` must be an object, e.g. {\"cmd\": \"get\", \"args\": {\"file\": \"a.json\", \"path\": \"a\"}}",
-        ));
-    }
-    Ok(())
+fn error(id: Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
-/// Queue one JSON-RPC error response.
-fn answer(out: &mpsc::UnboundedSender<Vec<u8>>, id: Value, code: i64, message: &str) {
-    let response = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+/// Queue one JSON-RPC error response (waiting while stdout is not taken).
+async fn answer(out: &mpsc::Sender<Outgoing>, id: Value, code: i64, message: &str) {
+    send(out, error(id, code, message)).await;
+}
+
+async fn send(out: &mpsc::Sender<Outgoing>, response: Value) {
     let mut line = response.to_string().into_bytes();
     line.push(b'\n');
-    let _ = out.send(line);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn code(line: &str) -> Option<(Value, i64)> {
-        match check(line.as_bytes()) {
-            Ok(()) => None,
-            Err(refusal) => refusal.map(|(id, code, _)| (id, code)),
-        }
-    }
-
-    #[test]
-    fn lines_rmcp_would_drop_are_answered() {
-        assert_eq!(code("{not json"), Some((Value::Null, -32700)));
-        assert_eq!(
-            code(r#"{"jsonrpc":"2.0","id":4,"method":"x","params":{"a":"\ud800"}}"#),
-            Some((json!(4), -32700))
-        );
-        assert_eq!(
-            code(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{}}"#),
-            Some((json!(5), -32602))
-        );
-        assert_eq!(
-            code(
-                r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"json","arguments":"get"}}"#
-            ),
-            Some((json!(6), -32602))
-        );
-        assert_eq!(
-            code(
-                r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"json","arguments":{}}}"#
-            ),
-            None
-        );
-        assert_eq!(
-            code(r#"{"jsonrpc":"2.0","id":8,"method":"tools/list"}"#),
-            None
-        );
-    }
+    let _ = out
+        .send(Outgoing {
+            line,
+            answers: None,
+        })
+        .await;
 }

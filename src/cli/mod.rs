@@ -6,10 +6,15 @@ mod batch;
 mod call;
 mod diff;
 mod json;
+mod limits;
 #[cfg(feature = "mcp")]
 mod mcp;
 #[cfg(feature = "mcp")]
+mod mcp_check;
+#[cfg(feature = "mcp")]
 mod mcp_gate;
+#[cfg(feature = "mcp")]
+mod mcp_repair;
 mod quotes;
 mod serve;
 mod tool;

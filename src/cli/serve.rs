@@ -19,9 +19,7 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::call::{RuntimeArgs, find_id, repairs_json};
-
-/// The longest request line: a 20 MB file's text, JSON-escaped, fits.
-pub(crate) const MAX_REQUEST: usize = 64 << 20;
+use super::limits::{self, MAX_LINE as MAX_REQUEST};
 
 /// Options of `argmend serve`.
 #[derive(Debug, Args)]
@@ -42,11 +40,6 @@ server finishes the calls in flight, then exits 0.")]
 pub(crate) struct ServeArgs {
     #[command(flatten)]
     pub(crate) runtime: RuntimeArgs,
-}
-
-/// Workers, and requests waiting for one.
-fn workers() -> usize {
-    thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 4))
 }
 
 /// One request ready to run.
@@ -71,8 +64,8 @@ pub(crate) fn main(args: &ServeArgs) -> ExitCode {
         dispatcher.workspace().root().display()
     );
     let out = Arc::new(Mutex::new(io::stdout()));
-    let n_workers = workers();
-    let (send, receive) = sync_channel::<Job>(n_workers);
+    let n_workers = limits::workers();
+    let (send, receive) = sync_channel::<Job>(limits::queue());
     let receive = Arc::new(Mutex::new(receive));
     let pool: Vec<_> = (0..n_workers)
         .filter_map(|_| {
