@@ -28,7 +28,8 @@ pub enum ErrorKind {
     InvalidPath,
     /// A `where` clause does not parse, e.g. `status failed`.
     InvalidWhere,
-    /// A `~` pattern is not a valid regex, e.g. `name~(`.
+    /// A `~` pattern is not a valid regex, e.g. `name~(`, or compiles past
+    /// its share of the request's regex budget, e.g. 600 clauses `x~a{150000}`.
     InvalidRegex,
     /// The document is not valid JSON, e.g. `{"a":}`.
     InvalidJson,
@@ -80,6 +81,14 @@ pub(crate) enum Repr {
         error: String,
         example: &'static str,
     },
+    /// A pattern compiles past its share of the request's budget: `budget`
+    /// bytes shared by `n_patterns`, `share` each.
+    RegexTooBig {
+        pattern: String,
+        n_patterns: usize,
+        budget: usize,
+        share: usize,
+    },
     Unparsed(Unparsed),
     TooLarge {
         file: String,
@@ -126,7 +135,7 @@ impl Error {
             Repr::WrongType { .. } => ErrorKind::WrongType,
             Repr::InvalidPath { .. } => ErrorKind::InvalidPath,
             Repr::InvalidWhere { .. } => ErrorKind::InvalidWhere,
-            Repr::InvalidRegex { .. } => ErrorKind::InvalidRegex,
+            Repr::InvalidRegex { .. } | Repr::RegexTooBig { .. } => ErrorKind::InvalidRegex,
             Repr::Unparsed(unparsed) => match unparsed.format {
                 Format::Json => ErrorKind::InvalidJson,
                 Format::Yaml => ErrorKind::InvalidYaml,
@@ -262,6 +271,30 @@ impl fmt::Display for Error {
             } => write!(
                 f,
                 "the pattern {pattern:?} after `~` is not a valid regex: {error}; e.g.\n  {example}"
+            ),
+            Repr::RegexTooBig {
+                pattern,
+                n_patterns: 1,
+                share,
+                ..
+            } => write!(
+                f,
+                "the pattern {pattern:?} after `~` is too big: it compiles to more than \
+                 {share} bytes, the most one pattern may; write a smaller pattern (a counted \
+                 repetition such as `a{{1000}}` compiles to a copy per count)"
+            ),
+            Repr::RegexTooBig {
+                pattern,
+                n_patterns,
+                budget,
+                share,
+            } => write!(
+                f,
+                "the pattern {pattern:?} after `~` is too big for its share: the {n_patterns} \
+                 `~` patterns of one `where` share {} MiB ({budget} bytes) of compiled regex, \
+                 at most {share} bytes each; use fewer `~` clauses, or smaller patterns (a \
+                 counted repetition such as `a{{1000}}` compiles to a copy per count)",
+                budget / (1024 * 1024)
             ),
             Repr::Unparsed(unparsed) => unparsed.refuse(
                 f,
