@@ -1,11 +1,20 @@
-//! Issue 26: work bounded by the request, not by the worst a client can
-//! write.
+//! Issue 26, holes 6, 7 and 14b: work bounded by the request, not by the
+//! worst a client can write. The total regex a `where` compiles, a patch's
+//! many sections planned on one split of the file, exact number comparison
+//! whatever the exponent, and calls that stop working once their time is up.
 
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use argmend::tools::diff::{self, Mode};
 use argmend::tools::json::{self, ErrorKind, Query, Source};
+use argmend::{Dispatcher, ToolErrorKind};
 
+use crate::rng::Rng;
 use crate::support::TempDir;
+
+const BIN: &str = env!("CARGO_BIN_EXE_argmend");
 
 /// Hole 6: 600 clauses `x~a{150000}` compiled about 4 GB of regex in 7 to
 /// 17 s. The patterns now share one budget, so the request is refused at
@@ -38,4 +47,35 @@ fn a_where_of_many_huge_patterns_is_refused_at_once() {
     let query = Query::new(r"x~^\w+-\d{1,3}$ && y~\p{L}{1,50}");
     let answer = json::query(&workspace, Source::Text(text), &query).unwrap();
     assert_eq!(answer.n_matched(), 1, "{answer}");
+}
+
+/// Hole 14b: numbers compare as exact decimals, exponents of any size.
+#[test]
+fn query_compares_numbers_exactly_whatever_the_exponent() {
+    let workspace = TempDir::new().workspace();
+    let text = r#"[
+        {"id": 0, "n": 1e400},
+        {"id": 1, "n": 100000000000000000000},
+        {"id": 2, "n": 1e-400},
+        {"id": 3, "n": 10e99999999999999999998},
+        {"id": 4, "n": 0e99999999999999999999},
+        {"id": 5, "n": -1E+400},
+        {"id": 6, "n": 1.00000000000000000000001e20}
+    ]"#;
+    let ids = |filter: &str| -> Vec<usize> {
+        let answer = json::query(&workspace, Source::Text(text), &Query::new(filter)).unwrap();
+        answer.rows().iter().map(|row| row.index).collect()
+    };
+    assert_eq!(ids("n=10e399"), [0]);
+    assert_eq!(ids("n=1e20"), [1]);
+    assert_eq!(ids("n=100000000000000000000.0"), [1]);
+    assert_eq!(ids("n=0.1e-399"), [2]);
+    assert_eq!(ids("n=1e99999999999999999999"), [3]);
+    assert_eq!(ids("n=1e99999999999999999998"), Vec::<usize>::new());
+    assert_eq!(ids("n=0"), [4]);
+    assert_eq!(ids("n=-0.0"), [4]);
+    assert_eq!(ids("n=-10e399"), [5]);
+    assert_eq!(ids("n=100000000000000000001"), Vec::<usize>::new());
+    assert_eq!(ids("n=100000000000000000000.001"), [6]);
+    assert_eq!(ids("n!=1e400").len(), 6);
 }

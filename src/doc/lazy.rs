@@ -12,6 +12,7 @@ use std::rc::Rc;
 
 use memchr::memchr2;
 
+pub(crate) use super::decimal::decimal;
 pub(crate) use super::syntax::decode_body;
 use super::syntax::{Syntax, SyntaxKind};
 
@@ -475,37 +476,4 @@ impl Iterator for Elements<'_> {
             Ok(Some(value))
         })
     }
-}
-
-/// A decimal number as (negative, significant digits, power of ten), with
-/// no leading or trailing zeros, so equal numbers compare equal; zero is
-/// `(false, "", 0)`. `None` for anything that is not a number.
-pub(crate) fn decimal(text: &str) -> Option<(bool, String, i64)> {
-    let (negative, rest) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
-    let (mantissa, exponent) = match rest.find(['e', 'E']) {
-        Some(at) => (&rest[..at], rest[at + 1..].parse::<i64>().ok()?),
-        None => (rest, 0),
-    };
-    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    if whole.is_empty() && fraction.is_empty()
-        || !whole
-            .bytes()
-            .chain(fraction.bytes())
-            .all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    let digits = format!("{whole}{fraction}");
-    let digits = digits.trim_start_matches('0');
-    let significant = digits.trim_end_matches('0');
-    if significant.is_empty() {
-        return Some((false, String::new(), 0));
-    }
-    let fraction_len = i64::try_from(fraction.len()).ok()?;
-    let trailing = i64::try_from(digits.len() - significant.len()).ok()?;
-    let power = exponent.checked_sub(fraction_len)?.checked_add(trailing)?;
-    Some((negative, significant.to_owned(), power))
 }
