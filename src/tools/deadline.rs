@@ -54,8 +54,6 @@ pub(crate) struct Ticker<const SHIFT: u32 = 10> {
     n: u32,
 }
 
-// The loops that check it land with their bounds.
-#[allow(dead_code)]
 impl<const SHIFT: u32> Ticker<SHIFT> {
     pub(crate) const fn new() -> Self {
         Ticker { n: 0 }
