@@ -315,20 +315,25 @@ impl<'a> Doc<'a> {
     /// more than once.
     pub(crate) fn unique_members(&self, node: Node) -> Result<UniqueMembers, Syntax> {
         let mut members: Vec<(String, Node)> = Vec::new();
-        let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        // Each key's place in `members`, and whether it is already listed
+        // as repeated (a search of the list was quadratic: an object of
+        // 500,000 keys each written twice took hours).
+        let mut seen: std::collections::HashMap<String, (usize, bool)> =
+            std::collections::HashMap::new();
         let mut repeated = Vec::new();
         for member in self.members(node) {
             let member = member?;
             let key = member.key();
-            match seen.get(&key) {
-                Some(&at) => {
-                    if !repeated.contains(&key) {
+            match seen.get_mut(&key) {
+                Some((at, listed)) => {
+                    members[*at].1 = member.value;
+                    if !*listed {
+                        *listed = true;
                         repeated.push(key);
                     }
-                    members[at].1 = member.value;
                 }
                 None => {
-                    seen.insert(key.clone(), members.len());
+                    seen.insert(key.clone(), (members.len(), false));
                     members.push((key, member.value));
                 }
             }

@@ -282,6 +282,9 @@ fn compare(
         new.root().map_err(in_new)?,
         String::new(),
     )];
+    // The notes already written, so each is written once (a search of the
+    // list was quadratic in the repeated keys).
+    let mut noted: std::collections::HashSet<String> = notes.iter().cloned().collect();
     while let Some(work) = stack.pop() {
         let (a, b, at) = match work {
             Work::Record(change) => {
@@ -301,7 +304,7 @@ fn compare(
                     .chain(repeated_y.iter().map(|k| ("`b`", k)))
                 {
                     let note = format!("{which}: {}", json_tool::duplicate_note(key, &at));
-                    if !notes.contains(&note) {
+                    if noted.insert(note.clone()) {
                         notes.push(note);
                     }
                 }

@@ -1,6 +1,7 @@
 //! `schema`: the inferred shape of a payload, types per path, and for
 //! arrays of objects how often each key appears among sampled elements.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use super::error::Error;
@@ -186,15 +187,20 @@ impl Walker<'_, '_> {
         let doc = self.doc;
         // Key, how many objects have it, its types, the first container value.
         let mut keys: Vec<(String, usize, Vec<&'static str>, Option<Node>)> = Vec::new();
+        // Where each key is in `keys`. Why a map: sampled objects with a
+        // million different keys made a search of the list per key
+        // quadratic (hours); the list keeps the order of first appearance.
+        let mut index: HashMap<String, usize> = HashMap::new();
         for object in sample {
             let (members, repeated) = doc.unique_members(*object)?;
             self.repeated
                 .extend(repeated.into_iter().map(|key| (key, elements.to_owned())));
             for (key, value) in members {
                 let name = type_name(doc, value)?;
-                let idx = match keys.iter().position(|k| k.0 == key) {
-                    Some(idx) => idx,
+                let idx = match index.get(&key) {
+                    Some(&idx) => idx,
                     None => {
+                        index.insert(key.clone(), keys.len());
                         keys.push((key, 0, Vec::new(), None));
                         keys.len() - 1
                     }
