@@ -22,7 +22,7 @@ pub(crate) const MAX_OUTPUT: usize = 30_000;
 /// The largest file `files` and `apply` read.
 pub(crate) const MAX_FILE: u64 = 4 * 1024 * 1024;
 /// A NUL byte in this many first bytes makes a file binary.
-const BINARY_PROBE: usize = 8_000;
+pub(crate) const BINARY_PROBE: usize = 8_000;
 /// Room kept under the output cap for the note that says where it was cut.
 const NOTE_ROOM: usize = 400;
 
