@@ -1,15 +1,21 @@
 //! Issue 26: work bounded by the request, not by the worst a client can
-//! write: the total regex a `where` compiles, wide objects, and a patch's
-//! many sections planned on one split of the file; and numbers compared
-//! exactly whatever their exponent.
+//! write: the total regex a `where` compiles, wide objects, a patch's many
+//! sections planned on one split of the file, and calls that stop working
+//! once their time is up; and numbers compared exactly whatever their
+//! exponent.
 
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use argmend::tools::diff::{self, Mode};
 use argmend::tools::json::{self, ErrorKind, Query, Source};
+use argmend::{Dispatcher, ToolErrorKind};
 
 use crate::rng::Rng;
 use crate::support::TempDir;
+
+const BIN: &str = env!("CARGO_BIN_EXE_argmend");
 
 /// Hole 6: 600 clauses `x~a{150000}` compiled about 4 GB of regex in 7 to
 /// 17 s. The patterns now share one budget, so the request is refused at
@@ -260,4 +266,82 @@ fn sections_going_back_too_often_are_refused() {
         "{message}"
     );
     assert!(message.contains("in file order"), "{message}");
+}
+
+/// Hole 7b through the dispatcher: a call past its time limit is answered
+/// "out of time" (as a failure, not a refusal), whichever side sees the
+/// deadline first.
+#[test]
+fn a_call_out_of_time_is_a_failure() {
+    let dir = TempDir::new();
+    let items: Vec<String> = (0..100_000).map(|i| format!(r#"{{"id":{i}}}"#)).collect();
+    dir.write("big.json", format!("[{}]", items.join(",")));
+    let dispatcher = Dispatcher::new(dir.workspace()).time_limit(Duration::from_millis(1));
+    let args = serde_json::json!({"cmd": "query", "args": {"file": "big.json", "where": "id~9$"}});
+    let result = dispatcher.run_value("@json", &args);
+    assert!(!result.ok);
+    assert_eq!(
+        result.error,
+        Some(ToolErrorKind::Failed),
+        "{}",
+        result.output
+    );
+    assert!(result.output.contains("out of time"), "{}", result.output);
+}
+
+/// CPU time (user + system) of process `pid`, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// Through `serve`: a call that would run for seconds gets its "out of
+/// time" answer, and the server's CPU use stops soon after (the tool's
+/// loops see the deadline), instead of burning a core on after its answer.
+#[test]
+fn serve_stops_the_work_of_a_call_out_of_time() {
+    if !std::path::Path::new("/proc/self/stat").exists() {
+        return;
+    }
+    let dir = TempDir::new();
+    // `*` over 400,000 objects of 4 keys, then every match laid out: about
+    // two seconds of work without the deadline's checks.
+    let items: Vec<String> = (0..400_000)
+        .map(|i| format!(r#"{{"a":{i},"b":2,"c":3,"d":4}}"#))
+        .collect();
+    dir.write("big.json", format!("{{\"items\":[{}]}}", items.join(",")));
+    let mut child = Command::new(BIN)
+        .args(["serve", "--timeout-ms", "50"])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let request = serde_json::json!({
+        "id": 1,
+        "tool": "@json",
+        "args": {"cmd": "get", "args": {"file": "big.json", "path": "items[*].*"}}
+    });
+    writeln!(stdin, "{request}").unwrap();
+    stdin.flush().unwrap();
+    let mut answer = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut answer)
+        .unwrap();
+    assert!(answer.contains("out of time"), "{answer}");
+    std::thread::sleep(Duration::from_millis(300));
+    let before = cpu_ticks(child.id());
+    std::thread::sleep(Duration::from_millis(700));
+    let after = cpu_ticks(child.id());
+    drop(stdin);
+    let _ = child.wait();
+    // A busy core is 70 ticks in 700 ms; an idle server is none.
+    assert!(
+        after - before < 15,
+        "the server kept working: {} ticks",
+        after - before
+    );
 }

@@ -107,6 +107,7 @@ impl From<crate::tools::json::Error> for ToolError {
                 ToolErrorKind::InvalidArguments
             }
             K::Io => ToolErrorKind::Io,
+            K::TimedOut => ToolErrorKind::Failed,
             _ => ToolErrorKind::Refused,
         };
         ToolError::new(kind, error.to_string())

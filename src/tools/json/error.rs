@@ -44,6 +44,9 @@ pub enum ErrorKind {
     InvalidArgument,
     /// Reading a file failed, e.g. it does not exist.
     Io,
+    /// The call ran past its time limit (set by a server: `call`, `serve`,
+    /// `mcp`) and stopped, e.g. `get items[*].*` over a 20 MB file.
+    TimedOut,
 }
 
 #[derive(Debug)]
@@ -100,6 +103,10 @@ pub(crate) enum Repr {
         path: String,
         error: io::Error,
     },
+    /// The deadline of the call passed while `doing` this.
+    TimedOut {
+        doing: &'static str,
+    },
 }
 
 /// The largest file `@json` reads.
@@ -120,6 +127,12 @@ impl Error {
     #[cold]
     pub(crate) fn new(repr: Repr) -> Self {
         Error(Box::new(repr))
+    }
+
+    /// The error for a call whose deadline passed while `doing` this.
+    #[cold]
+    pub(crate) fn timed_out(doing: &'static str) -> Self {
+        Error::new(Repr::TimedOut { doing })
     }
 
     #[cold]
@@ -150,6 +163,7 @@ impl Error {
             },
             Repr::InvalidArgument(_) => ErrorKind::InvalidArgument,
             Repr::Io { .. } => ErrorKind::Io,
+            Repr::TimedOut { .. } => ErrorKind::TimedOut,
         }
     }
 
@@ -307,6 +321,12 @@ impl fmt::Display for Error {
             ),
             Repr::Workspace(error) => write!(f, "refused: {error}"),
             Repr::InvalidArgument(message) => f.write_str(message),
+            Repr::TimedOut { doing } => write!(
+                f,
+                "out of time: the call ran past its time limit while {doing}, and stopped; \
+                 ask for less (a deeper `path`, no `*` over big arrays, a narrower `where`, a \
+                 smaller `depth`, or a smaller file)"
+            ),
             Repr::Io { path, error } => write!(
                 f,
                 "cannot read `{}`: {error}",

@@ -11,9 +11,10 @@ use super::layout::{self, Layout};
 use super::path::{self, Segment};
 use crate::doc::lazy::{Doc, Kind, Node, decimal, decode_body};
 
-use super::verbs::{parse_path, summary, walk};
+use super::verbs::{parse_path, summary, timed_out, walk};
 use super::{Loaded, Source, cap_total, load_strict, read};
 use crate::tools::Workspace;
+use crate::tools::deadline::Ticker;
 
 /// The default `limit`.
 pub const DEFAULT_LIMIT: usize = 20;
@@ -404,7 +405,11 @@ pub fn query(
     // The rows' true size, and the bytes of them kept so far.
     let mut total = 0usize;
     let mut shown = 0usize;
+    let mut ticker = Ticker::<8>::new();
     for (index, element) in doc.elements(array).enumerate() {
+        if ticker.tick() {
+            return Err(timed_out());
+        }
         let element = element.map_err(syntax_error)?;
         n_elements += 1;
         if element.kind != Kind::Object || !passes(&loaded, &doc, element, &clauses) {
