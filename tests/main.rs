@@ -4,6 +4,7 @@ mod adversarial; // issue 7: inputs built to break the engine
 mod api; // facts about the public API (Send + Sync, limits)
 mod beside_strings; // issue 25: faults beside strings
 mod boundary; // issue 26: the workspace boundary held by the kernel
+mod bounds; // issue 26: work bounded by the request
 mod call; // the tool-call runtime (issue 6)
 mod call_bounds; // issue 26: a call's size capped, results that cannot close their block
 mod call_hostile; // prose tags, cut-off calls, attribute bounds (issue 14)

@@ -107,6 +107,7 @@ impl From<crate::tools::json::Error> for ToolError {
                 ToolErrorKind::InvalidArguments
             }
             K::Io => ToolErrorKind::Io,
+            K::TimedOut => ToolErrorKind::Failed,
             _ => ToolErrorKind::Refused,
         };
         ToolError::new(kind, error.to_string())
@@ -119,6 +120,7 @@ impl From<crate::tools::diff::Error> for ToolError {
         let kind = match error.kind() {
             K::InvalidArgument => ToolErrorKind::InvalidArguments,
             K::Io => ToolErrorKind::Io,
+            K::TimedOut => ToolErrorKind::Failed,
             _ => ToolErrorKind::Refused,
         };
         ToolError::new(kind, error.to_string())

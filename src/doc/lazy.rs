@@ -12,6 +12,7 @@ use std::rc::Rc;
 
 use memchr::memchr2;
 
+pub(crate) use super::decimal::decimal;
 pub(crate) use super::syntax::decode_body;
 use super::syntax::{Syntax, SyntaxKind};
 
@@ -314,20 +315,25 @@ impl<'a> Doc<'a> {
     /// more than once.
     pub(crate) fn unique_members(&self, node: Node) -> Result<UniqueMembers, Syntax> {
         let mut members: Vec<(String, Node)> = Vec::new();
-        let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        // Each key's place in `members`, and whether it is already listed
+        // as repeated (a search of the list was quadratic: an object of
+        // 500,000 keys each written twice took hours).
+        let mut seen: std::collections::HashMap<String, (usize, bool)> =
+            std::collections::HashMap::new();
         let mut repeated = Vec::new();
         for member in self.members(node) {
             let member = member?;
             let key = member.key();
-            match seen.get(&key) {
-                Some(&at) => {
-                    if !repeated.contains(&key) {
+            match seen.get_mut(&key) {
+                Some((at, listed)) => {
+                    members[*at].1 = member.value;
+                    if !*listed {
+                        *listed = true;
                         repeated.push(key);
                     }
-                    members[at].1 = member.value;
                 }
                 None => {
-                    seen.insert(key.clone(), members.len());
+                    seen.insert(key.clone(), (members.len(), false));
                     members.push((key, member.value));
                 }
             }
@@ -475,37 +481,4 @@ impl Iterator for Elements<'_> {
             Ok(Some(value))
         })
     }
-}
-
-/// A decimal number as (negative, significant digits, power of ten), with
-/// no leading or trailing zeros, so equal numbers compare equal; zero is
-/// `(false, "", 0)`. `None` for anything that is not a number.
-pub(crate) fn decimal(text: &str) -> Option<(bool, String, i64)> {
-    let (negative, rest) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
-    let (mantissa, exponent) = match rest.find(['e', 'E']) {
-        Some(at) => (&rest[..at], rest[at + 1..].parse::<i64>().ok()?),
-        None => (rest, 0),
-    };
-    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    if whole.is_empty() && fraction.is_empty()
-        || !whole
-            .bytes()
-            .chain(fraction.bytes())
-            .all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    let digits = format!("{whole}{fraction}");
-    let digits = digits.trim_start_matches('0');
-    let significant = digits.trim_end_matches('0');
-    if significant.is_empty() {
-        return Some((false, String::new(), 0));
-    }
-    let fraction_len = i64::try_from(fraction.len()).ok()?;
-    let trailing = i64::try_from(digits.len() - significant.len()).ok()?;
-    let power = exponent.checked_sub(fraction_len)?.checked_add(trailing)?;
-    Some((negative, significant.to_owned(), power))
 }

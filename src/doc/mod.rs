@@ -13,6 +13,8 @@
 //! number check and this layer cannot disagree.
 
 #[cfg(feature = "tools")]
+pub(crate) mod decimal;
+#[cfg(feature = "tools")]
 pub(crate) mod lazy;
 // Without the tools, only normalize's tree uses this layer: its string
 // scanner, not the validator and its caret messages.

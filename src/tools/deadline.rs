@@ -40,6 +40,12 @@ impl Drop for Scope {
     }
 }
 
+/// This thread's deadline (`None` outside any [`scope`]), for a library
+/// that takes one itself (the `similar` crate's line diff).
+pub(crate) fn current() -> Option<Instant> {
+    DEADLINE.with(Cell::get)
+}
+
 /// Whether this thread's deadline has passed (never, outside a [`scope`]).
 pub(crate) fn expired() -> bool {
     DEADLINE
@@ -54,8 +60,6 @@ pub(crate) struct Ticker<const SHIFT: u32 = 10> {
     n: u32,
 }
 
-// The loops that check it land with their bounds.
-#[allow(dead_code)]
 impl<const SHIFT: u32> Ticker<SHIFT> {
     pub(crate) const fn new() -> Self {
         Ticker { n: 0 }
@@ -91,5 +95,58 @@ mod tests {
             );
         }
         assert!(!expired());
+    }
+
+    /// Issue 26, hole 7: each tool's long loops see a passed deadline and
+    /// return the tool's own "out of time" error at once, instead of
+    /// working on after the caller was answered.
+    #[test]
+    fn the_tools_stop_past_the_deadline() {
+        use crate::tools::Workspace;
+        use crate::tools::diff::{self, DiffOptions};
+        use crate::tools::json::{self, ErrorKind, Query, Source};
+
+        let workspace = Workspace::new(std::env::temp_dir()).unwrap();
+        let items: Vec<String> = (0..5_000).map(|i| format!(r#"{{"id":{i}}}"#)).collect();
+        let text = format!("{{\"items\":[{}]}}", items.join(","));
+        let members: Vec<String> = (0..5_000).map(|i| format!("\"k{i}\":{i}")).collect();
+        let object = format!("{{{}}}", members.join(","));
+        let lines: String = (0..5_000).map(|i| format!("{i}\n")).collect();
+        let other: String = (0..5_000).map(|i| format!("{}\n", i * 7)).collect();
+        let hunks: String = (1..=200)
+            .map(|i| format!("@@ -{i},1 +{i},1 @@\n-{}\n+x\n", i - 1))
+            .collect();
+        let yaml: String = (0..5_000).map(|i| format!("k{i}: {i}\n")).collect();
+        // Every call below answers at once without a deadline.
+        assert!(json::get(&workspace, Source::Text(&text), "items[*].id").is_ok());
+
+        let started = Instant::now();
+        let _past = scope(Some(Instant::now()));
+        let source = Source::Text(&text);
+        let timed_out = |error: json::Error| {
+            assert_eq!(error.kind(), ErrorKind::TimedOut, "{error}");
+            assert!(error.to_string().starts_with("out of time"), "{error}");
+        };
+        timed_out(json::get(&workspace, source, "items[*].id").unwrap_err());
+        timed_out(json::keys(&workspace, source, "items").unwrap_err());
+        timed_out(json::keys(&workspace, Source::Text(&object), "").unwrap_err());
+        let query = Query::new("id~7").path("items");
+        timed_out(json::query(&workspace, source, &query).unwrap_err());
+        timed_out(json::schema(&workspace, Source::Text(&object), 3).unwrap_err());
+        timed_out(json::schema(&workspace, source, 3).unwrap_err());
+        // YAML stops while it is read; the error says why.
+        let error = json::get(&workspace, Source::Text(&yaml), "k1").unwrap_err();
+        assert!(error.to_string().contains("out of time"), "{error}");
+
+        let diff_timed_out = |error: diff::Error| {
+            assert_eq!(error.kind(), diff::ErrorKind::TimedOut, "{error}");
+            assert!(error.to_string().starts_with("out of time"), "{error}");
+        };
+        diff_timed_out(diff::apply_to(lines.as_bytes(), hunks.as_bytes()).unwrap_err());
+        let error = diff::diff_text(&lines, &other, DiffOptions::default()).unwrap_err();
+        diff_timed_out(error);
+        let changed = text.replace(":1", ":2");
+        diff_timed_out(diff::diff_json(&workspace, &text, &changed).unwrap_err());
+        assert!(started.elapsed() < Duration::from_secs(1));
     }
 }

@@ -2,12 +2,14 @@
 //! declared position, every file of the patch applies or none does, and a
 //! write goes through a temporary file renamed over the original.
 
+use std::collections::HashMap;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::error::{Error, Hint, HunkAt, Repr};
-use super::patch::{self, Eol, FilePatch, HunkLine, Kind};
-use super::unified::{binary_offset, read_located, split_lines};
+use super::error::{Error, Repr};
+use super::hunks;
+use super::patch::{self, FilePatch};
+use super::unified::read_located;
 use super::write::{self, Report};
 use crate::tools::{Located, NodeKind, Workspace};
 
@@ -143,7 +145,7 @@ pub fn apply_to(original: &[u8], patch: &[u8]) -> Result<Vec<u8>, Error> {
     let sections = patch::parse(patch)?;
     if let [section] = sections.as_slice() {
         let name = section.target().unwrap_or("the text");
-        return Ok(patch_file(name, original, section)?.bytes);
+        return hunks::patch_one(name, original, section);
     }
     Err(Error::new(Repr::SeveralFiles {
         target: "the text".to_owned(),
@@ -211,9 +213,11 @@ pub fn apply(
         Err(error) => return Err(file_name_instead(workspace, patch).unwrap_or(error)),
     };
     let located = workspace.locate_for_write(given)?;
-    // Every file the patch names, located (and checked) before any is read.
-    let mut located_all: Vec<(&FilePatch<'_>, String, Located)> = Vec::new();
+    // Every file the patch names, located (and checked) before any is read,
+    // with its sections, to be planned together on one split of it.
+    let mut files: Vec<(Located, Vec<(&FilePatch<'_>, String)>)> = Vec::new();
     if located.kind() == NodeKind::Dir {
+        let mut by_place: HashMap<PathBuf, usize> = HashMap::new();
         for section in &sections {
             let Some(target) = section.target() else {
                 return Err(Error::argument(format!(
@@ -223,11 +227,18 @@ pub fn apply(
                 )));
             };
             let path = given.join(target);
+            let name = shown(&path);
             let located = workspace.locate_for_write(&path)?;
-            located_all.push((section, shown(&path), located));
+            match by_place.get(&located.rel) {
+                Some(&idx) => files[idx].1.push((section, name)),
+                None => {
+                    by_place.insert(located.rel.clone(), files.len());
+                    files.push((located, vec![(section, name)]));
+                }
+            }
         }
     } else if let [section] = sections.as_slice() {
-        located_all.push((section, shown(given), located));
+        files.push((located, vec![(section, shown(given))]));
     } else {
         return Err(Error::new(Repr::SeveralFiles {
             target: given.display().to_string(),
@@ -237,17 +248,17 @@ pub fn apply(
     // Hold every place the patch writes before reading any of them, so a
     // concurrent write of the same file (by whatever name) waits, and no
     // change is planned on a file about to change.
-    let places = located_all
+    let places = files
         .iter()
-        .flat_map(|(_, _, located)| {
+        .flat_map(|(located, _)| {
             let link = located.leaf_link().map(|(dir, name)| dir.join(name));
             std::iter::once(located.rel.clone()).chain(link)
         })
         .collect();
     let _lock = workspace.lock(places);
     let mut jobs: Vec<Job> = Vec::new();
-    for (section, name, located) in located_all {
-        plan(workspace, &mut jobs, section, name, &located)?;
+    for (located, group) in &files {
+        jobs.push(plan(workspace, group, located)?);
     }
     super::layout::refuse_repositories(workspace, &jobs)?;
     if mode == Mode::Write {
@@ -272,83 +283,41 @@ fn shown(path: &Path) -> String {
     path.display().to_string()
 }
 
-/// Check one section against its file (or against what an earlier section
-/// of the same patch made of it) and record the result.
+/// Check the sections for one file, in patch order, each against what the
+/// ones before it made of the file (planned on one split of it: see
+/// [`hunks`]), and say how it is to be written.
 fn plan(
     workspace: &Workspace,
-    jobs: &mut Vec<Job>,
-    section: &FilePatch<'_>,
-    name: String,
+    sections: &[(&FilePatch<'_>, String)],
     located: &Located,
-) -> Result<(), Error> {
-    let earlier = jobs.iter().position(|job| job.rel == located.rel);
-    let current: Option<Vec<u8>> = match earlier {
-        Some(idx) => jobs[idx].result.clone(),
-        None if located.kind() == NodeKind::Missing => None,
-        None => Some(read_located(located, &name)?),
+) -> Result<Job, Error> {
+    let name = sections
+        .first()
+        .map(|(_, name)| name.clone())
+        .unwrap_or_default();
+    let current: Option<Vec<u8>> = match located.kind() {
+        NodeKind::Missing => None,
+        _ => Some(read_located(located, &name)?),
     };
-    let content = match (&current, section.creates()) {
-        (Some(_), true) => return Err(Error::new(Repr::Exists { file: name })),
-        (None, true) => Vec::new(),
-        (Some(bytes), false) => {
-            if let Some(offset) = binary_offset(bytes) {
-                return Err(Error::new(Repr::Binary { file: name, offset }));
-            }
-            bytes.clone()
-        }
-        (None, false) => {
-            let error = crate::tools::near::not_found(located, &name);
-            return Err(Error::io("patch", name, error));
-        }
+    let named: Vec<(&FilePatch<'_>, &str)> = sections
+        .iter()
+        .map(|(section, name)| (*section, name.as_str()))
+        .collect();
+    let missing = |name: &str| {
+        let error = crate::tools::near::not_found(located, name);
+        Error::io("patch", name, error)
     };
-    let patched = patch_file(&name, &content, section)?;
-    let change = if section.creates() {
-        FileChange::Created
-    } else if section.deletes() {
-        if !patched.bytes.is_empty() {
-            return Err(Error::new(Repr::Unsupported {
-                file: name,
-                what: "deletes the file, but leaves lines of it that the hunks do not remove",
-            }));
-        }
-        FileChange::Deleted
-    } else {
-        FileChange::Modified
-    };
+    let patched = hunks::patch_sections(current.as_deref(), &named, &missing)?;
     let report = FileReport {
         path: name,
-        n_hunks: section.hunks.len(),
+        n_hunks: patched.n_hunks,
         n_added: patched.n_added,
         n_removed: patched.n_removed,
-        change,
+        change: patched.change,
         backup: None,
         notes: patched.notes,
     };
-    let mut report = report;
-    if section.mode_change {
-        report.notes.push(
-            "the patch also changes the file's mode (`old mode`/`new mode`); the mode was left \
-             as it was"
-                .to_owned(),
-        );
-    }
-    let result = (change != FileChange::Deleted).then_some(patched.bytes);
-    match earlier {
-        Some(idx) => {
-            let job = &mut jobs[idx];
-            job.result = result;
-            job.report.n_hunks += report.n_hunks;
-            job.report.n_added += report.n_added;
-            job.report.n_removed += report.n_removed;
-            job.report.notes.extend(report.notes);
-            if change == FileChange::Deleted {
-                job.report.change = change;
-                job.result = None;
-            }
-        }
-        None => jobs.push(job(workspace, located, current, result, report)?),
-    }
-    Ok(())
+    job(workspace, located, current, patched.bytes, report)
 }
 
 /// The write a planned file needs: where (the link itself when the patch
@@ -401,208 +370,4 @@ fn job(
         backed_up: false,
         created_dirs: Vec::new(),
     })
-}
-
-/// A file's new content and what the patch did to it.
-struct Patched {
-    bytes: Vec<u8>,
-    n_added: usize,
-    n_removed: usize,
-    notes: Vec<String>,
-}
-
-/// The most common line ending among `lines` (LF when there is none).
-fn dominant_eol(lines: &[(&[u8], Eol)]) -> Eol {
-    let n_crlf = lines.iter().filter(|(_, eol)| *eol == Eol::CrLf).count();
-    let n_lf = lines.iter().filter(|(_, eol)| *eol == Eol::Lf).count();
-    if n_crlf > n_lf { Eol::CrLf } else { Eol::Lf }
-}
-
-/// Apply every hunk of `section` to `original`, strictly.
-///
-/// A hunk matches exactly (line endings included) or, failing that, with
-/// line endings ignored: then the patch lost the file's endings in transit,
-/// and the file's are kept (its CRLF, its missing final newline).
-fn patch_file(name: &str, original: &[u8], section: &FilePatch<'_>) -> Result<Patched, Error> {
-    let lines: Vec<(&[u8], Eol)> = split_lines(original)
-        .into_iter()
-        .map(patch::split_eol)
-        .collect();
-    let mut out: Vec<(&[u8], Eol)> = Vec::with_capacity(lines.len());
-    let (mut n_added, mut n_removed) = (0, 0);
-    let mut next = 0;
-    let mut loose = false;
-    for (hunk_idx, hunk) in section.hunks.iter().enumerate() {
-        let at = || HunkAt {
-            file: name.to_owned(),
-            hunk: hunk_idx + 1,
-            header: hunk.header.clone(),
-        };
-        let old: Vec<&HunkLine<'_>> = hunk
-            .lines
-            .iter()
-            .filter(|l| l.kind != Kind::Added)
-            .collect();
-        let start = if hunk.old_count == 0 {
-            hunk.old_start
-        } else {
-            hunk.old_start - 1
-        };
-        if start + old.len() > lines.len() {
-            let last = hunk.old_start + hunk.old_count.saturating_sub(1);
-            return Err(Error::new(Repr::PastEnd {
-                at: at(),
-                first: hunk.old_start,
-                last,
-                n_lines: lines.len(),
-                hint: hint(&lines, &old, start, 0),
-            }));
-        }
-        if start < next {
-            return Err(Error::new(Repr::HunkOrder {
-                at: at(),
-                start: hunk.old_start,
-                previous_end: next,
-            }));
-        }
-        let here = &lines[start..start + old.len()];
-        let exact = old
-            .iter()
-            .zip(here)
-            .all(|(want, (content, eol))| want.content == *content && want.eol == *eol);
-        if !exact {
-            if let Some(k) = old
-                .iter()
-                .zip(here)
-                .position(|(want, (content, _))| want.content != *content)
-            {
-                return Err(Error::new(Repr::Mismatch {
-                    at: at(),
-                    removed: old[k].kind == Kind::Removed,
-                    line: start + k + 1,
-                    expected: old[k].content.to_vec(),
-                    actual: here[k].0.to_vec(),
-                    hint: hint(&lines, &old, start, k),
-                }));
-            }
-            // Only a CRLF/LF difference is worth a note: a patch whose last
-            // line has a newline the file lacks (a model rarely writes the
-            // `\ No newline at end of file` marker) is the ordinary case.
-            loose |= old.iter().zip(here).any(|(want, (_, eol))| {
-                want.eol != *eol && want.eol != Eol::None && *eol != Eol::None
-            });
-        }
-        out.extend_from_slice(&lines[next..start]);
-        let style = dominant_eol(here);
-        let mut file_idx = start;
-        for line in &hunk.lines {
-            match line.kind {
-                Kind::Context => {
-                    out.push(if exact {
-                        (line.content, line.eol)
-                    } else {
-                        lines[file_idx]
-                    });
-                    file_idx += 1;
-                }
-                Kind::Removed => {
-                    file_idx += 1;
-                    n_removed += 1;
-                }
-                Kind::Added => {
-                    let eol = match line.eol {
-                        Eol::None => Eol::None,
-                        _ if exact => line.eol,
-                        _ => style,
-                    };
-                    out.push((line.content, eol));
-                    n_added += 1;
-                }
-            }
-        }
-        next = start + old.len();
-    }
-    out.extend_from_slice(&lines[next..]);
-    let mut notes = Vec::new();
-    if loose {
-        notes.push(
-            "the patch's line endings differ from the file's; the file's were kept".to_owned(),
-        );
-    }
-    // A line without a newline can only end the file.
-    let style = dominant_eol(&lines);
-    let n_out = out.len();
-    for line in out.iter_mut().take(n_out.saturating_sub(1)) {
-        if line.1 == Eol::None {
-            line.1 = style;
-        }
-    }
-    // Without `\ No newline` markers the patch says nothing about the end of
-    // the file, so the file keeps its lack of a final newline.
-    let lacked = lines.last().is_some_and(|(_, eol)| *eol == Eol::None);
-    if !section.has_markers
-        && lacked
-        && let Some(last) = out.last_mut()
-        && last.1 != Eol::None
-    {
-        last.1 = Eol::None;
-        notes.push("the file had no newline at its end, and still has none".to_owned());
-    }
-    let mut bytes = Vec::with_capacity(original.len() + n_added * 40);
-    for (content, eol) in out {
-        bytes.extend_from_slice(content);
-        bytes.extend_from_slice(eol.bytes());
-    }
-    Ok(Patched {
-        bytes,
-        n_added,
-        n_removed,
-        notes,
-    })
-}
-
-/// Where the hunk's old lines do occur (not at `declared`), or failing that
-/// where its `k`-th old line does: a hint, never a place to apply.
-fn hint(lines: &[(&[u8], Eol)], old: &[&HunkLine<'_>], declared: usize, k: usize) -> Hint {
-    if old.is_empty() {
-        return Hint::Nowhere;
-    }
-    // The search compares at most this many lines, so a huge hunk against
-    // a huge file of repeated lines stays cheap; past it, no hint.
-    let mut budget: usize = 20_000_000;
-    let mut positions: Vec<usize> = Vec::new();
-    if old.len() <= lines.len() {
-        for p in 0..=lines.len() - old.len() {
-            if positions.len() == 10 || budget == 0 {
-                break;
-            }
-            let n_equal = old
-                .iter()
-                .zip(&lines[p..])
-                .take_while(|(want, (content, _))| want.content == *content)
-                .count();
-            budget = budget.saturating_sub(n_equal + 1);
-            if n_equal == old.len() && p != declared {
-                positions.push(p + 1);
-            }
-        }
-    }
-    if !positions.is_empty() {
-        return Hint::Hunk(positions);
-    }
-    let Some(want) = old.get(k) else {
-        return Hint::Nowhere;
-    };
-    let positions: Vec<usize> = lines
-        .iter()
-        .enumerate()
-        .filter(|(_, (content, _))| *content == want.content)
-        .take(10)
-        .map(|(idx, _)| idx + 1)
-        .collect();
-    if positions.is_empty() {
-        Hint::Nowhere
-    } else {
-        Hint::Line(positions)
-    }
 }

@@ -55,6 +55,9 @@ pub enum ErrorKind {
     InvalidArgument,
     /// Reading or writing a file failed, e.g. it does not exist.
     Io,
+    /// The call ran past its time limit (set by a server: `call`, `serve`,
+    /// `mcp`) and stopped, e.g. a patch of 100,000 sections.
+    TimedOut,
 }
 
 /// Where a hunk's expected lines occur elsewhere in the file.
@@ -145,6 +148,15 @@ pub(crate) enum Repr {
         path: String,
         error: io::Error,
     },
+    /// The deadline of the call passed while `doing` this.
+    TimedOut {
+        doing: &'static str,
+    },
+    /// A patch's sections for one file went back before each other's end so
+    /// often that rejoining the file would cost more than `budget` lines.
+    TooManyRewinds {
+        budget: usize,
+    },
     /// A file of a patch could not be written; the ones before it were put
     /// back.
     WriteFailed {
@@ -164,6 +176,12 @@ impl Error {
     #[cold]
     pub(crate) fn argument(message: impl Into<String>) -> Self {
         Error::new(Repr::InvalidArgument(message.into()))
+    }
+
+    /// The error for a call whose deadline passed while `doing` this.
+    #[cold]
+    pub(crate) fn timed_out(doing: &'static str) -> Self {
+        Error::new(Repr::TimedOut { doing })
     }
 
     #[cold]
@@ -186,7 +204,7 @@ impl Error {
             Repr::StrayLine { .. } | Repr::NoHunks | Repr::MissingPlus { .. } => {
                 ErrorKind::MalformedPatch
             }
-            Repr::HunkOrder { .. } => ErrorKind::HunkOrder,
+            Repr::HunkOrder { .. } | Repr::TooManyRewinds { .. } => ErrorKind::HunkOrder,
             Repr::Unsupported { .. } | Repr::Exists { .. } => ErrorKind::Unsupported,
             Repr::SeveralFiles { .. } | Repr::InvalidArgument(_) => ErrorKind::InvalidArgument,
             Repr::Binary { .. } => ErrorKind::Binary,
@@ -203,6 +221,7 @@ impl Error {
                 Format::Yaml => ErrorKind::InvalidYaml,
             },
             Repr::Io { .. } | Repr::WriteFailed { .. } => ErrorKind::Io,
+            Repr::TimedOut { .. } => ErrorKind::TimedOut,
         }
     }
 
@@ -378,6 +397,18 @@ impl fmt::Display for Error {
                 "refused: hunk {} of `{}` ({}) starts at line {start}, before the previous hunk \
                  ends (line {previous_end}): hunks must be in file order and must not overlap{}",
                 at.hunk, at.file, at.header, NOTHING_WRITTEN
+            ),
+            Repr::TooManyRewinds { budget } => write!(
+                f,
+                "refused: the patch's sections for one file go back before each other's end \
+                 too often (rejoining the file each time would move over {budget} lines): put \
+                 the sections for a file in file order, or merge them into one section with \
+                 its hunks in order{NOTHING_WRITTEN}"
+            ),
+            Repr::TimedOut { doing } => write!(
+                f,
+                "out of time: the call ran past its time limit while {doing}, and stopped; \
+                 ask for less (a smaller file, a shorter patch or fewer files){NOTHING_WRITTEN}"
             ),
             Repr::Unsupported { file, what } => write!(
                 f,

@@ -18,6 +18,7 @@ use super::error::{Error, Repr};
 use super::unified::{MAX_OUTPUT, read_file};
 use crate::doc::lazy::{Doc, Kind, Node, decimal, decode_body};
 use crate::tools::Workspace;
+use crate::tools::deadline::Ticker;
 use crate::tools::json::path::{self, Segment};
 
 use crate::tools::json::layout::{self, Layout};
@@ -199,9 +200,12 @@ pub fn diff_json(workspace: &Workspace, a: &str, b: &str) -> Result<JsonDiff, Er
     let mut changes = Vec::new();
     let mut notes = Vec::new();
     let (old_doc, new_doc) = (Doc::new(&old.bytes), Doc::new(&new.bytes));
-    compare(&old_doc, &new_doc, &mut changes, &mut notes).map_err(|(which, error)| {
-        let loaded = if which { &new } else { &old };
-        syntax_error(loaded.syntax_error(error))
+    compare(&old_doc, &new_doc, &mut changes, &mut notes).map_err(|failed| match failed {
+        Failed::Syntax(which, error) => {
+            let loaded = if which { &new } else { &old };
+            syntax_error(loaded.syntax_error(error))
+        }
+        Failed::OutOfTime => Error::timed_out("comparing the documents"),
     })?;
     for (which, loaded) in [("`a`", &old), ("`b`", &new)] {
         for note in loaded.notes() {
@@ -260,7 +264,13 @@ enum Work {
     Record(JsonChange),
 }
 
-type Failed = (bool, crate::doc::syntax::Syntax);
+/// Why a comparison stopped.
+enum Failed {
+    /// A document (`false` old, `true` new) broke.
+    Syntax(bool, crate::doc::syntax::Syntax),
+    /// The call's deadline passed.
+    OutOfTime,
+}
 
 /// Compare the documents, pushing changes in document order. An error
 /// says which document (`false` old, `true` new) broke.
@@ -270,8 +280,8 @@ fn compare(
     changes: &mut Vec<JsonChange>,
     notes: &mut Vec<String>,
 ) -> Result<(), Failed> {
-    let in_old = |e| (false, e);
-    let in_new = |e| (true, e);
+    let in_old = |e| Failed::Syntax(false, e);
+    let in_new = |e| Failed::Syntax(true, e);
     let shown = |doc: &Doc<'_>, node: Node| -> Result<String, crate::doc::syntax::Syntax> {
         let mut text = String::new();
         layout::format(doc.text(node)?, Layout::Compact, &mut text);
@@ -282,7 +292,14 @@ fn compare(
         new.root().map_err(in_new)?,
         String::new(),
     )];
+    // The notes already written, so each is written once (a search of the
+    // list was quadratic in the repeated keys).
+    let mut noted: std::collections::HashSet<String> = notes.iter().cloned().collect();
+    let mut ticker: Ticker = Ticker::new();
     while let Some(work) = stack.pop() {
+        if ticker.tick() {
+            return Err(Failed::OutOfTime);
+        }
         let (a, b, at) = match work {
             Work::Record(change) => {
                 changes.push(change);
@@ -301,7 +318,7 @@ fn compare(
                     .chain(repeated_y.iter().map(|k| ("`b`", k)))
                 {
                     let note = format!("{which}: {}", json_tool::duplicate_note(key, &at));
-                    if !notes.contains(&note) {
+                    if noted.insert(note.clone()) {
                         notes.push(note);
                     }
                 }

@@ -65,6 +65,7 @@ mod apply;
 mod dirs;
 mod error;
 mod glob;
+mod hunks;
 mod json;
 mod layout;
 mod patch;

@@ -21,7 +21,7 @@ pub(crate) const MAX_OUTPUT: usize = 30_000;
 /// The largest file `files` and `apply` read.
 pub(crate) const MAX_FILE: u64 = 4 * 1024 * 1024;
 /// A NUL byte in this many first bytes makes a file binary.
-const BINARY_PROBE: usize = 8_000;
+pub(crate) const BINARY_PROBE: usize = 8_000;
 /// Room kept under the output cap for the note that says where it was cut.
 const NOTE_ROOM: usize = 400;
 
@@ -228,8 +228,14 @@ pub fn diff_bytes(
     }
     let new = split_lines(b);
     let deadline = Instant::now() + options.timeout;
-    let mut ops =
-        similar::capture_diff_slices_deadline(Algorithm::Myers, &old, &new, Some(deadline));
+    // The call's own deadline, when sooner, stops the diff too: then the
+    // call is over and its answer is "out of time", not a rough diff.
+    let call = crate::tools::deadline::current();
+    let sooner = call.map_or(deadline, |call| call.min(deadline));
+    let mut ops = similar::capture_diff_slices_deadline(Algorithm::Myers, &old, &new, Some(sooner));
+    if crate::tools::deadline::expired() {
+        return Err(Error::timed_out("diffing the texts"));
+    }
     if Instant::now() >= deadline {
         let (ops_block, old_mid, new_mid) = block_replacement(&old, &new);
         ops = ops_block;

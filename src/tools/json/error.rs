@@ -28,7 +28,8 @@ pub enum ErrorKind {
     InvalidPath,
     /// A `where` clause does not parse, e.g. `status failed`.
     InvalidWhere,
-    /// A `~` pattern is not a valid regex, e.g. `name~(`.
+    /// A `~` pattern is not a valid regex, e.g. `name~(`, or compiles past
+    /// its share of the request's regex budget, e.g. 600 clauses `x~a{150000}`.
     InvalidRegex,
     /// The document is not valid JSON, e.g. `{"a":}`.
     InvalidJson,
@@ -43,6 +44,9 @@ pub enum ErrorKind {
     InvalidArgument,
     /// Reading a file failed, e.g. it does not exist.
     Io,
+    /// The call ran past its time limit (set by a server: `call`, `serve`,
+    /// `mcp`) and stopped, e.g. `get items[*].*` over a 20 MB file.
+    TimedOut,
 }
 
 #[derive(Debug)]
@@ -80,6 +84,14 @@ pub(crate) enum Repr {
         error: String,
         example: &'static str,
     },
+    /// A pattern compiles past its share of the request's budget: `budget`
+    /// bytes shared by `n_patterns`, `share` each.
+    RegexTooBig {
+        pattern: String,
+        n_patterns: usize,
+        budget: usize,
+        share: usize,
+    },
     Unparsed(Unparsed),
     TooLarge {
         file: String,
@@ -90,6 +102,10 @@ pub(crate) enum Repr {
     Io {
         path: String,
         error: io::Error,
+    },
+    /// The deadline of the call passed while `doing` this.
+    TimedOut {
+        doing: &'static str,
     },
 }
 
@@ -113,6 +129,12 @@ impl Error {
         Error(Box::new(repr))
     }
 
+    /// The error for a call whose deadline passed while `doing` this.
+    #[cold]
+    pub(crate) fn timed_out(doing: &'static str) -> Self {
+        Error::new(Repr::TimedOut { doing })
+    }
+
     #[cold]
     pub(crate) fn argument(message: impl Into<String>) -> Self {
         Error::new(Repr::InvalidArgument(message.into()))
@@ -126,7 +148,7 @@ impl Error {
             Repr::WrongType { .. } => ErrorKind::WrongType,
             Repr::InvalidPath { .. } => ErrorKind::InvalidPath,
             Repr::InvalidWhere { .. } => ErrorKind::InvalidWhere,
-            Repr::InvalidRegex { .. } => ErrorKind::InvalidRegex,
+            Repr::InvalidRegex { .. } | Repr::RegexTooBig { .. } => ErrorKind::InvalidRegex,
             Repr::Unparsed(unparsed) => match unparsed.format {
                 Format::Json => ErrorKind::InvalidJson,
                 Format::Yaml => ErrorKind::InvalidYaml,
@@ -141,6 +163,7 @@ impl Error {
             },
             Repr::InvalidArgument(_) => ErrorKind::InvalidArgument,
             Repr::Io { .. } => ErrorKind::Io,
+            Repr::TimedOut { .. } => ErrorKind::TimedOut,
         }
     }
 
@@ -263,6 +286,30 @@ impl fmt::Display for Error {
                 f,
                 "the pattern {pattern:?} after `~` is not a valid regex: {error}; e.g.\n  {example}"
             ),
+            Repr::RegexTooBig {
+                pattern,
+                n_patterns: 1,
+                share,
+                ..
+            } => write!(
+                f,
+                "the pattern {pattern:?} after `~` is too big: it compiles to more than \
+                 {share} bytes, the most one pattern may; write a smaller pattern (a counted \
+                 repetition such as `a{{1000}}` compiles to a copy per count)"
+            ),
+            Repr::RegexTooBig {
+                pattern,
+                n_patterns,
+                budget,
+                share,
+            } => write!(
+                f,
+                "the pattern {pattern:?} after `~` is too big for its share: the {n_patterns} \
+                 `~` patterns of one `where` share {} MiB ({budget} bytes) of compiled regex, \
+                 at most {share} bytes each; use fewer `~` clauses, or smaller patterns (a \
+                 counted repetition such as `a{{1000}}` compiles to a copy per count)",
+                budget / (1024 * 1024)
+            ),
             Repr::Unparsed(unparsed) => unparsed.refuse(
                 f,
                 "(repair it with `argmend repair`, or see every problem with the `validate` verb)",
@@ -274,6 +321,12 @@ impl fmt::Display for Error {
             ),
             Repr::Workspace(error) => write!(f, "refused: {error}"),
             Repr::InvalidArgument(message) => f.write_str(message),
+            Repr::TimedOut { doing } => write!(
+                f,
+                "out of time: the call ran past its time limit while {doing}, and stopped; \
+                 ask for less (a deeper `path`, no `*` over big arrays, a narrower `where`, a \
+                 smaller `depth`, or a smaller file)"
+            ),
             Repr::Io { path, error } => write!(
                 f,
                 "cannot read `{}`: {error}",

@@ -1,6 +1,7 @@
 //! `schema`: the inferred shape of a payload, types per path, and for
 //! arrays of objects how often each key appears among sampled elements.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use super::error::Error;
@@ -10,6 +11,7 @@ use super::{Source, cap, load_strict, read};
 use crate::doc::lazy::{Doc, Kind, Node};
 use crate::doc::syntax::Syntax;
 use crate::tools::Workspace;
+use crate::tools::deadline::Ticker;
 
 /// The default `depth`.
 pub const DEFAULT_DEPTH: usize = 3;
@@ -98,9 +100,20 @@ struct Walker<'d, 'a> {
     n_sampled_arrays: usize,
     /// Keys met more than once in one object, with the object's path.
     repeated: Vec<(String, String)>,
+    ticker: Ticker,
+    /// The call's deadline passed: every loop returns at once, and
+    /// [`schema`] answers "out of time".
+    stopped: bool,
 }
 
 impl Walker<'_, '_> {
+    /// Whether to stop: the deadline passed (checked every 1,024 steps;
+    /// once it has, every later call says so).
+    fn stop(&mut self) -> bool {
+        self.stopped = self.stopped || self.ticker.tick();
+        self.stopped
+    }
+
     fn line(&mut self, path: &str, shape: String, percent: Option<u32>) {
         self.shapes.push(Shape {
             path: path::shown(path).to_owned(),
@@ -125,6 +138,9 @@ impl Walker<'_, '_> {
                     return Ok(());
                 }
                 for (key, value) in members {
+                    if self.stop() {
+                        return Ok(());
+                    }
                     let mut child = path.to_owned();
                     path::push(&mut child, &Segment::Key(key));
                     self.walk(value, &child, depth - 1, true)?;
@@ -134,6 +150,9 @@ impl Walker<'_, '_> {
                 let mut sample = Vec::with_capacity(SAMPLE);
                 let mut n = 0;
                 for element in doc.elements(node) {
+                    if self.stop() {
+                        return Ok(());
+                    }
                     let element = element?;
                     if n < SAMPLE {
                         sample.push(element);
@@ -186,15 +205,23 @@ impl Walker<'_, '_> {
         let doc = self.doc;
         // Key, how many objects have it, its types, the first container value.
         let mut keys: Vec<(String, usize, Vec<&'static str>, Option<Node>)> = Vec::new();
+        // Where each key is in `keys`. Why a map: sampled objects with a
+        // million different keys made a search of the list per key
+        // quadratic (hours); the list keeps the order of first appearance.
+        let mut index: HashMap<String, usize> = HashMap::new();
         for object in sample {
             let (members, repeated) = doc.unique_members(*object)?;
             self.repeated
                 .extend(repeated.into_iter().map(|key| (key, elements.to_owned())));
             for (key, value) in members {
+                if self.stop() {
+                    return Ok(());
+                }
                 let name = type_name(doc, value)?;
-                let idx = match keys.iter().position(|k| k.0 == key) {
-                    Some(idx) => idx,
+                let idx = match index.get(&key) {
+                    Some(&idx) => idx,
                     None => {
+                        index.insert(key.clone(), keys.len());
                         keys.push((key, 0, Vec::new(), None));
                         keys.len() - 1
                     }
@@ -208,6 +235,9 @@ impl Walker<'_, '_> {
             }
         }
         for (key, count, names, container) in keys {
+            if self.stop() {
+                return Ok(());
+            }
             let mut child = elements.to_owned();
             path::push(&mut child, &Segment::Key(key));
             let percent =
@@ -272,11 +302,16 @@ pub fn schema(workspace: &Workspace, source: Source<'_>, depth: usize) -> Result
         shapes: Vec::new(),
         n_sampled_arrays: 0,
         repeated: Vec::new(),
+        ticker: Ticker::new(),
+        stopped: false,
     };
     let root = doc.root().map_err(|e| loaded.syntax_error(e))?;
     walker
         .walk(root, "", depth, true)
         .map_err(|e| loaded.syntax_error(e))?;
+    if walker.stopped {
+        return Err(Error::timed_out("describing the document's shape"));
+    }
     let mut text = String::new();
     for shape in &walker.shapes {
         text.push_str(&shape.path);

@@ -10,6 +10,7 @@ use crate::doc::lazy::{Doc, Kind, Node};
 
 use super::{Loaded, Source, cap, load_strict, read};
 use crate::tools::Workspace;
+use crate::tools::deadline::Ticker;
 
 /// The type summary of a value, as `keys` shows it: `object{n}`,
 /// `array[n]`, `string(len)`, `number`, `bool`, `null`.
@@ -37,18 +38,31 @@ pub(crate) fn walk(
     let syntax = |error| loaded.syntax_error(error);
     let mut current = vec![(String::new(), doc.root().map_err(syntax)?)];
     let mut fanned = false;
+    let mut ticker = Ticker::new();
     for segment in segments {
         let mut next = Vec::new();
         let mut first_error = None;
         for (at, node) in &current {
+            if ticker.tick() {
+                return Err(timed_out());
+            }
             let mut repeated = Vec::new();
-            let result = step(doc, at, *node, segment, &mut next, &mut repeated);
+            let result = step(
+                doc,
+                at,
+                *node,
+                segment,
+                &mut next,
+                &mut repeated,
+                &mut ticker,
+            );
             for key in repeated {
                 loaded.note(duplicate_note(&key, at));
             }
             match result {
                 Ok(()) => {}
                 Err(Step::Syntax(error)) => return Err(syntax(error)),
+                Err(Step::Stop) => return Err(timed_out()),
                 Err(Step::Miss(error)) if !fanned => return Err(error),
                 Err(Step::Miss(error)) => {
                     first_error.get_or_insert(error);
@@ -69,6 +83,13 @@ pub(crate) fn walk(
 enum Step {
     Syntax(crate::doc::syntax::Syntax),
     Miss(Error),
+    /// The call's deadline passed.
+    Stop,
+}
+
+/// The error of a verb that ran out of time along its path or its values.
+pub(crate) fn timed_out() -> Error {
+    Error::timed_out("reading the document")
 }
 
 impl From<crate::doc::syntax::Syntax> for Step {
@@ -94,6 +115,7 @@ fn step(
     segment: &Segment,
     out: &mut Vec<(String, Node)>,
     repeated: &mut Vec<String>,
+    ticker: &mut Ticker,
 ) -> Result<(), Step> {
     let child = |index: &Segment| {
         let mut path = at.to_owned();
@@ -125,6 +147,9 @@ fn step(
                 let mut n = 0;
                 let mut found = None;
                 for element in doc.elements(node) {
+                    if ticker.tick() {
+                        return Err(Step::Stop);
+                    }
                     let element = element?;
                     if n as i64 == *index {
                         found = Some(element);
@@ -134,7 +159,13 @@ fn step(
                 }
                 found.ok_or(n)
             } else {
-                let elements: Vec<Node> = doc.elements(node).collect::<Result<_, _>>()?;
+                let mut elements: Vec<Node> = Vec::new();
+                for element in doc.elements(node) {
+                    if ticker.tick() {
+                        return Err(Step::Stop);
+                    }
+                    elements.push(element?);
+                }
                 let len = elements.len();
                 usize::try_from(index.unsigned_abs())
                     .ok()
@@ -158,12 +189,18 @@ fn step(
             let (members, duplicates) = doc.unique_members(node)?;
             repeated.extend(duplicates);
             for (key, value) in members {
+                if ticker.tick() {
+                    return Err(Step::Stop);
+                }
                 out.push((child(&Segment::Key(key)), value));
             }
             Ok(())
         }
         (Segment::Wildcard, Kind::Array) => {
             for (idx, element) in doc.elements(node).enumerate() {
+                if ticker.tick() {
+                    return Err(Step::Stop);
+                }
                 out.push((child(&Segment::Index(idx as i64)), element?));
             }
             Ok(())
@@ -274,7 +311,11 @@ pub fn get(workspace: &Workspace, source: Source<'_>, path: &str) -> Result<Got,
     // The whole answer's length: past the cap only the start is kept, but
     // the note says how big the answer really is.
     let mut total = 0usize;
+    let mut ticker = Ticker::<6>::new();
     for (at, node) in found {
+        if ticker.tick() {
+            return Err(timed_out());
+        }
         let bytes = doc.text(node).map_err(|e| loaded.syntax_error(e))?;
         let json = String::from_utf8_lossy(bytes).into_owned();
         let keep = (super::MAX_OUTPUT + 1).saturating_sub(text.len());
@@ -398,7 +439,11 @@ pub fn keys(workspace: &Workspace, source: Source<'_>, path: &str) -> Result<Key
             for key in repeated {
                 loaded.note(duplicate_note(&key, &at));
             }
+            let mut ticker = Ticker::<6>::new();
             for (key, value) in members {
+                if ticker.tick() {
+                    return Err(timed_out());
+                }
                 entries.push(Entry {
                     key,
                     summary: self::summary(&doc, value).map_err(syntax)?,
@@ -406,7 +451,11 @@ pub fn keys(workspace: &Workspace, source: Source<'_>, path: &str) -> Result<Key
             }
         }
         Kind::Array => {
+            let mut ticker = Ticker::<6>::new();
             for (idx, element) in doc.elements(node).enumerate() {
+                if ticker.tick() {
+                    return Err(timed_out());
+                }
                 entries.push(Entry {
                     key: format!("[{idx}]"),
                     summary: self::summary(&doc, element.map_err(syntax)?).map_err(syntax)?,

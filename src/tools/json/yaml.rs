@@ -26,6 +26,7 @@ use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 
 use super::MAX_NESTING;
 use crate::doc::lazy::{Doc, Kind};
+use crate::tools::deadline::Ticker;
 
 /// The YAML as JSON text.
 pub(crate) struct Converted {
@@ -69,12 +70,24 @@ pub(crate) fn to_json(text: &str) -> Result<Converted, YamlError> {
     let mut doc_start = 0usize;
     let mut empty = false;
     let mut first_container = None;
+    let mut ticker = Ticker::<12>::new();
     for event in Parser::new_from_str(text) {
         let (event, span) = event.map_err(|error| YamlError {
             message: error.info().to_owned(),
             line: error.marker().line(),
             column: error.marker().col() + 1,
         })?;
+        // A 20 MB YAML file is millions of events: past the call's
+        // deadline the conversion stops (the server has already answered).
+        if ticker.tick() {
+            return Err(YamlError {
+                message: "out of time: the call ran past its time limit while reading the \
+                          YAML, and stopped; ask for less (a smaller file)"
+                    .to_owned(),
+                line: span.start.line(),
+                column: span.start.col() + 1,
+            });
+        }
         let at = |message: String| YamlError {
             message,
             line: span.start.line(),
