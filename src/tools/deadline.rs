@@ -107,6 +107,16 @@ mod tests {
         use crate::tools::json::{self, ErrorKind, Query, Source};
 
         let workspace = Workspace::new(std::env::temp_dir()).unwrap();
+        // Two trees of 600 files for `diff dirs`.
+        let trees = std::env::temp_dir().join(format!("argmend-deadline-{}", std::process::id()));
+        for side in ["old", "new"] {
+            std::fs::create_dir_all(trees.join(side)).unwrap();
+            for i in 0..600 {
+                std::fs::write(trees.join(side).join(format!("{i}.txt")), "x").unwrap();
+            }
+        }
+        let tree_workspace = Workspace::new(&trees).unwrap();
+        assert!(diff::diff_dirs(&tree_workspace, "old", "new", None).is_ok());
         let items: Vec<String> = (0..5_000).map(|i| format!(r#"{{"id":{i}}}"#)).collect();
         let text = format!("{{\"items\":[{}]}}", items.join(","));
         let members: Vec<String> = (0..5_000).map(|i| format!("\"k{i}\":{i}")).collect();
@@ -143,6 +153,8 @@ mod tests {
             assert!(error.to_string().starts_with("out of time"), "{error}");
         };
         diff_timed_out(diff::apply_to(lines.as_bytes(), hunks.as_bytes()).unwrap_err());
+        diff_timed_out(diff::diff_dirs(&tree_workspace, "old", "new", None).unwrap_err());
+        let _ = std::fs::remove_dir_all(&trees);
         let error = diff::diff_text(&lines, &other, DiffOptions::default()).unwrap_err();
         diff_timed_out(error);
         let changed = text.replace(":1", ":2");

@@ -170,8 +170,13 @@ pub fn diff_dirs(
             .open_dir()
             .map_err(|error| Error::io("walk", name.clone(), error))?;
         let mut nodes = BTreeMap::new();
-        walk(&tree, matcher.as_ref(), &mut nodes, &mut walk_capped)
-            .map_err(|error| Error::io("walk", name, error))?;
+        walk(&tree, matcher.as_ref(), &mut nodes, &mut walk_capped).map_err(|error| {
+            if crate::tools::deadline::expired() {
+                Error::timed_out("walking the trees")
+            } else {
+                Error::io("walk", name, error)
+            }
+        })?;
         trees.push(nodes);
         handles.push(tree);
     }
@@ -179,7 +184,11 @@ pub fn diff_dirs(
     let old = trees.pop().unwrap_or_default();
     let mut entries = Vec::new();
     let mut n_identical = 0;
+    let mut ticker = crate::tools::deadline::Ticker::<6>::new();
     for (path, node) in &old {
+        if ticker.tick() {
+            return Err(Error::timed_out("comparing the trees"));
+        }
         match new.get(path) {
             None => entries.push((path.clone(), Change::Removed)),
             Some(other) => {
@@ -218,7 +227,11 @@ fn walk(
     capped: &mut bool,
 ) -> io::Result<()> {
     let mut stack = vec![(tree.try_clone()?, String::new(), sorted(tree)?.into_iter())];
+    let mut ticker = crate::tools::deadline::Ticker::<8>::new();
     while let Some((dir, prefix, entries)) = stack.last_mut() {
+        if ticker.tick() {
+            return Err(io::Error::new(io::ErrorKind::TimedOut, "out of time"));
+        }
         let Some((name, kind)) = entries.next() else {
             stack.pop();
             continue;

@@ -10,6 +10,9 @@ use super::{Format, Source, yaml};
 use crate::doc::syntax;
 use crate::tools::{Unparsed, Workspace};
 
+/// The most notes one answer carries.
+const MAX_NOTES: usize = 32;
+
 /// The bytes as read, before YAML is converted.
 pub(crate) struct Raw<'a> {
     bytes: Cow<'a, [u8]>,
@@ -42,9 +45,14 @@ pub(crate) struct Loaded<'a> {
 
 impl Loaded<'_> {
     /// Add a note to the answer (once, however often it is met).
+    ///
+    /// At most [`MAX_NOTES`] are kept: an object whose 100,000 keys are each
+    /// written twice met a note per key, and the search of the list for
+    /// each new one made the answer quadratic (198 s); past a screenful the
+    /// model reads no more of them anyway.
     pub(crate) fn note(&self, note: String) {
         let mut notes = self.notes.borrow_mut();
-        if !notes.contains(&note) {
+        if notes.len() < MAX_NOTES && !notes.contains(&note) {
             notes.push(note);
         }
     }
