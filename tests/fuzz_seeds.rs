@@ -254,6 +254,9 @@ fn json_yaml_check_holds_on_its_seeds() {
     replay_tool_target("json_yaml", checks::check_json_yaml_fuzz);
 }
 
+/// Issue 26: each seed builds a tree (links out, links in, a chain deeper
+/// than PATH_MAX, links to `.git`, loops) and resolves paths in it against
+/// the check's model.
 #[test]
 fn workspace_paths_check_holds_on_its_seeds() {
     replay_tool_target("workspace_paths", checks::check_workspace_paths);
