@@ -276,6 +276,11 @@ pub(super) fn load(raw: Raw<'_>) -> Result<Loaded<'_>, Error> {
 /// lazily, and a broken value must never be printed as an answer.
 pub(super) fn load_strict(raw: Raw<'_>) -> Result<Loaded<'_>, Error> {
     let loaded = load(raw)?;
+    // Reading and converting are single passes without checks of their own;
+    // past the deadline the strict pass (as long again) is not started.
+    if crate::tools::deadline::expired() {
+        return Err(Error::timed_out("reading the document"));
+    }
     // The repair engine's strict pass runs at a strict parser's speed; the
     // tokenizer's validator, which can say where and why, only on a miss.
     let fast = crate::repair::is_strict_json(&loaded.bytes, 512)
