@@ -252,6 +252,9 @@ fn load(workspace: &Workspace, source: &str, which: &str) -> Result<Loaded<'stat
 fn syntax_error(error: json_tool::Error) -> Error {
     match error.unparsed() {
         Some(unparsed) => Error::new(Repr::Unparsed(unparsed.clone())),
+        None if error.kind() == json_tool::ErrorKind::TimedOut => {
+            Error::timed_out("reading the documents")
+        }
         // Nesting past the limit: the message says what and where.
         None => Error::new(Repr::InvalidArgument(error.to_string())),
     }
