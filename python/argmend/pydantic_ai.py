@@ -3,8 +3,11 @@
 ``RepairToolArguments`` keeps the contract of Pydantic AI Harness's capability
 of the same name, which runs json_repair:
 
-- valid JSON and already-parsed arguments pass through unchanged, and emit no span;
-- a repair that fails leaves the original arguments to normal validation and retry;
+- valid JSON (what ``json.loads`` reads, even past argmend's depth limit) and already-parsed
+  arguments pass through unchanged, and emit no span;
+- a repair that fails, or raises anything at all (a lone surrogate in the
+  arguments, a limit crossed), leaves the original arguments to normal
+  validation and retry;
 - each repair attempt emits one ``repair_tool_arguments`` span that never
   contains argument content.
 
@@ -70,7 +73,10 @@ class RepairToolArguments(AbstractCapability[AgentDepsT]):
 
     Args:
         use_schema: give argmend the tool's ``parameters_json_schema`` (default
-            ``True``). Without it only the tool's name guides the repair.
+            ``True``). Without it only the tool's name guides the repair. A
+            schema argmend cannot take (nested deeper than 512 levels) is left
+            out of the repair, and its span names the error in
+            ``argmend.schema_error``; validation still applies it.
         refuse_truncated: when the arguments were cut off (a string, object or
             number closed by argmend because the input ended), raise
             ``ModelRetry`` so the model sends the whole call again, instead of
@@ -96,17 +102,33 @@ class RepairToolArguments(AbstractCapability[AgentDepsT]):
     retry_doubtful: bool = False
     drop_unknown_keys: bool = False
     coerce_valid_json: bool = False
-    _tools: dict[str, tuple[Any, argmend.Tool]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # Per tool name: the schema, its argmend Tool, and why the schema was left out (if it was).
+    _tools: dict[str, tuple[Any, argmend.Tool, str | None]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
-    def _tool(self, tool_def: ToolDefinition) -> argmend.Tool:
-        """The argmend ``Tool`` for ``tool_def``, built once per name and schema."""
+    def _tool(self, tool_def: ToolDefinition) -> tuple[argmend.Tool, str | None]:
+        """The argmend ``Tool`` for ``tool_def``, built once per name and schema,
+        and why its schema was left out, if it was.
+
+        A schema argmend cannot read (nested deeper than it takes, not JSON)
+        is left out: the tool's name alone guides the repair, as with
+        ``use_schema=False``, and validation still applies the schema.
+        """
         schema = tool_def.parameters_json_schema if self.use_schema else None
         cached = self._tools.get(tool_def.name)
         if cached is not None and (cached[0] is schema or cached[0] == schema):
-            return cached[1]
-        tool = argmend.Tool(tool_def.name, schema, drop_unknown_keys=self.drop_unknown_keys)
-        self._tools[tool_def.name] = (schema, tool)
-        return tool
+            return cached[1], cached[2]
+        unread = None
+        try:
+            tool = argmend.Tool(tool_def.name, schema, drop_unknown_keys=self.drop_unknown_keys)
+        except Exception as error:
+            if schema is None:
+                raise
+            unread = type(error).__name__
+            tool = argmend.Tool(tool_def.name, None, drop_unknown_keys=self.drop_unknown_keys)
+        self._tools[tool_def.name] = (schema, tool, unread)
+        return tool, unread
 
     async def before_tool_validate(
         self,
@@ -116,70 +138,91 @@ class RepairToolArguments(AbstractCapability[AgentDepsT]):
         tool_def: ToolDefinition,
         args: RawToolArgs,
     ) -> RawToolArgs:
-        """Repair malformed JSON arguments before normal tool schema validation."""
+        """Repair malformed JSON arguments before normal tool schema validation.
+
+        Never raises but to ask for the call again (``refuse_truncated``,
+        ``retry_doubtful``): whatever goes wrong in the repair leaves the
+        original arguments to validation and retry, as the harness does.
+        """
         if not isinstance(args, str):
             return args
+        # Valid JSON is what `json.loads` reads, as in the harness: NaN, lone
+        # surrogates and nesting deeper than argmend's limit included.
         try:
-            valid = argmend.repair(args).verdict == "valid"
-        except argmend.Error:
-            valid = False  # a limit crossed: the attempt below fails and says so in its span
-        normalized = None
-        if valid:
-            if not self.coerce_valid_json:
-                return args
-            try:
-                normalized = self._tool(tool_def).normalize(args)
-            except (argmend.Error, ValueError, TypeError):
-                return args
-            if normalized.verdict == "valid":
-                return args
+            json.loads(args)
+        except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
+            pass
+        else:
+            return self._coerced(ctx, tool_def, args) if self.coerce_valid_json else args
         with ctx.tracer.start_as_current_span(SPAN_NAME) as span:
-            if normalized is None:  # valid JSON coerced above is not normalized twice
-                try:
-                    normalized = self._tool(tool_def).normalize(args)
-                except (argmend.Error, ValueError, TypeError) as error:
-                    # A limit crossed or a schema argmend cannot read: leave the
-                    # arguments to normal validation and retry.
-                    span.set_attribute("argmend.outcome", "failed")
-                    span.set_attribute("argmend.error", type(error).__name__)
-                    return args
-            fixes = normalized.fixes
-            doubts = normalized.doubts
-            span.set_attributes(
-                {
-                    "gen_ai.tool.name": tool_def.name,
-                    "argmend.verdict": normalized.verdict,
-                    "argmend.strategy": normalized.strategy or "",
-                    "argmend.fix_kinds": sorted({fix.kind for fix in fixes}),
-                    "argmend.fix_count": len(fixes),
-                    "argmend.doubt_kinds": sorted({doubt.kind for doubt in doubts}),
-                    "argmend.doubt_count": len(doubts),
-                    "argmend.violation_count": len(normalized.violations),
-                }
-            )
-            if normalized.verdict == "not_json":
+            try:
+                tool, unread = self._tool(tool_def)
+                normalized = tool.normalize(args)
+            except Exception as error:
+                # A limit crossed, input argmend cannot take (a lone surrogate),
+                # or anything else: leave the arguments to validation and retry.
                 span.set_attribute("argmend.outcome", "failed")
+                span.set_attribute("argmend.error", type(error).__name__)
                 return args
-            cut = next((fix for fix in fixes if fix.truncation), None)
-            if self.refuse_truncated and cut is not None:
-                span.set_attribute("argmend.outcome", "refused_truncated")
-                raise ModelRetry(
-                    f"The arguments of this `{tool_def.name}` call were cut off "
-                    f"(they end at byte {len(args.encode())}, inside a value). "
-                    "Send the complete call again."
-                )
-            if self.retry_doubtful and doubts:
-                span.set_attribute("argmend.outcome", "refused_doubtful")
-                raise ModelRetry(self._doubt_message(tool_def, args, doubts))
-            span.set_attribute("argmend.outcome", "repaired")
-            return normalized.json
+            return self._repaired(span, tool_def, args, normalized, unread)
+
+    def _coerced(self, ctx: RunContext[AgentDepsT], tool_def: ToolDefinition, args: str) -> RawToolArgs:
+        """Valid JSON with ``coerce_valid_json``: the schema applied, with a
+        span when that changed anything; unchanged when it could not be."""
+        try:
+            tool, unread = self._tool(tool_def)
+            normalized = tool.normalize(args)
+        except Exception:
+            return args
+        if normalized.verdict == "valid":
+            return args
+        with ctx.tracer.start_as_current_span(SPAN_NAME) as span:
+            return self._repaired(span, tool_def, args, normalized, unread)
+
+    def _repaired(
+        self, span: Any, tool_def: ToolDefinition, args: str, normalized: argmend.Normalized, unread: str | None
+    ) -> RawToolArgs:
+        """The arguments to validate after a repair, recorded on ``span``;
+        raises ``ModelRetry`` when the repair is refused."""
+        if unread is not None:
+            span.set_attribute("argmend.schema_error", unread)
+        fixes = normalized.fixes
+        doubts = normalized.doubts
+        span.set_attributes(
+            {
+                "gen_ai.tool.name": tool_def.name,
+                "argmend.verdict": normalized.verdict,
+                "argmend.strategy": normalized.strategy or "",
+                "argmend.fix_kinds": sorted({fix.kind for fix in fixes}),
+                "argmend.fix_count": len(fixes),
+                "argmend.doubt_kinds": sorted({doubt.kind for doubt in doubts}),
+                "argmend.doubt_count": len(doubts),
+                "argmend.violation_count": len(normalized.violations),
+            }
+        )
+        if normalized.verdict == "not_json":
+            span.set_attribute("argmend.outcome", "failed")
+            return args
+        cut = next((fix for fix in fixes if fix.truncation), None)
+        if self.refuse_truncated and cut is not None:
+            span.set_attribute("argmend.outcome", "refused_truncated")
+            raise ModelRetry(
+                f"The arguments of this `{tool_def.name}` call were cut off "
+                f"(they end at byte {len(args.encode(errors='surrogatepass'))}, inside a value). "
+                "Send the complete call again."
+            )
+        if self.retry_doubtful and doubts:
+            span.set_attribute("argmend.outcome", "refused_doubtful")
+            raise ModelRetry(self._doubt_message(tool_def, args, doubts))
+        span.set_attribute("argmend.outcome", "repaired")
+        return normalized.json
 
     def _doubt_message(self, tool_def: ToolDefinition, args: str, doubts: list[argmend.Doubt]) -> str:
         """What the model reads when its call is refused for a doubt: the
         first doubt's place (field, byte offset, the text around it), why, and
         what to do; the others are counted."""
         doubt = doubts[0]
-        raw = args.encode()
+        raw = args.encode(errors="surrogatepass")
         path = self._path_at(tool_def, raw, doubt.offset)
         field = f" (in `{path}`)" if path else ""
         before = raw[max(0, doubt.offset - EXCERPT) : doubt.offset].decode(errors="ignore")
@@ -204,7 +247,7 @@ class RepairToolArguments(AbstractCapability[AgentDepsT]):
             repairer = argmend.Repairer(schema=schema)
             repairer.feed(raw[:offset])
             value = repairer.snapshot_value()
-        except (argmend.Error, ValueError, TypeError):
+        except Exception:
             return None
         path = ""
         while True:

@@ -20,7 +20,7 @@ use argmend::{Options, ToolOptions};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::PyString;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::input::Input;
 use crate::outcome::{Doubt, Fix, Normalized, Outcome, Violation};
@@ -217,7 +217,6 @@ fn tool_options(
 /// A JSON Schema given as a dict, a bool, JSON text, or a pydantic model class
 /// (its `model_json_schema()`), as a `serde_json::Value`.
 pub(crate) fn schema_value(schema: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
-    let py = schema.py();
     if let Ok(text) = schema.cast::<PyString>() {
         return serde_json::from_str(&text.to_cow()?)
             .map_err(|error| PyValueError::new_err(format!("schema is not JSON: {error}")));
@@ -227,18 +226,135 @@ pub(crate) fn schema_value(schema: &Bound<'_, PyAny>) -> PyResult<serde_json::Va
     } else {
         schema.clone()
     };
-    if !(schema.is_instance_of::<pyo3::types::PyDict>()
-        || schema.is_instance_of::<pyo3::types::PyBool>())
-    {
+    if !(schema.is_instance_of::<PyDict>() || schema.is_instance_of::<PyBool>()) {
         return Err(PyTypeError::new_err(format!(
             "schema must be a dict, a bool, JSON text or a pydantic model, not {}",
             schema.get_type().name()?
         )));
     }
-    let text = json_dumps(py)?.call1((schema,))?;
-    let text = text.cast::<PyString>()?.to_cow()?.into_owned();
-    serde_json::from_str(&text)
-        .map_err(|error| PyValueError::new_err(format!("schema is not JSON: {error}")))
+    python_json(&schema)
+}
+
+/// The deepest nesting of arrays and objects a schema given as Python objects
+/// may have: the engine's default `max_depth`. Deeper is `argmend.Error`.
+const MAX_SCHEMA_NESTING: usize = 512;
+
+/// A dict or list of JSON values as a `serde_json::Value`, converted as
+/// `json.dumps` would (keys that are numbers, bools or `None` become their
+/// JSON text; tuples are arrays) but without recursion, so that a deep schema
+/// is `argmend.Error` past `MAX_SCHEMA_NESTING`, never `RecursionError` from
+/// `json.dumps` nor `serde_json`'s limit of 128 (issue 27).
+fn python_json(root: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
+    use serde_json::Value;
+    /// An open array or object, its children still to convert, and the key
+    /// of the child being converted.
+    struct Frame<'py> {
+        open: Value,
+        rest: std::vec::IntoIter<(String, Bound<'py, PyAny>)>,
+        key: String,
+    }
+    let mut stack: Vec<Frame<'_>> = Vec::new();
+    let mut item = root.clone();
+    loop {
+        let open = if let Ok(dict) = item.cast::<PyDict>() {
+            let mut members = Vec::with_capacity(dict.len());
+            for (key, value) in dict.iter() {
+                members.push((json_key(&key)?, value));
+            }
+            Some((Value::Object(serde_json::Map::new()), members))
+        } else if item.is_instance_of::<PyList>() || item.is_instance_of::<PyTuple>() {
+            let items = item.try_iter()?.map(|value| Ok((String::new(), value?)));
+            Some((Value::Array(Vec::new()), items.collect::<PyResult<_>>()?))
+        } else {
+            None
+        };
+        let mut done = match open {
+            None => Some(json_scalar(&item)?),
+            Some((open, rest)) => {
+                if stack.len() == MAX_SCHEMA_NESTING {
+                    return Err(Error::new_err(format!(
+                        "the schema nests deeper than {MAX_SCHEMA_NESTING} levels of arrays and objects"
+                    )));
+                }
+                stack.push(Frame {
+                    open,
+                    rest: rest.into_iter(),
+                    key: String::new(),
+                });
+                None
+            }
+        };
+        // Put the finished value in its parent; close each parent that has
+        // no children left, and go on with the next child.
+        loop {
+            let Some(frame) = stack.last_mut() else {
+                return done.ok_or_else(|| PyValueError::new_err("schema is not JSON"));
+            };
+            match (done.take(), &mut frame.open) {
+                (Some(value), Value::Array(items)) => items.push(value),
+                (Some(value), Value::Object(members)) => {
+                    members.insert(std::mem::take(&mut frame.key), value);
+                }
+                _ => {}
+            }
+            if let Some((key, child)) = frame.rest.next() {
+                frame.key = key;
+                item = child;
+                break;
+            }
+            done = stack.pop().map(|frame| frame.open);
+        }
+    }
+}
+
+/// A dict key as `json.dumps` writes it.
+fn json_key(key: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(text) = key.cast::<PyString>() {
+        return Ok(text.to_cow()?.into_owned());
+    }
+    if key.is_none()
+        || key.is_instance_of::<PyBool>()
+        || key.is_instance_of::<PyInt>()
+        || key.is_instance_of::<PyFloat>()
+    {
+        let text = json_dumps(key.py())?.call1((key,))?;
+        return Ok(text.cast::<PyString>()?.to_cow()?.into_owned());
+    }
+    Err(PyTypeError::new_err(format!(
+        "schema keys must be str, int, float, bool or None, not {}",
+        key.get_type().name()?
+    )))
+}
+
+/// A value that is neither an array nor an object.
+fn json_scalar(item: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
+    use serde_json::Value;
+    if let Ok(text) = item.cast::<PyString>() {
+        return Ok(Value::String(text.to_cow()?.into_owned()));
+    }
+    if item.is_none() {
+        return Ok(Value::Null);
+    }
+    if item.is_instance_of::<PyBool>() {
+        return Ok(Value::Bool(item.is_truthy()?));
+    }
+    if item.is_instance_of::<PyInt>() {
+        if let Ok(n) = item.extract::<i64>() {
+            return Ok(n.into());
+        }
+        if let Ok(n) = item.extract::<u64>() {
+            return Ok(n.into());
+        }
+    }
+    if item.is_instance_of::<PyInt>() || item.is_instance_of::<PyFloat>() {
+        return serde_json::Number::from_f64(item.extract::<f64>()?)
+            .map(Value::Number)
+            .ok_or_else(|| PyValueError::new_err("schema is not JSON: NaN or infinity"));
+    }
+    Err(PyTypeError::new_err(format!(
+        "schema is not JSON: object of type {} is not JSON serializable",
+        item.get_type().name()?
+    )))
 }
 
 /// Streaming repair of broken JSON in LLM tool-call arguments.

@@ -7,6 +7,7 @@ and whether pydantic-ai had to send a `RetryPromptPart`.
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -14,7 +15,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from pydantic import BaseModel
-from pydantic_ai import Agent
+from pydantic_ai import Agent, Tool
 from pydantic_ai.capabilities import Instrumentation
 from pydantic_ai.messages import (
     ModelMessage,
@@ -217,16 +218,39 @@ def test_coerce_valid_json_applies_the_schema_to_valid_json_too():
     assert script.retries == []
 
 
-def spans_for(script: Scripted, capability: RepairToolArguments | None = None):
+def run_streamed(agent: Agent) -> None:
+    """`agent.run` on the model's stream function, as a streaming model would."""
+
+    async def ignore(ctx, events):
+        async for _ in events:
+            pass
+
+    asyncio.run(agent.run("go", event_stream_handler=ignore))
+
+
+def spans_for(
+    script: Scripted,
+    capability: RepairToolArguments | None = None,
+    *,
+    streamed: bool = False,
+    tools=None,
+    include_content: bool = True,
+):
+    """The `repair_tool_arguments` spans of one run, and the tool calls made.
+    `tools` (pydantic-ai `Tool`s) replace the three of `agent_with_tools`."""
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    agent, calls = agent_with_tools(
-        script.model(),
-        capability,
-        extra=[Instrumentation(settings=InstrumentationSettings(tracer_provider=provider, include_content=True))],
-    )
-    agent.run_sync("go")
+    if tools is None:
+        agent, calls = agent_with_tools(script.model(), capability)
+    else:
+        calls = []
+        agent = Agent(script.model(), tools=tools, capabilities=[capability or RepairToolArguments()])
+    agent.instrument = InstrumentationSettings(tracer_provider=provider, include_content=include_content)
+    if streamed:
+        run_streamed(agent)
+    else:
+        agent.run_sync("go")
     return [span for span in exporter.get_finished_spans() if span.name == "repair_tool_arguments"], calls
 
 
@@ -401,3 +425,126 @@ def test_the_place_is_a_path_where_there_is_one_else_the_byte_and_text():
     assert '"x" <<HERE>>and "y"' in message
     assert "There is 1 more such place." in message
     assert 'Escape every quote inside a string value as \\".' in message
+
+
+# Issue 27: nothing argmend raises escapes the hook.
+
+
+@pytest.mark.parametrize(
+    "raw, span_count",
+    [
+        # Valid JSON to `json.loads`, as to the harness: passed through, no span.
+        ('{"path": "a\ud800.txt", "content": "x"}', 0),
+        # Malformed: argmend cannot take the lone surrogate (UnicodeEncodeError),
+        # so the attempt fails in its span and the original goes on.
+        ("{'path': 'a\ud800.txt', 'content': 'x',}", 1),
+    ],
+    ids=["valid", "malformed"],
+)
+def test_a_lone_surrogate_in_the_arguments_is_left_to_validation_and_retried(raw, span_count):
+    assert "\ud800" in raw  # a real lone surrogate in the str, not an escape
+    # Streamed: pydantic-ai's FunctionModel estimates usage from the whole
+    # response with `args_as_dict`, which fails on a lone surrogate before any
+    # hook runs; a streaming model hands the text to the hook.
+    # pydantic-ai's instrumentation itself fails on it when it records content.
+    script = Scripted("write_file", raw)
+    spans, calls = spans_for(script, streamed=True, include_content=False)
+    assert calls == []
+    assert len(script.retries) == 1
+    assert len(spans) == span_count
+    if span_count:
+        attributes = dict(spans[0].attributes)
+        assert attributes["argmend.outcome"] == "failed"
+        assert attributes["argmend.error"] == "UnicodeEncodeError"
+
+
+def deep_schema(levels: int) -> dict:
+    """An object schema whose `value` is `levels` objects deep, ending in a string."""
+    schema: dict = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"a": schema}}
+    return {"type": "object", "properties": {"value": schema}, "required": ["value"]}
+
+
+def test_a_schema_nested_past_pythons_recursion_limit_is_an_argmend_error_not_a_recursion_error():
+    # 600 levels made `json.dumps` raise RecursionError inside `argmend.Tool`.
+    for levels in [300, 600, 5000]:
+        with pytest.raises(argmend.Error, match="nests deeper than 512 levels"):
+            argmend.Tool("deep", deep_schema(levels))
+    argmend.Tool("deep", deep_schema(200))  # 402 levels of objects: taken
+
+
+def deep_tool(levels: int, received: list) -> Tool:
+    """A tool `deep` whose schema is `deep_schema(levels)`; its calls go to `received`."""
+
+    def deep(**arguments) -> str:
+        received.append(arguments)
+        return "ok"
+
+    return Tool.from_schema(deep, name="deep", description="Nested.", json_schema=deep_schema(levels))
+
+
+@pytest.mark.parametrize("levels", [200, 300])
+def test_a_schema_too_deep_for_argmend_is_left_out_of_the_repair(levels):
+    # Taken (200), or too deep for argmend (300): then the tool's name alone
+    # guides the repair and the span says why. Either way the repaired
+    # arguments reach validation and the tool.
+    received: list = []
+    script = Scripted("deep", "{'value': {'a': 'x'},}")
+    spans, _ = spans_for(script, tools=[deep_tool(levels, received)], include_content=False)
+    assert received == [{"value": {"a": "x"}}]
+    assert script.retries == []
+    assert len(spans) == 1
+    attributes = dict(spans[0].attributes)
+    assert attributes["argmend.outcome"] == "repaired"
+    assert attributes.get("argmend.schema_error") == (None if levels == 200 else "Error")
+
+
+def test_a_schema_past_pythons_recursion_limit_never_stops_the_run():
+    # 600 levels: `argmend.Tool` raised RecursionError out of the hook and the
+    # run died. (No spans here: pydantic-ai's instrumentation cannot encode
+    # tool definitions this deep.)
+    received: list = []
+    script = Scripted("deep", "{'value': {'a': 'x'},}")
+    agent = Agent(script.model(), tools=[deep_tool(600, received)], capabilities=[RepairToolArguments()])
+    agent.run_sync("go")
+    assert received == [{"value": {"a": "x"}}]
+    assert script.retries == []
+    # Arguments that no repair makes right still reach validation and a retry.
+    received.clear()
+    script = Scripted("deep", "not arguments at all (")
+    agent = Agent(script.model(), tools=[deep_tool(600, received)], capabilities=[RepairToolArguments()])
+    agent.run_sync("go")
+    assert received == []
+    assert len(script.retries) == 1
+
+
+@pytest.mark.parametrize("error", [RecursionError, RuntimeError, argmend.Error])
+def test_any_error_from_argmend_leaves_the_arguments_to_validation(monkeypatch, error):
+    # What the harness's own suite checks of json_repair, with any error.
+    def fail(*args, **kwargs):
+        raise error("repair failed")
+
+    monkeypatch.setattr(argmend, "Tool", fail)
+    script = Scripted("resize", "{width: 640, height: 480,}")
+    spans, calls = spans_for(script)
+    assert calls == []
+    assert len(script.retries) == 1
+    assert len(spans) == 1
+    attributes = dict(spans[0].attributes)
+    assert attributes["argmend.outcome"] == "failed"
+    assert attributes["argmend.error"] == error.__name__
+
+
+def test_valid_json_deeper_than_argmends_limit_passes_through_without_a_span():
+    # `json.loads` reads it, so it is valid JSON: unchanged, no span, and
+    # validation (an integer is wanted) asks for the call again.
+    raw = '{"width": ' + "[" * 600 + "]" * 600 + ', "height": 1}'
+    with pytest.raises(argmend.Error):
+        argmend.repair(raw)  # past the engine's depth limit (512)
+    for streamed in [False, True]:
+        script = Scripted("resize", raw)
+        spans, calls = spans_for(script, streamed=streamed)
+        assert spans == []
+        assert calls == []
+        assert len(script.retries) == 1
