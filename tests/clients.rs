@@ -232,22 +232,34 @@ fn a_stream_that_stops_without_a_finish_leaves_its_open_calls_incomplete() {
     assert!(!end.complete);
 }
 
+/// A `tool_use` block with no argument text at all: `{}`, and not complete
+/// (issue 27: nothing arrived, so nothing says the model meant `{}`); with
+/// `"{}"` sent as its text, complete.
 #[test]
-fn anthropic_tool_use_with_no_input_is_an_empty_object() {
-    let mut stream = AnthropicStream::new(ToolOptions::default());
-    let mut out = Vec::new();
-    for event in [
-        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_x", "name": "list_files", "input": {}}}),
-        json!({"type": "content_block_stop", "index": 0}),
-    ] {
-        out.extend(stream.push(&event));
+fn anthropic_tool_use_with_no_input_is_an_empty_object_not_complete() {
+    for (deltas, complete) in [(&[][..], false), (&[""][..], false), (&["{}"][..], true)] {
+        let mut stream = AnthropicStream::new(ToolOptions::default());
+        let mut out = Vec::new();
+        let mut events = vec![
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_x", "name": "list_files", "input": {}}}),
+        ];
+        for delta in deltas {
+            events.push(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": delta}}));
+        }
+        events.push(json!({"type": "content_block_stop", "index": 0}));
+        events.push(json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}}));
+        for event in events {
+            out.extend(stream.push(&event));
+        }
+        let Some(ClientEvent::CallDone { end, id, .. }) = out.last() else {
+            panic!("{out:?}")
+        };
+        assert_eq!(id.as_deref(), Some("toolu_x"));
+        assert_eq!(end.args, json!({}));
+        assert_eq!(end.complete, complete, "{deltas:?}");
+        let cut = (!complete).then(|| "no_arguments".to_owned());
+        assert_eq!(end.cut, cut, "{deltas:?}");
     }
-    let Some(ClientEvent::CallDone { end, id, .. }) = out.last() else {
-        panic!("{out:?}")
-    };
-    assert_eq!(id.as_deref(), Some("toolu_x"));
-    assert_eq!(end.args, json!({}));
-    assert!(end.complete);
 }
 
 /// Each adapter's `CallDone` carries the doubts of the call's arguments, and
@@ -299,6 +311,7 @@ fn call_done_carries_the_doubts_in_every_adapter() {
         json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_2", "name": "read_file", "input": {}}}),
         delta(1, clean),
         json!({"type": "content_block_stop", "index": 1}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}}),
     ] {
         anthropic_events.extend(anthropic.push(&event));
     }

@@ -1,5 +1,6 @@
 //! argmend's integration tests, built as one binary (one link, one run).
 
+mod adapters; // issue 27: every event an SDK stream sends, per-tool schemas, live values
 mod adversarial; // issue 7: inputs built to break the engine
 mod api; // facts about the public API (Send + Sync, limits)
 mod beside_strings; // issue 25: faults beside strings

@@ -83,6 +83,13 @@ pub struct CallEnd {
     /// be closed because the input ended, and (through the client adapters)
     /// the stream said the call ended normally.
     pub complete: bool,
+    /// Why the stream says the call stopped short, whatever its JSON looks
+    /// like (set by the client adapters only): the stream's own stop reason
+    /// (`max_tokens`, `length`, `content_filter`, `incomplete`, `failed`,
+    /// `error`), `stream_ended` (the events stopped before the call's end was
+    /// confirmed), or `no_arguments` (no argument text arrived at all).
+    /// `complete` is `false` whenever this is set.
+    pub cut: Option<String>,
     /// Why there are no arguments, when the verdict is `NotJson`.
     pub reason: Option<String>,
     /// The last field events (what the end of input completed or closed).
@@ -187,6 +194,7 @@ impl ToolCallStream {
             fixes: normalized.fixes().to_vec(),
             doubts: normalized.doubts().to_vec(),
             complete: verdict != Verdict::NotJson && !truncated,
+            cut: None,
             reason: normalized.reason().map(str::to_owned),
             text: normalized.into_text(),
             events,

@@ -17,6 +17,7 @@ mod argv;
 mod locate;
 mod pipeline;
 mod quotes;
+mod request;
 mod schema;
 mod strategy;
 mod stream;
@@ -74,6 +75,11 @@ pub enum ToolFixKind {
     UnwrappedObject,
     /// `{"a": 1, "extra": 2}` → `{"a": 1}` in strict mode, when the schema does not declare `extra`.
     DroppedUnknownKey,
+    /// The argument deltas built `{"a": 1}` and the stream's final text for
+    /// the call (`response.function_call_arguments.done`,
+    /// `response.output_item.done`) says `{"a": 2}`: the final text wins,
+    /// and the offset is the first byte where the two differ.
+    FinalText,
 }
 
 impl ToolFixKind {
@@ -92,6 +98,7 @@ impl ToolFixKind {
             ToolFixKind::WrappedInArray => "wrapped_in_array",
             ToolFixKind::UnwrappedObject => "unwrapped_object",
             ToolFixKind::DroppedUnknownKey => "dropped_unknown_key",
+            ToolFixKind::FinalText => "final_text",
         }
     }
 }
@@ -163,6 +170,15 @@ impl ToolOptions {
     /// The schema in use, if any.
     pub fn json_schema(&self) -> Option<&Value> {
         self.schema.as_ref()
+    }
+
+    /// The options for a call to `tool`: these, with the tool table's schema
+    /// for `tool` ([`ToolMap::with_schema`]) when they give none of their own.
+    pub(crate) fn for_tool(&self, tool: &str) -> std::borrow::Cow<'_, ToolOptions> {
+        match (&self.schema, self.tools.schema(tool)) {
+            (None, Some(schema)) => std::borrow::Cow::Owned(self.clone().schema(schema.clone())),
+            _ => std::borrow::Cow::Borrowed(self),
+        }
     }
 }
 
@@ -358,5 +374,5 @@ pub fn normalize_tool_args(tool: &str, raw: &str) -> Normalized {
 /// assert_eq!(kinds, ["coerced_string"]);
 /// ```
 pub fn normalize_tool_args_with(tool: &str, raw: &str, options: &ToolOptions) -> Normalized {
-    pipeline::normalize(tool, raw.as_bytes(), options, None)
+    pipeline::normalize(tool, raw.as_bytes(), &options.for_tool(tool), None)
 }

@@ -55,6 +55,10 @@ pub struct ToolRepairer {
 impl ToolRepairer {
     /// A stream of arguments for `tool`.
     pub fn new(tool: &str, options: ToolOptions) -> Self {
+        let options = match options.for_tool(tool) {
+            std::borrow::Cow::Owned(resolved) => resolved,
+            std::borrow::Cow::Borrowed(_) => options,
+        };
         ToolRepairer {
             tool: tool.to_owned(),
             options,

@@ -203,6 +203,9 @@ struct ToolEntry {
     subcommands: bool,
     writes_files: bool,
     params: Option<Vec<String>>,
+    /// The tool's JSON Schema, from the request's tool list
+    /// ([`ToolMap::from_openai_tools`]); shared, as the table is.
+    schema: Option<std::sync::Arc<Value>>,
 }
 
 /// The tool table: each tool's primary field (where a plain value goes),
@@ -297,6 +300,29 @@ impl ToolMap {
     pub fn with_params(mut self, tool: &str, params: &[&str]) -> Self {
         self.entry(tool).params = Some(params.iter().map(|p| (*p).to_owned()).collect());
         self
+    }
+
+    /// Register `tool`'s JSON Schema: a call to `tool` is then repaired as
+    /// [`ToolOptions::schema`](super::ToolOptions::schema) would, unless the
+    /// options give a schema of their own. The request-shaped builders
+    /// ([`ToolMap::from_openai_tools`], [`ToolMap::from_anthropic_tools`])
+    /// call this for every tool.
+    ///
+    /// ```
+    /// use argmend::{normalize_tool_args_with, ToolMap, ToolOptions};
+    /// use serde_json::json;
+    /// let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+    /// let options = ToolOptions::default().tools(ToolMap::default().with_schema("count", schema));
+    /// assert_eq!(normalize_tool_args_with("count", r#"{"n": "5"}"#, &options).text(), r#"{"n": 5}"#);
+    /// ```
+    pub fn with_schema(mut self, tool: &str, schema: Value) -> Self {
+        self.entry(tool).schema = Some(std::sync::Arc::new(schema));
+        self
+    }
+
+    /// The JSON Schema registered for `tool` (as written, then lower-cased).
+    pub fn schema(&self, tool: &str) -> Option<&Value> {
+        self.entries(tool).find_map(|entry| entry.schema.as_deref())
     }
 
     /// Whether the table knows `tool` at all (any entry, as written or
