@@ -29,6 +29,7 @@ mod quoted_code; // generated tool calls with unescaped quotes in code (issue 11
 mod readme; // the README's table of what is mended
 mod real_calls; // issue 25: tool calls from real files
 mod rng; // the seeded splitmix64 PRNG of the generated tests
+mod sdk_streams; // issue 27: the SDKs' own recorded streams
 mod serve; // argmend serve: bad lines, ids, bounded memory (issue 14)
 mod stream; // ToolCallStream: field events, the snapshot as a value (issue 15)
 mod support; // helpers shared by the modules above (a temp dir with a workspace)
