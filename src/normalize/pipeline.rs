@@ -219,6 +219,9 @@ pub(super) fn normalize(
 pub(super) fn engine_hints(tool: &str, options: &ToolOptions) -> Hints {
     match (&options.schema, options.tools.params(tool)) {
         (Some(schema), _) => Hints::from_schema(schema),
+        (None, Some(params)) if options.tools.params_assumed(tool) => {
+            Hints::from_fields(params).assumed()
+        }
         (None, Some(params)) => Hints::from_fields(params),
         (None, None) => Hints::default(),
     }

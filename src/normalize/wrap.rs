@@ -203,6 +203,8 @@ struct ToolEntry {
     subcommands: bool,
     writes_files: bool,
     params: Option<Vec<String>>,
+    /// `params` is the built-in table's guess, not the caller's list.
+    params_assumed: bool,
     /// The tool's JSON Schema, from the request's tool list
     /// ([`ToolMap::from_openai_tools`]); shared, as the table is.
     schema: Option<std::sync::Arc<Value>>,
@@ -253,6 +255,7 @@ impl ToolMap {
         }
         for (tool, params) in BUILTIN_PARAMS {
             map = map.with_params(tool, params);
+            map.entry(tool).params_assumed = true;
         }
         map
     }
@@ -298,7 +301,9 @@ impl ToolMap {
     /// assert_eq!(normalized.text(), r#"{"file": "a.json", "body": "{\"x\": \"1\", \"y\": 2}"}"#);
     /// ```
     pub fn with_params(mut self, tool: &str, params: &[&str]) -> Self {
-        self.entry(tool).params = Some(params.iter().map(|p| (*p).to_owned()).collect());
+        let entry = self.entry(tool);
+        entry.params = Some(params.iter().map(|p| (*p).to_owned()).collect());
+        entry.params_assumed = false;
         self
     }
 
@@ -330,6 +335,14 @@ impl ToolMap {
     /// in model text as a call only for a tool the table knows.
     pub fn knows(&self, tool: &str) -> bool {
         self.entries(tool).next().is_some()
+    }
+
+    /// Whether `tool`'s parameter list is the built-in table's guess rather
+    /// than one the caller registered.
+    pub(crate) fn params_assumed(&self, tool: &str) -> bool {
+        self.entries(tool)
+            .find(|entry| entry.params.is_some())
+            .is_some_and(|entry| entry.params_assumed)
     }
 
     /// The complete parameter list of `tool`, when known.

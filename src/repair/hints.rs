@@ -38,6 +38,10 @@ const MAX_SCHEMA_DEPTH: usize = 32;
 pub struct Hints {
     /// Index 0 is the top-level object, 1 what is directly inside it, and so on.
     levels: Vec<Level>,
+    /// The keys are argmend's own guess at a tool's parameters (the built-in
+    /// table), not the caller's word: a key they rule out still decides, but
+    /// where it looks like the object's next member the answer is a doubt.
+    assumed: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -87,7 +91,20 @@ impl Hints {
         level.keys.dedup();
         Hints {
             levels: vec![level],
+            assumed: false,
         }
+    }
+
+    /// The same hints, marked as argmend's guess rather than the caller's
+    /// word (see the field).
+    pub(crate) fn assumed(mut self) -> Hints {
+        self.assumed = true;
+        self
+    }
+
+    /// Whether these hints are argmend's guess.
+    pub(super) fn is_assumed(&self) -> bool {
+        self.assumed
     }
 
     /// Hints from a JSON Schema: the `properties` of every object schema, by

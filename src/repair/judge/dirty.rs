@@ -24,8 +24,17 @@ pub(super) fn dirty_key_ends(
     let name = &c.bytes[key.name.0..key.name.1];
     let hint = subject.hints.map(|h| h.key(frames.len(), name));
     if hint == Some(KeyHint::Undeclared) {
-        // The caller's schema rules the key out: the quote is code's.
-        return Ok(Judged::ends(false, None));
+        // The caller's schema rules the key out: the quote is code's. When
+        // the key list is only argmend's guess at the tool's parameters, a
+        // member laid out as the object's own may be one the guess missed.
+        let guessed = subject.hints.is_some_and(|h| h.is_assumed())
+            && key.sep
+            && layout(subject, c, &key)? == Layout::Same
+            && value_fits(subject, c.at(key.after), frames)?;
+        return Ok(Judged::ends(
+            false,
+            guessed.then_some(DoubtKind::QuoteAsText),
+        ));
     }
     if subject.context.is_some_and(|ctx| ctx.has_key(name)) {
         // `"path": '/b'` inside the content of a call that gave its path:
