@@ -88,8 +88,11 @@ fn anthropic_input_sent_whole_at_the_block_start_is_the_arguments() {
     // Programmatic tool calling: the input comes complete, with no deltas.
     let input = json!({"code": "print(\"hi\")", "timeout": 5});
     let out = anthropic(&[
-        block_start(0, json!({"type": "tool_use", "id": "toolu_1", "name": "run", "input": input,
-            "caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_1"}})),
+        block_start(
+            0,
+            json!({"type": "tool_use", "id": "toolu_1", "name": "run", "input": input,
+            "caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_1"}}),
+        ),
         block_stop(0),
         stop_reason("tool_use"),
         json!({"type": "message_stop"}),
@@ -103,7 +106,10 @@ fn anthropic_input_sent_whole_at_the_block_start_is_the_arguments() {
 #[test]
 fn anthropic_deltas_after_a_start_input_replace_it() {
     let out = anthropic(&[
-        block_start(0, json!({"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"stale": true}})),
+        block_start(
+            0,
+            json!({"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"stale": true}}),
+        ),
         input_delta(0, r#"{"fresh": "#),
         input_delta(0, "1}"),
         block_stop(0),
@@ -121,7 +127,10 @@ fn anthropic_tool_use_blocks_in_message_start_are_calls() {
                 {"type": "text", "text": "Replaying."},
                 {"type": "tool_use", "id": "toolu_a", "name": "read_file", "input": {"path": "a.txt"}},
             ], "stop_reason": null}}),
-        block_start(2, json!({"type": "tool_use", "id": "toolu_b", "name": "read_file", "input": {}})),
+        block_start(
+            2,
+            json!({"type": "tool_use", "id": "toolu_b", "name": "read_file", "input": {}}),
+        ),
         input_delta(2, r#"{"path": "b.txt"}"#),
         block_stop(2),
         stop_reason("tool_use"),
@@ -135,9 +144,17 @@ fn anthropic_tool_use_blocks_in_message_start_are_calls() {
 
 #[test]
 fn anthropic_max_tokens_cuts_a_call_whose_json_is_whole() {
-    for (reason, complete) in [("max_tokens", false), ("refusal", false), ("tool_use", true), ("end_turn", true)] {
+    for (reason, complete) in [
+        ("max_tokens", false),
+        ("refusal", false),
+        ("tool_use", true),
+        ("end_turn", true),
+    ] {
         let out = anthropic(&[
-            block_start(0, json!({"type": "tool_use", "id": "toolu_1", "name": "write_file", "input": {}})),
+            block_start(
+                0,
+                json!({"type": "tool_use", "id": "toolu_1", "name": "write_file", "input": {}}),
+            ),
             input_delta(0, r#"{"path": "a.txt", "content": "first line"}"#),
             block_stop(0),
             stop_reason(reason),
@@ -145,15 +162,25 @@ fn anthropic_max_tokens_cuts_a_call_whose_json_is_whole() {
         ]);
         let end = ends(&out)[0];
         assert_eq!(end.complete, complete, "{reason}");
-        assert_eq!(end.cut.as_deref(), (!complete).then_some(reason), "{reason}");
+        assert_eq!(
+            end.cut.as_deref(),
+            (!complete).then_some(reason),
+            "{reason}"
+        );
     }
     // A later block shows the model went on: the earlier call was whole,
     // and only the last one is cut.
     let out = anthropic(&[
-        block_start(0, json!({"type": "tool_use", "id": "t0", "name": "a", "input": {}})),
+        block_start(
+            0,
+            json!({"type": "tool_use", "id": "t0", "name": "a", "input": {}}),
+        ),
         input_delta(0, r#"{"x": 1}"#),
         block_stop(0),
-        block_start(1, json!({"type": "tool_use", "id": "t1", "name": "b", "input": {}})),
+        block_start(
+            1,
+            json!({"type": "tool_use", "id": "t1", "name": "b", "input": {}}),
+        ),
         input_delta(1, r#"{"y": 2}"#),
         block_stop(1),
         stop_reason("max_tokens"),
@@ -165,13 +192,19 @@ fn anthropic_max_tokens_cuts_a_call_whose_json_is_whole() {
 #[test]
 fn anthropic_events_that_stop_before_the_stop_reason_leave_the_call_unconfirmed() {
     let out = anthropic(&[
-        block_start(0, json!({"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}})),
+        block_start(
+            0,
+            json!({"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}),
+        ),
         input_delta(0, r#"{"a": 1}"#),
         block_stop(0),
     ]);
     assert_eq!(ends(&out)[0].cut.as_deref(), Some("stream_ended"));
     let out = anthropic(&[
-        block_start(0, json!({"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}})),
+        block_start(
+            0,
+            json!({"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}),
+        ),
         input_delta(0, r#"{"a": 1}"#),
         json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
     ]);
@@ -181,19 +214,31 @@ fn anthropic_events_that_stop_before_the_stop_reason_leave_the_call_unconfirmed(
 #[test]
 fn anthropic_server_and_mcp_tool_blocks_are_reported_as_skipped() {
     let out = anthropic(&[
-        block_start(0, json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}})),
+        block_start(
+            0,
+            json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}),
+        ),
         input_delta(0, r#"{"query": "rust"}"#),
         block_stop(0),
-        block_start(1, json!({"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []})),
+        block_start(
+            1,
+            json!({"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}),
+        ),
         block_stop(1),
-        block_start(2, json!({"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "echo", "server_name": "s", "input": {"a": 1}})),
+        block_start(
+            2,
+            json!({"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "echo", "server_name": "s", "input": {"a": 1}}),
+        ),
         block_stop(2),
         stop_reason("end_turn"),
     ]);
     assert!(ends(&out).is_empty(), "{out:?}");
     assert_eq!(skipped(&out), ["server_tool_use", "mcp_tool_use"]);
     let json = out[0].to_json();
-    assert_eq!((json["event"].as_str(), json["name"].as_str()), (Some("skipped"), Some("web_search")));
+    assert_eq!(
+        (json["event"].as_str(), json["name"].as_str()),
+        (Some("skipped"), Some("web_search"))
+    );
 }
 
 #[test]
@@ -209,16 +254,20 @@ fn responses_final_text_alone_gives_the_arguments() {
     assert_eq!(ends(&out)[0].args, json!({"city": "Paris"}));
     assert!(ends(&out)[0].complete);
     // Only the item's `.done`, without even its `added`.
-    let out = responses(&[json!({"type": "response.output_item.done", "output_index": 0,
+    let out = responses(&[
+        json!({"type": "response.output_item.done", "output_index": 0,
         "item": {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather",
-                 "arguments": "{\"city\": \"Oslo\"}", "status": "completed"}})]);
+                 "arguments": "{\"city\": \"Oslo\"}", "status": "completed"}}),
+    ]);
     let ends = ends(&out);
     assert_eq!(ends[0].args, json!({"city": "Oslo"}));
     assert_eq!(ends[0].name, "get_weather");
     assert!(ends[0].complete);
     // Only the final response object.
-    let out = responses(&[json!({"type": "response.completed", "response": {"status": "completed", "output": [
-        {"type": "function_call", "id": "fc_9", "call_id": "call_9", "name": "f", "arguments": "{\"n\": 9}", "status": "completed"}]}})]);
+    let out = responses(&[
+        json!({"type": "response.completed", "response": {"status": "completed", "output": [
+        {"type": "function_call", "id": "fc_9", "call_id": "call_9", "name": "f", "arguments": "{\"n\": 9}", "status": "completed"}]}}),
+    ]);
     assert_eq!(self::ends(&out)[0].args, json!({"n": 9}));
 }
 
@@ -250,19 +299,28 @@ fn responses_final_text_that_differs_from_the_deltas_wins_with_a_fix() {
 
 #[test]
 fn responses_statuses_cut_calls_whose_json_is_whole() {
-    let item = |status: &str| json!({"type": "response.output_item.done", "output_index": 0,
-        "item": {"type": "function_call", "id": "fc_1", "call_id": "c", "name": "f", "arguments": "{\"a\": 1}", "status": status}});
+    let item = |status: &str| {
+        json!({"type": "response.output_item.done", "output_index": 0,
+        "item": {"type": "function_call", "id": "fc_1", "call_id": "c", "name": "f", "arguments": "{\"a\": 1}", "status": status}})
+    };
     assert!(ends(&responses(&[item("completed")]))[0].complete);
     let out = responses(&[item("incomplete")]);
     assert_eq!(ends(&out)[0].cut.as_deref(), Some("incomplete"));
-    for (event, cut) in [("response.incomplete", "incomplete"), ("response.failed", "failed")] {
+    for (event, cut) in [
+        ("response.incomplete", "incomplete"),
+        ("response.failed", "failed"),
+    ] {
         let out = responses(&[
             json!({"type": "response.output_item.added", "output_index": 0, "item": {"type": "function_call", "id": "fc_1", "name": "f", "arguments": ""}}),
             json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": "{\"a\": 1}"}),
             json!({"type": event, "response": {"status": cut}}),
         ]);
         let end = ends(&out)[0];
-        assert_eq!((end.complete, end.cut.as_deref()), (false, Some(cut)), "{event}");
+        assert_eq!(
+            (end.complete, end.cut.as_deref()),
+            (false, Some(cut)),
+            "{event}"
+        );
     }
 }
 
@@ -297,13 +355,27 @@ fn chat_calls_end_when_the_next_index_starts() {
 
 #[test]
 fn chat_length_and_content_filter_cut_a_call_whose_json_is_whole() {
-    for (reason, complete) in [("length", false), ("content_filter", false), ("tool_calls", true), ("stop", true)] {
-        let out = chat(&[chat_delta(0, Some("c0"), Some("f"), r#"{"a": 1}"#), chat_finish(reason)]);
+    for (reason, complete) in [
+        ("length", false),
+        ("content_filter", false),
+        ("tool_calls", true),
+        ("stop", true),
+    ] {
+        let out = chat(&[
+            chat_delta(0, Some("c0"), Some("f"), r#"{"a": 1}"#),
+            chat_finish(reason),
+        ]);
         assert_eq!(ends(&out)[0].complete, complete, "{reason}");
     }
     // No argument text at all: `{}`, not complete.
-    let out = chat(&[chat_delta(0, Some("c0"), Some("f"), ""), chat_finish("tool_calls")]);
-    assert_eq!((ends(&out)[0].complete, ends(&out)[0].cut.as_deref()), (false, Some("no_arguments")));
+    let out = chat(&[
+        chat_delta(0, Some("c0"), Some("f"), ""),
+        chat_finish("tool_calls"),
+    ]);
+    assert_eq!(
+        (ends(&out)[0].complete, ends(&out)[0].cut.as_deref()),
+        (false, Some("no_arguments"))
+    );
 }
 
 #[test]
@@ -334,19 +406,28 @@ fn each_call_gets_its_tool_schema_from_the_request() {
     let anthropic_tools = json!([{"name": "write_file", "input_schema": parameters}]);
     let responses_tools = json!({"model": "gpt-5", "tools": [{"type": "function", "name": "write_file", "parameters": parameters}]});
 
-    let chat_events = [chat_delta(0, Some("c"), Some("write_file"), raw), chat_finish("tool_calls")];
+    let chat_events = [
+        chat_delta(0, Some("c"), Some("write_file"), raw),
+        chat_finish("tool_calls"),
+    ];
     let run_chat = |mut stream: OpenAiChatStream| {
         let mut out: Vec<ClientEvent> = chat_events.iter().flat_map(|e| stream.push(e)).collect();
         out.extend(stream.finish());
         ends(&out)[0].args.clone()
     };
     assert_eq!(run_chat(OpenAiChatStream::from_tools(&openai_tools)), truth);
-    assert_ne!(run_chat(OpenAiChatStream::new(ToolOptions::default())), truth);
+    assert_ne!(
+        run_chat(OpenAiChatStream::new(ToolOptions::default())),
+        truth
+    );
 
     let mut stream = AnthropicStream::from_tools(&anthropic_tools);
     let mut out = Vec::new();
     for event in [
-        block_start(0, json!({"type": "tool_use", "id": "t", "name": "write_file", "input": {}})),
+        block_start(
+            0,
+            json!({"type": "tool_use", "id": "t", "name": "write_file", "input": {}}),
+        ),
         input_delta(0, raw),
         block_stop(0),
         stop_reason("tool_use"),
@@ -359,7 +440,11 @@ fn each_call_gets_its_tool_schema_from_the_request() {
     let out = stream.push(&json!({"type": "response.output_item.done", "output_index": 0,
         "item": {"type": "function_call", "id": "fc", "call_id": "c", "name": "write_file", "arguments": raw, "status": "completed"}}));
     assert_eq!(ends(&out)[0].args, truth);
-    assert!(ToolMap::from_openai_tools(&openai_tools).schema("read_file").is_some());
+    assert!(
+        ToolMap::from_openai_tools(&openai_tools)
+            .schema("read_file")
+            .is_some()
+    );
 }
 
 /// The live value of each call after every event is the snapshot's value.
@@ -368,7 +453,10 @@ fn each_call_has_a_live_value() {
     let mut stream = AnthropicStream::new(ToolOptions::default());
     let mut seen = Vec::new();
     for event in [
-        block_start(0, json!({"type": "tool_use", "id": "t", "name": "write_file", "input": {}})),
+        block_start(
+            0,
+            json!({"type": "tool_use", "id": "t", "name": "write_file", "input": {}}),
+        ),
         input_delta(0, r#"{"path": "a.t"#),
         input_delta(0, r#"xt", "content": "line"#),
         input_delta(0, r#" one"}"#),
@@ -385,6 +473,12 @@ fn each_call_has_a_live_value() {
     assert_eq!(seen[1], Some(json!({"path": "a.t"})));
     assert_eq!(seen[2], Some(json!({"path": "a.txt", "content": "line"})));
     // After the end, the value is the mended arguments.
-    assert_eq!(seen[5], Some(json!({"path": "a.txt", "content": "line one"})));
-    assert_eq!((stream.calls(), stream.id(0), stream.name(0)), (1, Some("t"), Some("write_file")));
+    assert_eq!(
+        seen[5],
+        Some(json!({"path": "a.txt", "content": "line one"}))
+    );
+    assert_eq!(
+        (stream.calls(), stream.id(0), stream.name(0)),
+        (1, Some("t"), Some("write_file"))
+    );
 }

@@ -232,12 +232,13 @@ fn a_stream_that_stops_without_a_finish_leaves_its_open_calls_incomplete() {
     assert!(!end.complete);
 }
 
-/// A `tool_use` block with no argument text at all: `{}`, and not complete
-/// (issue 27: nothing arrived, so nothing says the model meant `{}`); with
-/// `"{}"` sent as its text, complete.
+/// A `tool_use` block with no argument event at all: `{}`, and not complete
+/// (issue 27: nothing arrived, so nothing says the model meant `{}`). The
+/// one empty `partial_json` the API sends for a tool without parameters, or
+/// `"{}"`, is the model's `{}`: complete.
 #[test]
 fn anthropic_tool_use_with_no_input_is_an_empty_object_not_complete() {
-    for (deltas, complete) in [(&[][..], false), (&[""][..], false), (&["{}"][..], true)] {
+    for (deltas, complete) in [(&[][..], false), (&[""][..], true), (&["{}"][..], true)] {
         let mut stream = AnthropicStream::new(ToolOptions::default());
         let mut out = Vec::new();
         let mut events = vec![

@@ -78,6 +78,7 @@ impl AnthropicStream {
         let key = event.get("index").map(Value::to_string).unwrap_or_default();
         match text(event, "type").unwrap_or("") {
             "message_start" => {
+                self.calls.new_message(&mut out);
                 let blocks = event.pointer("/message/content").and_then(Value::as_array);
                 for (index, block) in blocks.into_iter().flatten().enumerate() {
                     let key = format!("message_start/{index}");
@@ -101,6 +102,9 @@ impl AnthropicStream {
                     && let Some(fragment) = text(delta, "partial_json")
                 {
                     self.calls.feed(&key, fragment, &mut out);
+                    // A tool without parameters gets one empty delta: that
+                    // is the model's `{}`, not arguments lost on the way.
+                    self.calls.touch(&key);
                 }
             }
             "content_block_stop" => self.calls.hold(&key),

@@ -43,6 +43,12 @@ struct Slot {
     held: bool,
     /// Argument text arrived after the call ended (reported once).
     late: bool,
+    /// The format sent an argument event for the call, even an empty one
+    /// (Anthropic's one `partial_json: ""` for a tool without parameters).
+    touched: bool,
+    /// The call belongs to an earlier message of the same stream: its handle
+    /// may be used again by a new call.
+    retired: bool,
     /// The value the call ended with, for [`Calls::value`] after its end.
     last: Option<Value>,
 }
@@ -57,7 +63,25 @@ impl Calls {
     }
 
     pub(super) fn find(&self, key: &str) -> Option<usize> {
-        self.slots.iter().position(|slot| slot.key == key)
+        (self.slots.iter()).position(|slot| !slot.retired && slot.key == key)
+    }
+
+    /// A new message begins on the same stream (an agent loop that keeps one
+    /// adapter): what is still open was never confirmed, and the handles
+    /// (block indexes, output indexes) start over.
+    pub(super) fn new_message(&mut self, out: &mut Vec<ClientEvent>) {
+        self.end_all(Some("stream_ended"), out);
+        for slot in &mut self.slots {
+            slot.retired = true;
+        }
+        self.skipped.clear();
+    }
+
+    /// The format sent an argument event for the call `key`, empty or not.
+    pub(super) fn touch(&mut self, key: &str) {
+        if let Some(call) = self.find(key) {
+            self.slots[call].touched = true;
+        }
     }
 
     /// The number of calls seen.
@@ -120,6 +144,8 @@ impl Calls {
             replaced_at: None,
             held: false,
             late: false,
+            touched: false,
+            retired: false,
             last: None,
         });
         out.push(ClientEvent::CallStarted {
@@ -277,7 +303,7 @@ impl Calls {
         let cut = match cut {
             Some(reason) => Some(reason),
             // `{}` from nothing is not what the model sent: it sent nothing.
-            None if slot.raw.trim().is_empty() => Some("no_arguments"),
+            None if slot.raw.trim().is_empty() && !slot.touched => Some("no_arguments"),
             None => None,
         };
         if let Some(reason) = cut {

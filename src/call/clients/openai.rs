@@ -46,6 +46,8 @@ const CHAT_CUT: [&str; 2] = ["length", "content_filter"];
 #[derive(Debug, Clone, Default)]
 pub struct OpenAiChatStream {
     calls: Calls,
+    /// The id of the completion whose chunks are arriving.
+    completion: Option<String>,
 }
 
 call_accessors!(OpenAiChatStream);
@@ -55,6 +57,7 @@ impl OpenAiChatStream {
     pub fn new(options: ToolOptions) -> Self {
         OpenAiChatStream {
             calls: Calls::new(options),
+            completion: None,
         }
     }
 
@@ -67,6 +70,16 @@ impl OpenAiChatStream {
     /// One parsed chunk (`chat.completion.chunk`).
     pub fn push(&mut self, chunk: &Value) -> Vec<ClientEvent> {
         let mut out = Vec::new();
+        // Another completion's chunks (one adapter kept across an agent
+        // loop's requests): its call indexes start over.
+        if let Some(id) = text(chunk, "id").filter(|id| !id.is_empty()) {
+            if self.completion.as_deref().is_some_and(|seen| seen != id) {
+                self.calls.new_message(&mut out);
+            }
+            if self.completion.as_deref() != Some(id) {
+                self.completion = Some(id.to_owned());
+            }
+        }
         let choices = chunk.get("choices").and_then(Value::as_array);
         for choice in choices.into_iter().flatten() {
             let n = choice.get("index").and_then(Value::as_u64).unwrap_or(0);
@@ -178,6 +191,8 @@ impl OpenAiResponsesStream {
         let mut out = Vec::new();
         let kind = text(event, "type").unwrap_or("");
         match kind {
+            // One adapter kept across an agent loop's responses.
+            "response.created" => self.calls.new_message(&mut out),
             "response.output_item.added" | "response.output_item.done" => {
                 let Some(item) = event.get("item") else {
                     return out;
