@@ -32,6 +32,7 @@ mod rng; // the seeded splitmix64 PRNG of the generated tests
 mod sdk_streams; // issue 27: the SDKs' own recorded streams
 mod serve; // argmend serve: bad lines, ids, bounded memory (issue 14)
 mod stream; // ToolCallStream: field events, the snapshot as a value (issue 15)
+mod stream_corruptions; // issue 27: recorded streams cut, stopped, finals only, quotes
 mod support; // helpers shared by the modules above (a temp dir with a workspace)
 mod truncation; // real calls cut at every byte: a prefix of the truth (issue 11)
 mod values; // several top-level values: First, Lines, Array

@@ -972,6 +972,22 @@ fn broken_calls() -> &'static Generated {
     })
 }
 
+/// The generated broken calls as `(tool, raw arguments, truth, schema)`,
+/// for tests that stream them through the client adapters
+/// (`stream_corruptions`).
+pub(crate) fn cases() -> Vec<(&'static str, String, Value, Value)> {
+    (broken_calls().calls.iter())
+        .map(|call| {
+            (
+                call.tool.name(),
+                call.raw.clone(),
+                call.truth.clone(),
+                call.tool.schema(),
+            )
+        })
+        .collect()
+}
+
 /// A correctly escaped call, and which serialisation wrote it.
 struct Control {
     call: Call,

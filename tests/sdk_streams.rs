@@ -51,14 +51,14 @@ use argmend::{AnthropicStream, ClientEvent, OpenAiChatStream, OpenAiResponsesStr
 use serde_json::{Map, Value, json};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Format {
+pub(crate) enum Format {
     Chat,
     Responses,
     Anthropic,
 }
 
 impl Format {
-    fn of(path: &str) -> Format {
+    pub(crate) fn of(path: &str) -> Format {
         match path.split('/').next() {
             Some("openai_chat") => Format::Chat,
             Some("openai_responses") => Format::Responses,
@@ -68,7 +68,7 @@ impl Format {
     }
 }
 
-fn dir() -> PathBuf {
+pub(crate) fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/model_streams/sdk")
 }
 
@@ -78,7 +78,7 @@ fn dir() -> PathBuf {
 /// The events of an SSE body: the `data:` lines of each event joined with
 /// newlines and parsed as JSON. `event:`, `id:` and comment lines are
 /// skipped, and so are an empty data and `[DONE]`.
-fn sse_events(file: &str, text: &str) -> Vec<Value> {
+pub(crate) fn sse_events(file: &str, text: &str) -> Vec<Value> {
     let mut events = Vec::new();
     let mut data: Vec<&str> = Vec::new();
     let mut flush = |data: &mut Vec<&str>| {
@@ -112,7 +112,7 @@ fn kind(event: &Value) -> &str {
 
 /// The recorded responses of a file: a new one at each `message_start`
 /// (Anthropic) or `response.created` (Responses); a Chat file is one.
-fn responses(format: Format, events: &[Value]) -> Vec<Vec<Value>> {
+pub(crate) fn responses(format: Format, events: &[Value]) -> Vec<Vec<Value>> {
     let starts = |event: &Value| match format {
         Format::Chat => false,
         Format::Responses => kind(event) == "response.created",
@@ -653,7 +653,7 @@ fn extends(got: &Value, want: &Value) -> bool {
 // ---------------------------------------------------------------------------
 // The adapters
 
-fn replay(format: Format, events: &[Value]) -> Vec<ClientEvent> {
+pub(crate) fn replay(format: Format, events: &[Value]) -> Vec<ClientEvent> {
     let mut out = Vec::new();
     match format {
         Format::Chat => {
