@@ -141,3 +141,8 @@ pub use crate::repair::{
 #[cfg(all(doctest, feature = "tools"))]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+/// The examples of `docs/streams.md` (the client adapters) run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/streams.md")]
+struct StreamsDoctests;
