@@ -12,6 +12,17 @@ times faster (``python/bench.py``). Beside them, argmend's own API:
 - :func:`normalize_tool_args` and :class:`Tool` use the tool's name and JSON
   Schema (a lone value where the schema wants a list, a quoted number where it
   wants an integer, code with unescaped quotes in a declared string field);
+- :class:`ToolCallStream` mends one tool call's arguments as they stream:
+  after each fragment the committed text, the :class:`FieldEvent` list (a
+  field started, grew, is final) and the value so far; at the end a
+  :class:`CallEnd` that says whether the call arrived whole;
+- :mod:`argmend.adapters` has one adapter per model API stream format
+  (``OpenAIChat``, ``OpenAIResponses``, ``Anthropic``), fed the official SDKs'
+  stream events, which keeps parallel calls apart and reads the stream's own
+  stop reasons; :func:`argmend.openai.tool_calls` and
+  :func:`argmend.anthropic.tool_calls` (and their async twins
+  ``atool_calls``) run one over a whole SDK stream. Neither module imports
+  the SDK;
 - :mod:`argmend.pydantic_ai` has ``RepairToolArguments``, a pydantic-ai
   capability.
 
@@ -21,13 +32,17 @@ times faster (``python/bench.py``). Beside them, argmend's own API:
 """
 
 from ._argmend import (
+    ArgsUpdate,
+    CallEnd,
     Doubt,
     Error,
+    FieldEvent,
     Fix,
     Normalized,
     Outcome,
     Repairer,
     Tool,
+    ToolCallStream,
     Violation,
     from_file,
     load,
@@ -38,13 +53,17 @@ from ._argmend import (
 )
 
 __all__ = [
+    "ArgsUpdate",
+    "CallEnd",
     "Doubt",
     "Error",
+    "FieldEvent",
     "Fix",
     "Normalized",
     "Outcome",
     "Repairer",
     "Tool",
+    "ToolCallStream",
     "Violation",
     "from_file",
     "load",

@@ -11,8 +11,10 @@
 
 #![forbid(unsafe_code)]
 
+mod adapters;
 mod compat;
 mod input;
+mod live;
 mod outcome;
 mod stream;
 
@@ -200,7 +202,7 @@ impl Tool {
     }
 }
 
-fn tool_options(
+pub(crate) fn tool_options(
     schema: Option<&Bound<'_, PyAny>>,
     drop_unknown_keys: bool,
 ) -> PyResult<ToolOptions> {
@@ -232,19 +234,21 @@ pub(crate) fn schema_value(schema: &Bound<'_, PyAny>) -> PyResult<serde_json::Va
             schema.get_type().name()?
         )));
     }
-    python_json(&schema)
+    python_json(&schema, "schema")
 }
 
-/// The deepest nesting of arrays and objects a schema given as Python objects
-/// may have: the engine's default `max_depth`. Deeper is `argmend.Error`.
+/// The deepest nesting of arrays and objects a schema (or a tools list, or an
+/// SDK event) given as Python objects may have: the engine's default
+/// `max_depth`. Deeper is `argmend.Error`.
 const MAX_SCHEMA_NESTING: usize = 512;
 
 /// A dict or list of JSON values as a `serde_json::Value`, converted as
 /// `json.dumps` would (keys that are numbers, bools or `None` become their
 /// JSON text; tuples are arrays) but without recursion, so that a deep schema
 /// is `argmend.Error` past `MAX_SCHEMA_NESTING`, never `RecursionError` from
-/// `json.dumps` nor `serde_json`'s limit of 128 (issue 27).
-fn python_json(root: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
+/// `json.dumps` nor `serde_json`'s limit of 128 (issue 27). `what` names the
+/// value in errors (`"schema"`, `"tools"`, `"event"`).
+pub(crate) fn python_json(root: &Bound<'_, PyAny>, what: &str) -> PyResult<serde_json::Value> {
     use serde_json::Value;
     /// An open array or object, its children still to convert, and the key
     /// of the child being converted.
@@ -259,7 +263,7 @@ fn python_json(root: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
         let open = if let Ok(dict) = item.cast::<PyDict>() {
             let mut members = Vec::with_capacity(dict.len());
             for (key, value) in dict.iter() {
-                members.push((json_key(&key)?, value));
+                members.push((json_key(&key, what)?, value));
             }
             Some((Value::Object(serde_json::Map::new()), members))
         } else if item.is_instance_of::<PyList>() || item.is_instance_of::<PyTuple>() {
@@ -269,11 +273,11 @@ fn python_json(root: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
             None
         };
         let mut done = match open {
-            None => Some(json_scalar(&item)?),
+            None => Some(json_scalar(&item, what)?),
             Some((open, rest)) => {
                 if stack.len() == MAX_SCHEMA_NESTING {
                     return Err(Error::new_err(format!(
-                        "the schema nests deeper than {MAX_SCHEMA_NESTING} levels of arrays and objects"
+                        "the {what} nests deeper than {MAX_SCHEMA_NESTING} levels of arrays and objects"
                     )));
                 }
                 stack.push(Frame {
@@ -288,7 +292,7 @@ fn python_json(root: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
         // no children left, and go on with the next child.
         loop {
             let Some(frame) = stack.last_mut() else {
-                return done.ok_or_else(|| PyValueError::new_err("schema is not JSON"));
+                return done.ok_or_else(|| PyValueError::new_err(format!("{what} is not JSON")));
             };
             match (done.take(), &mut frame.open) {
                 (Some(value), Value::Array(items)) => items.push(value),
@@ -308,7 +312,7 @@ fn python_json(root: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
 }
 
 /// A dict key as `json.dumps` writes it.
-fn json_key(key: &Bound<'_, PyAny>) -> PyResult<String> {
+fn json_key(key: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
     if let Ok(text) = key.cast::<PyString>() {
         return Ok(text.to_cow()?.into_owned());
     }
@@ -321,13 +325,13 @@ fn json_key(key: &Bound<'_, PyAny>) -> PyResult<String> {
         return Ok(text.cast::<PyString>()?.to_cow()?.into_owned());
     }
     Err(PyTypeError::new_err(format!(
-        "schema keys must be str, int, float, bool or None, not {}",
+        "{what} keys must be str, int, float, bool or None, not {}",
         key.get_type().name()?
     )))
 }
 
 /// A value that is neither an array nor an object.
-fn json_scalar(item: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
+fn json_scalar(item: &Bound<'_, PyAny>, what: &str) -> PyResult<serde_json::Value> {
     use serde_json::Value;
     if let Ok(text) = item.cast::<PyString>() {
         return Ok(Value::String(text.to_cow()?.into_owned()));
@@ -349,10 +353,10 @@ fn json_scalar(item: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
     if item.is_instance_of::<PyInt>() || item.is_instance_of::<PyFloat>() {
         return serde_json::Number::from_f64(item.extract::<f64>()?)
             .map(Value::Number)
-            .ok_or_else(|| PyValueError::new_err("schema is not JSON: NaN or infinity"));
+            .ok_or_else(|| PyValueError::new_err(format!("{what} is not JSON: NaN or infinity")));
     }
     Err(PyTypeError::new_err(format!(
-        "schema is not JSON: object of type {} is not JSON serializable",
+        "{what} is not JSON: object of type {} is not JSON serializable",
         item.get_type().name()?
     )))
 }
@@ -374,5 +378,10 @@ fn _argmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Violation>()?;
     m.add_class::<Repairer>()?;
     m.add_class::<Tool>()?;
+    m.add_class::<live::ToolCallStream>()?;
+    m.add_class::<live::ArgsUpdate>()?;
+    m.add_class::<live::FieldEvent>()?;
+    m.add_class::<live::CallEnd>()?;
+    adapters::register(m)?;
     Ok(())
 }

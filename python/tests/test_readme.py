@@ -1,0 +1,91 @@
+"""The README's Python examples run: each fenced ``python`` block of
+``python/README.md`` is executed on its own, with the SDK clients it makes
+(``OpenAI()``, ``AsyncAnthropic()``, …) answered by an ``httpx2.MockTransport``
+that serves the recorded streams of ``corpus/model_streams/*.jsonl`` (Chat
+Completions, Responses or Messages, by the request's path). A ``text`` block
+right after a ``python`` block is what it prints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+from typing import Any, List, Optional, Tuple
+
+import pytest
+from recordings import handler, recordings
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def blocks() -> List[Tuple[int, str, Optional[str]]]:
+    """``(line, code, expected output or None)`` for each python block."""
+    text = README.read_text(encoding="utf-8")
+    fences = list(re.finditer(r"^```(\w*)\n(.*?)^```\n", text, re.S | re.M))
+    out = []
+    for n, fence in enumerate(fences):
+        if fence.group(1) != "python":
+            continue
+        expected = None
+        following = fences[n + 1] if n + 1 < len(fences) else None
+        if following and following.group(1) == "text" and not text[fence.end() : following.start()].strip():
+            expected = following.group(2)
+        out.append((text.count("\n", 0, fence.start()) + 1, fence.group(2), expected))
+    return out
+
+
+BLOCKS = blocks()
+
+
+@pytest.fixture
+def sdk_clients(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The SDKs' clients, answered from the recorded streams."""
+    import anthropic
+    import httpx2
+    import openai
+
+    bodies = {recording.format: recording.body for recording in recordings() if recording.expected is not None}
+
+    def route(request: Any) -> Any:
+        path = request.url.path
+        format = (
+            "openai_chat"
+            if path.endswith("/chat/completions")
+            else "openai_responses"
+            if path.endswith("/responses")
+            else "anthropic"
+        )
+        return handler(bodies[format])(request)
+
+    def factory(cls: Any, client: Any) -> Any:
+        def make(**options: Any) -> Any:
+            options.setdefault("api_key", "x")
+            options.setdefault("base_url", "http://test")
+            return cls(http_client=client(transport=httpx2.MockTransport(route)), **options)
+
+        return make
+
+    monkeypatch.setattr(openai, "OpenAI", factory(openai.OpenAI, httpx2.Client))
+    monkeypatch.setattr(openai, "AsyncOpenAI", factory(openai.AsyncOpenAI, httpx2.AsyncClient))
+    monkeypatch.setattr(anthropic, "Anthropic", factory(anthropic.Anthropic, httpx2.Client))
+    monkeypatch.setattr(anthropic, "AsyncAnthropic", factory(anthropic.AsyncAnthropic, httpx2.AsyncClient))
+
+
+def test_the_readme_has_an_example_per_sdk():
+    code = "\n".join(block for _, block, _ in BLOCKS)
+    for call in ["chat.completions.create(", "responses.create(", "messages.create(", "atool_calls(", "AsyncAnthropic"]:
+        assert call in code
+    assert sum(expected is not None for _, _, expected in BLOCKS) >= 3
+
+
+@pytest.mark.parametrize("line, code, expected", BLOCKS, ids=[f"README.md:{line}" for line, _, _ in BLOCKS])
+def test_readme_example_runs(sdk_clients: None, line: int, code: str, expected: Optional[str]) -> None:
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code, f"README.md:{line}", "exec"), {"__name__": "readme"})
+    if expected is not None:
+        assert printed.getvalue() == expected
+    else:
+        assert "Traceback" not in printed.getvalue()
