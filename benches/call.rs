@@ -22,12 +22,22 @@
 //!   fragments (`engine_16b`), `normalize_tool_args` one-shot
 //!   (`normalize_oneshot`, which `ToolCallStream::finish` runs), and
 //!   `ToolRepairer` in the same fragments (`tool_repairer_16b`: both).
+//! - `write_file_50k/anthropic_16b`, `chat_16b` (issue 27): the same call as
+//!   an SDK stream of parsed events, one 16-byte `partial_json` /
+//!   `function.arguments` fragment each, through `AnthropicStream` and
+//!   `OpenAiChatStream` with the request's tools, reading the live value
+//!   after every event: what the adapters add over `stream_16b_value` (the
+//!   baseline: the same fragments straight into `ToolCallStream`).
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use argmend::{CallParser, Event, Options, Repairer, Retain, ToolCallStream, ToolOptions, Values};
+use argmend::{
+    AnthropicStream, CallParser, Event, OpenAiChatStream, Options, Repairer, Retain,
+    ToolCallStream, ToolOptions, Values,
+};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use serde_json::{Value, json};
 
 /// A model output of about `size` bytes, and the argument bytes in it.
 fn agent_stream(size: usize) -> (Vec<u8>, Vec<u8>) {
@@ -122,6 +132,33 @@ fn stream_events(input: &[u8], chunk: usize, reparse: bool) -> usize {
     n + call.finish().events.len()
 }
 
+/// The call as parsed SDK events, one `chunk`-byte fragment each.
+fn sdk_events(input: &[u8], chunk: usize, anthropic: bool) -> Vec<Value> {
+    let text = std::str::from_utf8(input).unwrap();
+    let mut pieces = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut n = chunk.min(rest.len());
+        while !rest.is_char_boundary(n) {
+            n += 1;
+        }
+        pieces.push(&rest[..n]);
+        rest = &rest[n..];
+    }
+    let mut events = Vec::new();
+    if anthropic {
+        events.push(json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "write_file", "input": {}}}));
+        events.extend(pieces.iter().map(|piece| json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": piece}})));
+        events.push(json!({"type": "content_block_stop", "index": 0}));
+        events.push(json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}}));
+    } else {
+        events.push(json!({"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_1", "function": {"name": "write_file", "arguments": ""}}]}}]}));
+        events.extend(pieces.iter().map(|piece| json!({"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}}]})));
+        events.push(json!({"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}));
+    }
+    events
+}
+
 fn bench(c: &mut Criterion) {
     let (stream, args) = agent_stream(1 << 20);
     assert!(parse(&stream, 4096) > 100);
@@ -185,6 +222,35 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("stream_16b_value", |b| {
         b.iter(|| stream_events(black_box(&call), 16, false));
+    });
+    let schema = json!({"type": "object", "properties": {"path": {"type": "string"},
+        "content": {"type": "string"}, "append": {"type": "boolean"}}});
+    let anthropic = sdk_events(&call, 16, true);
+    let anthropic_tools = json!([{"name": "write_file", "input_schema": schema}]);
+    group.bench_function("anthropic_16b", |b| {
+        b.iter(|| {
+            let mut stream = AnthropicStream::from_tools(&anthropic_tools);
+            let mut n = 0;
+            for event in black_box(&anthropic) {
+                n += stream.push(event).len();
+                n += usize::from(black_box(stream.value(0)).is_some());
+            }
+            n + stream.finish().len()
+        });
+    });
+    let chat = sdk_events(&call, 16, false);
+    let chat_tools =
+        json!([{"type": "function", "function": {"name": "write_file", "parameters": schema}}]);
+    group.bench_function("chat_16b", |b| {
+        b.iter(|| {
+            let mut stream = OpenAiChatStream::from_tools(&chat_tools);
+            let mut n = 0;
+            for event in black_box(&chat) {
+                n += stream.push(event).len();
+                n += usize::from(black_box(stream.value(0)).is_some());
+            }
+            n + stream.finish().len()
+        });
     });
     group.sample_size(10);
     group.bench_function("stream_16b_reparse", |b| {

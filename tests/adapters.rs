@@ -306,6 +306,15 @@ fn responses_statuses_cut_calls_whose_json_is_whole() {
     assert!(ends(&responses(&[item("completed")]))[0].complete);
     let out = responses(&[item("incomplete")]);
     assert_eq!(ends(&out)[0].cut.as_deref(), Some("incomplete"));
+    // The final response object lists the call still `in_progress`: the
+    // response's own cut applies (what openai's `responses.stream()` sends).
+    let out = responses(&[
+        json!({"type": "response.output_item.added", "output_index": 0, "item": {"type": "function_call", "id": "fc_1", "name": "f", "arguments": ""}}),
+        json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": "{\"a\": 1}"}),
+        json!({"type": "response.incomplete", "response": {"status": "incomplete", "output": [
+            {"type": "function_call", "id": "fc_1", "name": "f", "arguments": "{\"a\": 1}", "status": "in_progress"}]}}),
+    ]);
+    assert_eq!(ends(&out)[0].cut.as_deref(), Some("incomplete"));
     for (event, cut) in [
         ("response.incomplete", "incomplete"),
         ("response.failed", "failed"),

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::calls::{Calls, text};
+use super::calls::{Calls, at, text};
 use super::{ClientEvent, call_accessors};
 use crate::normalize::{ToolMap, ToolOptions};
 
@@ -79,7 +79,7 @@ impl AnthropicStream {
         match text(event, "type").unwrap_or("") {
             "message_start" => {
                 self.calls.new_message(&mut out);
-                let blocks = event.pointer("/message/content").and_then(Value::as_array);
+                let blocks = at(event, &["message", "content"]).and_then(Value::as_array);
                 for (index, block) in blocks.into_iter().flatten().enumerate() {
                     let key = format!("message_start/{index}");
                     self.block(&key, block, &mut out);
@@ -109,7 +109,7 @@ impl AnthropicStream {
             }
             "content_block_stop" => self.calls.hold(&key),
             "message_delta" => {
-                if let Some(reason) = event.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                if let Some(reason) = at(event, &["delta", "stop_reason"]).and_then(Value::as_str) {
                     let cut = CUT.contains(&reason).then_some(reason);
                     self.calls.end_all(cut, &mut out);
                 }

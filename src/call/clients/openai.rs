@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::calls::{Calls, text};
+use super::calls::{Calls, at, text};
 use super::{ClientEvent, call_accessors};
 use crate::normalize::{ToolMap, ToolOptions};
 
@@ -83,17 +83,14 @@ impl OpenAiChatStream {
         let choices = chunk.get("choices").and_then(Value::as_array);
         for choice in choices.into_iter().flatten() {
             let n = choice.get("index").and_then(Value::as_u64).unwrap_or(0);
-            let deltas = choice
-                .pointer("/delta/tool_calls")
-                .and_then(Value::as_array);
+            let deltas = at(choice, &["delta", "tool_calls"]).and_then(Value::as_array);
             for delta in deltas.into_iter().flatten() {
                 let index = delta.get("index").and_then(Value::as_u64).unwrap_or(0);
                 self.call_delta(n, &index.to_string(), delta, &mut out);
             }
             // The deprecated single `function_call`, same shape as a tool call's `function`.
-            if let Some(function) = choice
-                .pointer("/delta/function_call")
-                .filter(|f| f.is_object())
+            if let Some(function) =
+                at(choice, &["delta", "function_call"]).filter(|f| f.is_object())
             {
                 let delta = serde_json::json!({"function": function});
                 self.call_delta(n, "function_call", &delta, &mut out);
@@ -110,18 +107,18 @@ impl OpenAiChatStream {
         let key = format!("{n}/{index}");
         let id = text(delta, "id");
         if text(delta, "type") == Some("custom") || self.calls.is_skipped(&key) {
-            let name = delta.pointer("/custom/name").and_then(Value::as_str);
+            let name = at(delta, &["custom", "name"]).and_then(Value::as_str);
             return self.calls.skip(&key, "custom", id, name, out);
         }
         if self.calls.find(&key).is_none() {
             // A new index: the calls before it in this choice are whole.
             self.calls.end_prefixed(&format!("{n}/"), None, out);
-            let name = delta.pointer("/function/name").and_then(Value::as_str);
+            let name = at(delta, &["function", "name"]).and_then(Value::as_str);
             self.calls.start(&key, id, name.unwrap_or(""), out);
         } else if id.is_some() {
             self.calls.start(&key, id, "", out);
         }
-        if let Some(fragment) = delta.pointer("/function/arguments").and_then(Value::as_str) {
+        if let Some(fragment) = at(delta, &["function", "arguments"]).and_then(Value::as_str) {
             self.calls.feed(&key, fragment, out);
         }
     }
@@ -198,7 +195,8 @@ impl OpenAiResponsesStream {
                     return out;
                 };
                 let key = item_key(event);
-                self.item(&key, item, kind.ends_with(".done"), &mut out);
+                let done = kind.ends_with(".done").then_some(None);
+                self.item(&key, item, done, &mut out);
             }
             "response.function_call_arguments.delta" => {
                 if let Some(delta) = text(event, "delta") {
@@ -222,17 +220,17 @@ impl OpenAiResponsesStream {
                     .skip(&key, "custom_tool_call", None, None, &mut out);
             }
             "response.completed" | "response.incomplete" | "response.failed" | "error" => {
-                let items = event.pointer("/response/output").and_then(Value::as_array);
-                for (index, item) in items.into_iter().flatten().enumerate() {
-                    let key = text(item, "id").map_or_else(|| index.to_string(), str::to_owned);
-                    self.item(&key, item, true, &mut out);
-                }
                 let cut = match kind {
                     "response.completed" => None,
                     "response.incomplete" => Some("incomplete"),
                     "response.failed" => Some("failed"),
                     _ => Some("error"),
                 };
+                let items = at(event, &["response", "output"]).and_then(Value::as_array);
+                for (index, item) in items.into_iter().flatten().enumerate() {
+                    let key = text(item, "id").map_or_else(|| index.to_string(), str::to_owned);
+                    self.item(&key, item, Some(cut), &mut out);
+                }
                 self.calls.end_all(cut, &mut out);
             }
             _ => {}
@@ -240,8 +238,16 @@ impl OpenAiResponsesStream {
         out
     }
 
-    /// An output item, added (`done == false`) or final.
-    fn item(&mut self, key: &str, item: &Value, done: bool, out: &mut Vec<ClientEvent>) {
+    /// An output item: added (`done` is `None`), or final, with the cut the
+    /// response as a whole gives an item not marked `completed` (`done` is
+    /// `Some(None)` for an item's own `.done`, which says nothing more).
+    fn item(
+        &mut self,
+        key: &str,
+        item: &Value,
+        done: Option<Option<&str>>,
+        out: &mut Vec<ClientEvent>,
+    ) {
         let kind = text(item, "type").unwrap_or("");
         if kind != "function_call" {
             if kind.ends_with("_call") || kind == "mcp_approval_request" {
@@ -259,16 +265,18 @@ impl OpenAiResponsesStream {
         self.calls
             .start(key, id, text(item, "name").unwrap_or(""), out);
         let arguments = text(item, "arguments").unwrap_or("");
-        if !done {
+        let Some(response_cut) = done else {
             self.calls.feed(key, arguments, out);
             return;
-        }
+        };
         if !arguments.is_empty() || !self.calls.is_open(key) {
             self.calls.final_text(key, arguments, out);
         }
         let cut = match text(item, "status") {
             Some("incomplete") => Some("incomplete"),
-            _ => None,
+            Some("completed") => None,
+            // `in_progress` (or none) in a response that was cut: cut with it.
+            _ => response_cut,
         };
         self.calls.end(key, cut, out);
     }
@@ -282,7 +290,7 @@ impl OpenAiResponsesStream {
 /// The handle of an item: its id, else its place in the output.
 fn item_key(event: &Value) -> String {
     text(event, "item_id")
-        .or_else(|| event.pointer("/item/id").and_then(Value::as_str))
+        .or_else(|| at(event, &["item", "id"]).and_then(Value::as_str))
         .map(str::to_owned)
         .or_else(|| event.get("output_index").map(Value::to_string))
         .unwrap_or_default()
