@@ -623,11 +623,6 @@ def test_responses_cut_mid_arguments():
     assert end.args == {"path": "a.py", "content": "x = ["}
 
 
-@pytest.mark.xfail(
-    reason="engine (src/call/clients/openai.rs): a function_call item of a response.incomplete's final output "
-    "whose status is not 'incomplete' (openai's responses.stream() helper sends its in-progress snapshot) "
-    "ends uncut before the response's own cut applies"
-)
 def test_responses_incomplete_cuts_the_items_of_its_output():
     out = run(
         OpenAIResponses(),
