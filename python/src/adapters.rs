@@ -16,9 +16,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
 use serde_json::Value;
 
-use crate::live::{
-    CallEnd, FieldEvent, ToolsForm, call_options, finished, lock, text_to_py, value_to_py,
-};
+use crate::events::{CallDone, CallStarted, Field, Skipped};
+use crate::live::{CallEnd, FieldEvent, ToolsForm, call_options, finished, lock, text_to_py};
 use crate::python_json;
 
 /// The engine's adapters, behind one interface.
@@ -302,7 +301,7 @@ impl Core {
 
     /// The call's value now: its snapshot while it streams, its final
     /// arguments once it has ended.
-    fn value<'py>(&self, py: Python<'py>, call: usize) -> PyResult<Bound<'py, PyAny>> {
+    pub(crate) fn value<'py>(&self, py: Python<'py>, call: usize) -> PyResult<Bound<'py, PyAny>> {
         let state = lock(&self.state, self.format.class())?;
         if call >= state.calls.len() {
             return Err(PyIndexError::new_err(format!(
@@ -575,213 +574,6 @@ adapter_class!(
     AnthropicStream,
     ToolsForm::Anthropic
 );
-
-/// A tool call began: `call` (its number in this stream: 0, 1, …), `id` (the
-/// model's id for it, when the format gives one) and `name` (the tool's).
-/// `value` is the call's value as of the latest event pushed to the adapter
-/// (read from it when asked).
-#[pyclass(module = "argmend.adapters", frozen)]
-pub(crate) struct CallStarted {
-    core: Arc<Core>,
-    #[pyo3(get)]
-    call: usize,
-    #[pyo3(get)]
-    id: Option<String>,
-    #[pyo3(get)]
-    name: String,
-}
-
-#[pymethods]
-impl CallStarted {
-    #[classattr]
-    fn __match_args__() -> (&'static str, &'static str, &'static str) {
-        ("call", "id", "name")
-    }
-
-    /// The call's value as of the latest event pushed to the adapter: the
-    /// snapshot of its arguments (`None` before they start), or its final
-    /// arguments once it has ended.
-    #[getter]
-    fn value<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.core.value(py, self.call)
-    }
-
-    /// `{"event": "call_started", "call", "id", "name"}`.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let dict = PyDict::new(py);
-        dict.set_item("event", "call_started")?;
-        dict.set_item("call", self.call)?;
-        dict.set_item("id", &self.id)?;
-        dict.set_item("name", &self.name)?;
-        Ok(dict)
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "CallStarted(call={}, id={}, name={:?})",
-            self.call,
-            py_repr(self.id.as_deref()),
-            self.name
-        )
-    }
-}
-
-/// A field event of a call's arguments: `event` is the
-/// :class:`argmend.FieldEvent` (`kind`, `path`, `text`, `value`), for the
-/// call numbered `call` (`id`, `name` as in `CallStarted`). `value` is the
-/// call's whole value as of the latest event pushed to the adapter (read
-/// from it when asked); `event.value` is the one field's final value.
-#[pyclass(module = "argmend.adapters", frozen)]
-pub(crate) struct Field {
-    core: Arc<Core>,
-    #[pyo3(get)]
-    call: usize,
-    #[pyo3(get)]
-    id: Option<String>,
-    #[pyo3(get)]
-    name: String,
-    #[pyo3(get)]
-    event: Py<FieldEvent>,
-}
-
-#[pymethods]
-impl Field {
-    #[classattr]
-    fn __match_args__() -> (&'static str, &'static str, &'static str, &'static str) {
-        ("call", "id", "name", "event")
-    }
-
-    /// The call's value as of the latest event pushed to the adapter (see
-    /// `CallStarted.value`).
-    #[getter]
-    fn value<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.core.value(py, self.call)
-    }
-
-    /// The field event's dict with `"call"` added: `{"event": "started" |
-    /// "delta" | "field_done", "path", …, "call"}`.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let mut json = self.event.get().event().to_json();
-        if let Some(object) = json.as_object_mut() {
-            object.insert("call".to_owned(), Value::from(self.call));
-        }
-        value_to_py(py, &json)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!(
-            "Field(call={}, event={})",
-            self.call,
-            self.event.bind(py).repr()?.to_cow()?
-        ))
-    }
-}
-
-/// A call ended: `end` is its :class:`argmend.CallEnd` (`args`, `complete`,
-/// `cut`, `verdict`, `fixes`, `doubts`, …), for the call numbered `call`
-/// (`id`, `name` as in `CallStarted`). `value` is `end.args`.
-#[pyclass(module = "argmend.adapters", frozen)]
-pub(crate) struct CallDone {
-    #[pyo3(get)]
-    call: usize,
-    #[pyo3(get)]
-    id: Option<String>,
-    #[pyo3(get)]
-    name: String,
-    #[pyo3(get)]
-    end: Py<CallEnd>,
-}
-
-#[pymethods]
-impl CallDone {
-    #[classattr]
-    fn __match_args__() -> (&'static str, &'static str, &'static str, &'static str) {
-        ("call", "id", "name", "end")
-    }
-
-    /// The call's final arguments: `end.args`.
-    #[getter]
-    fn value(&self, py: Python<'_>) -> Py<PyAny> {
-        self.end.get().args_ref(py)
-    }
-
-    /// `{"event": "call_done", "call", "id", "name", "args", "verdict",
-    /// "complete", "fixes"}`, with `"cut"` when the stream cut the call short
-    /// and `"doubt"` when the arguments carry a doubt.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let event = ClientEvent::CallDone {
-            call: self.call,
-            id: self.id.clone(),
-            end: self.end.get().end().clone(),
-        };
-        let dict = value_to_py(py, &event.to_json())?;
-        // The arguments as `args` has them (big integers exact).
-        dict.set_item("args", self.end.get().args_ref(py))?;
-        Ok(dict)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!(
-            "CallDone(call={}, id={}, end={})",
-            self.call,
-            py_repr(self.id.as_deref()),
-            self.end.bind(py).repr()?.to_cow()?
-        ))
-    }
-}
-
-/// The stream carried something argmend does not handle as a call, reported
-/// once so that nothing is dropped in silence: a block or item of another
-/// kind (`kind` is its type: `server_tool_use`, `mcp_tool_use`,
-/// `custom_tool_call`, `web_search_call`, a Chat `custom` call, …; these the
-/// API runs itself, or they are not JSON), or argument text for a call that
-/// had already ended (`kind == "arguments_after_end"`: the call's reported
-/// arguments may lack it). `id` and `name` are the block's or item's, when
-/// it has them.
-#[pyclass(module = "argmend.adapters", frozen)]
-pub(crate) struct Skipped {
-    #[pyo3(get)]
-    kind: String,
-    #[pyo3(get)]
-    id: Option<String>,
-    #[pyo3(get)]
-    name: Option<String>,
-}
-
-#[pymethods]
-impl Skipped {
-    #[classattr]
-    fn __match_args__() -> (&'static str, &'static str, &'static str) {
-        ("kind", "id", "name")
-    }
-
-    /// `{"event": "skipped", "kind", "id", "name"}`.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let dict = PyDict::new(py);
-        dict.set_item("event", "skipped")?;
-        dict.set_item("kind", &self.kind)?;
-        dict.set_item("id", &self.id)?;
-        dict.set_item("name", &self.name)?;
-        Ok(dict)
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "Skipped(kind={:?}, id={}, name={})",
-            self.kind,
-            py_repr(self.id.as_deref()),
-            py_repr(self.name.as_deref())
-        )
-    }
-}
-
-/// An optional string as Python would show it.
-fn py_repr(text: Option<&str>) -> String {
-    match text {
-        Some(text) => format!("{text:?}"),
-        None => "None".to_owned(),
-    }
-}
 
 /// Register the adapters and their events.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -13,6 +13,7 @@
 
 mod adapters;
 mod compat;
+mod events;
 mod input;
 mod live;
 mod outcome;
