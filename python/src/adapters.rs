@@ -16,8 +16,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
 use serde_json::Value;
 
+use crate::call_events::{CallEnd, FieldEvent};
 use crate::events::{CallDone, CallStarted, Field, Skipped};
-use crate::live::{CallEnd, FieldEvent, ToolsForm, call_options, finished, lock, text_to_py};
+use crate::live::{ToolsForm, call_options, finished, lock, text_to_py};
 use crate::python_json;
 
 /// The engine's adapters, behind one interface.

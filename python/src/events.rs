@@ -11,7 +11,8 @@ use pyo3::types::PyDict;
 use serde_json::Value;
 
 use crate::adapters::Core;
-use crate::live::{CallEnd, FieldEvent, value_to_py};
+use crate::call_events::{CallEnd, FieldEvent};
+use crate::live::value_to_py;
 
 /// A tool call began: `call` (its number in this stream: 0, 1, …), `id` (the
 /// model's id for it, when the format gives one) and `name` (the tool's).

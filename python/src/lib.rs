@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 mod adapters;
+mod call_events;
 mod compat;
 mod events;
 mod input;
@@ -380,9 +381,9 @@ fn _argmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Repairer>()?;
     m.add_class::<Tool>()?;
     m.add_class::<live::ToolCallStream>()?;
-    m.add_class::<live::ArgsUpdate>()?;
-    m.add_class::<live::FieldEvent>()?;
-    m.add_class::<live::CallEnd>()?;
+    m.add_class::<call_events::ArgsUpdate>()?;
+    m.add_class::<call_events::FieldEvent>()?;
+    m.add_class::<call_events::CallEnd>()?;
     adapters::register(m)?;
     Ok(())
 }
