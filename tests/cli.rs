@@ -207,7 +207,85 @@ fn help_explains_exit_codes_with_an_example() {
     }
     let output = run(&["--help"], b"");
     assert_eq!(code(&output), 0);
-    assert!(stdout(&output).contains("Exit codes:"));
+    assert!(stdout(&output).contains("Exit codes"));
+}
+
+/// Issue 28: the help a newcomer reads first. The batch section of `repair
+/// --help` read `… "violations".` / `and gets one output line`; the top-level
+/// help gave repair's exit codes as if they were every command's; `serve`
+/// promised 4 workers where there are 2 to 4; the envelope's help explained
+/// clap's parsing instead of the envelope.
+#[test]
+fn every_help_reads_as_sentences() {
+    let help = |args: &[&str]| {
+        let output = run(args, b"");
+        assert_eq!(code(&output), 0, "{args:?}");
+        stdout(&output).to_owned()
+    };
+    let repair = help(&["repair", "--help"]);
+    assert!(!repair.contains("\"violations\".\nand gets"), "{repair}");
+    assert!(
+        repair.contains(
+            "normalization (as --tool and --schema).\nEach input line gets one output line, in order:"
+        ),
+        "{repair}"
+    );
+    let top = help(&["--help"]);
+    assert!(
+        top.contains("Exit codes (each command's --help says what they mean for it):"),
+        "{top}"
+    );
+    assert!(
+        !top.contains("the output is JSON (valid, repaired"),
+        "{top}"
+    );
+    let serve = help(&["serve", "--help"]);
+    assert!(
+        serve.contains("At most 2 to 4 calls run at once"),
+        "{serve}"
+    );
+    for command in ["json", "diff"] {
+        let text = help(&[command, "--help"]);
+        assert!(!text.contains("Taken as a list"), "{text}");
+        assert!(
+            text.contains("the whole call as one JSON argument"),
+            "{text}"
+        );
+    }
+    // Every command and verb has a help that ends its sentences.
+    for args in [
+        &["repair"][..],
+        &["diff"],
+        &["diff", "files"],
+        &["diff", "text"],
+        &["diff", "dirs"],
+        &["diff", "apply"],
+        &["diff", "json"],
+        &["json"],
+        &["json", "get"],
+        &["json", "keys"],
+        &["json", "query"],
+        &["json", "schema"],
+        &["json", "validate"],
+        &["json", "pretty"],
+        &["quotes"],
+        &["call"],
+        &["serve"],
+        &["mcp"],
+    ] {
+        let mut args = args.to_vec();
+        args.push("--help");
+        let text = help(&args);
+        // The broken form: a sentence ends, and the next line goes on with
+        // `and …` as if it had not.
+        let lines: Vec<&str> = text.lines().collect();
+        for pair in lines.windows(2) {
+            assert!(
+                !(pair[0].ends_with('.') && pair[1].starts_with("and ")),
+                "{args:?}: {pair:?} goes on after its sentence ended\n{text}"
+            );
+        }
+    }
 }
 
 #[test]

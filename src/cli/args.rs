@@ -6,18 +6,29 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use super::tool_command::{ToolArgs, envelope_help};
 
-/// The exit codes, shown under both `argmend --help` and `argmend repair --help`.
+/// The exit codes of `argmend repair`, shown under `argmend repair --help`.
 macro_rules! exit_codes {
     () => {
         "\
 Exit codes:
   0  the output is JSON (valid, repaired or completed); also when stdout was
      closed early (a broken pipe), and for --batch whatever the lines' verdicts
-  1  not JSON: nothing JSON-like in the input, or a limit such as --max-depth
-     was crossed (the reason goes to stderr)
+  1  not JSON: nothing JSON-like in the input (an empty input included), or a
+     limit such as --max-depth was crossed (the reason goes to stderr)
   2  usage error, or an input/output error (e.g. FILE cannot be read)"
     };
 }
+
+/// Shown under `argmend --help`: what the codes mean across the commands
+/// (each command's own help says what they mean for it).
+const TOP_HELP: &str = "\
+Exit codes (each command's --help says what they mean for it):
+  0  success: an answer, or repaired JSON
+  1  a \"no\": repair found no JSON, json or diff refused the request (the
+     message says why), a call failed, quotes --check found something to change
+  2  usage error, or an input/output error (e.g. a file that cannot be read)
+
+Run `argmend COMMAND --help` for a command's options and examples.";
 
 /// Shown under `argmend repair --help`, before the exit codes.
 macro_rules! repair_help {
@@ -37,20 +48,20 @@ Examples:
   \"raw text\"                   a JSON string holding the text to repair
   {\"input\": \"raw text\"}        the same, as an object
   {\"chunks\": [\"{'a\", \"': 1\"]}  a recorded stream, fed to one repairer chunk by chunk
-and an object may add \"tool\": \"NAME\" and \"schema\": {…} for tool-aware
-normalization (as --tool and --schema); such a line's answer also has
-\"strategy\" (1 to 7, or null) and, when the schema still rejects something,
-\"violations\".
-and gets one output line, in order:
+An object may also have \"tool\": \"NAME\" and \"schema\": {…} for tool-aware
+normalization (as --tool and --schema).
+Each input line gets one output line, in order:
   {\"json\": <repaired value or null>, \"verdict\": \"valid|repaired|completed|not_json\",
    \"fixes\": [{\"kind\": \"quoted_key\", \"offset\": 12}, …]}
 \"json\" is the repaired text with the whitespace between tokens removed (key order
-and number spelling are kept as they are). When the input could be read two ways
-and the repair chose one, the line also has
+and number spelling are kept as they are). A line with \"tool\" or \"schema\"
+also gets \"strategy\" (1 to 7, or null) and, when the schema still rejects
+something, \"violations\" (e.g. [\"$.a: expected integer, got string\"]).
+When the input could be read two ways and the repair chose one, the line also has
   \"doubt\": [{\"kind\": \"early_close\", \"offset\": 11, \"reason\": \"…\"}, …]
 (kinds: quote_as_text, quote_as_end, early_close, newline_boundary,
-duplicate_key); without a doubt the member is absent, never empty.
-The verdict is the same either way. With --snapshots a line also has
+duplicate_key); without a doubt the member is absent, never empty, and a doubt
+never changes the verdict. With --snapshots a line also has
 \"deltas\" (the output each chunk committed) and \"snapshots\" (the valid JSON of
 everything so far, after each chunk); a plain text is one chunk.
 A line that is not JSON or has another shape, an empty or blank line, or an input
@@ -66,7 +77,7 @@ line N always answers input line N.
 #[command(
     name = "argmend",
     version,
-    after_help = exit_codes!(),
+    after_help = TOP_HELP,
     subcommand_required = true,
     arg_required_else_help = true
 )]
@@ -85,8 +96,8 @@ pub(crate) enum Command {
     #[command(after_help = concat!(repair_help!(), exit_codes!()))]
     Repair(RepairArgs),
 
-    /// What changed between two files, texts, trees or JSON documents, and a
-    /// unified patch applied only when every line of context matches.
+    /// Show what changed between two files, texts, directory trees or JSON/YAML
+    /// documents, or apply a unified patch only where every context line matches.
     #[command(
         after_help = super::diff::HELP,
         mut_arg("envelope", |arg| envelope_help(arg, super::diff::EXAMPLE))
@@ -113,12 +124,12 @@ pub(crate) enum Command {
     /// as it is complete, and print the results in order.
     Call(super::call::CallArgs),
 
-    /// JSON Lines over stdin and stdout: one tool call per request line,
-    /// run concurrently, one response line each.
+    /// Run tool calls sent as JSON Lines on stdin: one request per line, run
+    /// concurrently, one response line each on stdout.
     Serve(super::serve::ServeArgs),
 
-    /// A Model Context Protocol server on stdin and stdout, with the tools
-    /// json, diff and repair.
+    /// Serve the tools json, diff and repair as a Model Context Protocol
+    /// server on stdin and stdout.
     #[cfg(feature = "mcp")]
     Mcp(super::mcp::McpArgs),
 }
@@ -165,13 +176,16 @@ pub(crate) struct RepairArgs {
     /// wrapped into its primary field (`main.go` for read_file →
     /// {"file":"main.go"}), a command line becomes fields, typographic quotes
     /// standing as delimiters in code content are straightened (never those
-    /// in its literals and comments). Not JSON: exit 1, the input on stdout.
+    /// in its literals and comments). Input that is still not JSON (a plain
+    /// value for a tool with no primary field) is written back unchanged, with
+    /// exit 1.
     #[arg(long, value_name = "NAME", conflicts_with = "batch")]
     pub(crate) tool: Option<String>,
 
-    /// With --tool (or alone): coerce values to the tool's JSON Schema. FILE
-    /// holds the schema, or a whole OpenAI or Anthropic tool definition (its
-    /// name then stands for --tool).
+    /// Coerce values to a JSON Schema (with --tool or alone): "1" → 1 where
+    /// it says integer, and so on. FILE holds the schema (a JSON object), or
+    /// a whole OpenAI or Anthropic tool definition, whose name then stands
+    /// for --tool.
     #[arg(long, value_name = "FILE", conflicts_with = "batch")]
     pub(crate) schema: Option<PathBuf>,
 

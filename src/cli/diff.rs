@@ -83,7 +83,8 @@ pub(crate) enum DiffVerb {
         /// The patch file (`-` for stdin).
         #[arg(long, value_name = "P.diff")]
         patch: PathBuf,
-        /// Write `<file>.bak` and then the patched file.
+        /// Write the patched files, each after saving its original as
+        /// `<file>.bak`; without --write, only check that the patch applies.
         #[arg(long)]
         write: bool,
     },

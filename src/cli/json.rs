@@ -83,7 +83,8 @@ pub(crate) enum JsonVerb {
     Get {
         #[command(flatten)]
         source: SourceArgs,
-        /// The path.
+        /// The path: a.b[0].c, [-1] from the end, * for every element or member,
+        /// ["key.with.dots"].
         #[arg(long, allow_hyphen_values = true)]
         path: String,
     },

@@ -34,9 +34,9 @@ and gets one line, in the order the calls finish:
 could be read two ways and were read one (absent when there is no doubt).
 Every line gets exactly one answer: one that is not a request (not JSON, not
 UTF-8, over 64 MiB) gets an error with its id when it can be read, else
-\"id\": null. At most 4 calls run at once and 4 more wait; beyond that the
-server reads no more input until a call finishes. At the end of input the
-server finishes the calls in flight, then exits 0.")]
+\"id\": null. At most 2 to 4 calls run at once (one per core) and as many more
+wait; beyond that the server reads no more input until a call finishes. At
+the end of input the server finishes the calls in flight, then exits 0.")]
 pub(crate) struct ServeArgs {
     #[command(flatten)]
     pub(crate) runtime: RuntimeArgs,

@@ -49,10 +49,12 @@ pub(super) enum Asked<V> {
 
 /// The help of `ENVELOPE`, with the command's own example call.
 pub(super) fn envelope_help(arg: clap::Arg, example: &str) -> clap::Arg {
+    // The words are taken as a list so that an unknown verb with its flags
+    // (`gett --file a.json`) is answered as an unknown verb, not as a stray
+    // flag; the user only ever gives one envelope.
     arg.help(format!(
-        "A call in the envelope form: '{example}'. (Taken as a list so that an unknown verb \
-         with its flags, `gett --file a.json`, is answered as an unknown verb, not as a stray \
-         flag.)"
+        "Instead of a verb: the whole call as one JSON argument (the form a model writes), \
+         e.g. '{example}'"
     ))
 }
 
