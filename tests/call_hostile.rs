@@ -139,7 +139,7 @@ fn the_cli_reports_cut_off_calls_and_unknown_tools() {
     assert!(out.contains("\"web\""), "{out}");
     let (out, _) = run("<tool_call name=\"@bash\">ls -la</tool_call>", &[]);
     assert!(
-        out.contains("unknown tool `@bash`: the tools are @json, @diff, json, diff"),
+        out.contains("unknown tool `@bash`: the tools are @diff, @json, diff, json"),
         "{out}"
     );
     assert!(!out.contains("ToolMap"), "{out}");
@@ -149,4 +149,56 @@ fn the_cli_reports_cut_off_calls_and_unknown_tools() {
     // Prose is printed as prose.
     let prose = "I could emit a <tool_call> here, but I do not need one. The answer is 3.\n";
     assert_eq!(run(prose, &[]), (prose.to_owned(), Some(0)));
+}
+
+/// Issue 28: an unknown tool's message listed the tools in one order when
+/// the call's arguments could not be read (`@json, @diff, json, diff`, the
+/// CLI's own list) and in another when they could (the dispatcher's). Now
+/// every form gives the dispatcher's sorted list, and `serve` and the
+/// library say the same.
+#[test]
+fn an_unknown_tool_lists_the_tools_in_one_order() {
+    const LISTED: &str = "the tools are @diff, @json, diff, json";
+    let dir = TempDir::new();
+    let forms = [
+        // A command line, which only a known tool's table could read.
+        "<tool_call name=\"@bash\">ls -la</tool_call>",
+        // Arguments cut off inside their object.
+        "<tool_call name=\"@bash\">{\"a\": </tool_call>",
+        "<tool_call name=\"@bash\" args='{\"a\": 1}' />",
+        "<tool name=\"@bash\">{\"cmd\": \"ls\"}</tool>",
+        "{\"tool_call\": \"@bash\", \"args\": {\"a\": 1}}",
+    ];
+    for form in forms {
+        let path = dir.path().join("in.txt");
+        std::fs::write(&path, form).unwrap();
+        let output = Command::new(env!("CARGO_BIN_EXE_argmend"))
+            .args(["call", "--workspace"])
+            .arg(dir.path())
+            .arg(&path)
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            out.contains(&format!("unknown tool `@bash`: {LISTED}\n")),
+            "{form}: {out}"
+        );
+        assert_eq!(output.status.code(), Some(1), "{form}: {out}");
+    }
+    let dispatcher = argmend::Dispatcher::new(dir.workspace());
+    let result = dispatcher.run("@bash", "{}");
+    assert_eq!(result.output, format!("unknown tool `@bash`: {LISTED}"));
+    assert_eq!(dispatcher.tool_names(), ["@diff", "@json", "diff", "json"]);
+    // MCP names its own three tools, sorted the same way.
+    let mut session = crate::mcp::Session::start(&dir, &[]);
+    session.send(
+        &serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "bash", "arguments": {}}}),
+    );
+    let answer = session.receive();
+    assert_eq!(
+        answer["error"]["message"], "unknown tool `bash`: the tools are diff, json, repair",
+        "{answer}"
+    );
+    assert!(session.finish().0);
 }

@@ -315,16 +315,30 @@ impl Dispatcher {
         self.tools.contains_key(name)
     }
 
+    /// The names of the registered tools, sorted, so every message that
+    /// lists them lists them in one order.
+    ///
+    /// ```
+    /// use argmend::Dispatcher;
+    /// use argmend::tools::Workspace;
+    /// let dispatcher = Dispatcher::new(Workspace::new(std::env::temp_dir()).unwrap());
+    /// assert_eq!(dispatcher.tool_names(), ["@diff", "@json", "diff", "json"]);
+    /// ```
+    pub fn tool_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self.tools.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        names
+    }
+
     /// Run a call to `name` with raw arguments (any text a model wrote:
     /// JSON, broken JSON, a command line); they are normalized first.
     pub fn run(&self, name: &str, raw_args: &str) -> ToolResult {
         let Some(tool) = self.tools.get(name) else {
-            let mut names: Vec<&str> = self.tools.keys().map(String::as_str).collect();
-            names.sort_unstable();
+            let names = self.tool_names().join(", ");
             return self.error(
                 ToolError::new(
                     ToolErrorKind::UnknownTool,
-                    format!("unknown tool `{name}`: the tools are {}", names.join(", ")),
+                    format!("unknown tool `{name}`: the tools are {names}"),
                 ),
                 None,
                 Vec::new(),

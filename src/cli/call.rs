@@ -243,14 +243,16 @@ fn handle(
             (name, result)
         }
         Event::Error {
-            name: Some(name), ..
+            name: Some(name),
+            raw,
+            ..
         } if !dispatcher.has_tool(&name) => {
-            // Whatever its arguments, the tool is not there: say that first.
-            let output = format!(
-                "unknown tool `{name}`: the tools are {}",
-                tool_names(dispatcher)
-            );
-            (name, failed(output, ToolErrorKind::UnknownTool))
+            // Whatever its arguments, the tool is not there: say that first,
+            // in the dispatcher's own words (it refuses an unknown name
+            // before it reads the arguments), so the message is the same
+            // whichever form the call took.
+            let result = dispatcher.run(&name, &raw);
+            (name, result)
         }
         Event::Error {
             name, raw, reason, ..
@@ -278,16 +280,6 @@ fn handle(
     write_result(out, &name, &result)?;
     out.flush()?;
     Ok(usize::from(!result.ok))
-}
-
-/// The names a dispatcher answers to, for an unknown tool's message.
-fn tool_names(dispatcher: &Dispatcher) -> String {
-    let mut names: Vec<&str> = ["@json", "@diff", "json", "diff"]
-        .into_iter()
-        .filter(|name| dispatcher.has_tool(name))
-        .collect();
-    names.dedup();
-    names.join(", ")
 }
 
 fn write_result(out: &mut impl Write, name: &str, result: &ToolResult) -> io::Result<()> {

@@ -163,7 +163,8 @@ impl ServerHandler for Server {
         let name = request.name.to_string();
         if !matches!(name.as_str(), "json" | "diff" | "repair") {
             return Err(McpError::invalid_params(
-                format!("unknown tool `{name}`: the tools are json, diff and repair"),
+                // Sorted, as the dispatcher lists its tools.
+                format!("unknown tool `{name}`: the tools are diff, json, repair"),
                 None,
             ));
         }
