@@ -322,10 +322,15 @@ fn cpu_ticks(pid: u32) -> u64 {
 /// time" answer, and the server's CPU use stops soon after (the tool's
 /// loops see the deadline), instead of burning a core on after its answer.
 #[test]
+#[cfg_attr(
+    not(target_os = "linux"),
+    ignore = "reads the server's CPU time from /proc, which only Linux has"
+)]
 fn serve_stops_the_work_of_a_call_out_of_time() {
-    if !std::path::Path::new("/proc/self/stat").exists() {
-        return;
-    }
+    assert!(
+        std::path::Path::new("/proc/self/stat").exists(),
+        "this test reads the server's CPU time from /proc/<pid>/stat: mount /proc (Linux)"
+    );
     let dir = TempDir::new();
     // `*` over 400,000 objects of 4 keys, then every match laid out: about
     // two seconds of work without the deadline's checks.
