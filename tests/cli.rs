@@ -618,3 +618,54 @@ fn batch_lines_have_a_doubt_member_only_when_there_is_one() {
     let help = stdout(&run(&["repair", "--help"], b"")).to_owned();
     assert!(help.contains("the member is absent"), "{help}");
 }
+
+/// Issue 28: `argmend call DIR` said only `argmend: Is a directory (os error
+/// 21)` (opening a directory succeeds; the first read fails). Every command
+/// that cannot read a file it was given names the file.
+#[test]
+fn every_file_error_names_the_path() {
+    let dir = crate::support::TempDir::new();
+    dir.write("a.json", "{\"a\": 1}");
+    dir.write(
+        "fix.diff",
+        "--- a/a.json\n+++ b/a.json\n@@ -1 +1 @@\n-{\"a\": 1}\n+{\"a\": 2}\n",
+    );
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let cases: &[&[&str]] = &[
+        &["call", "sub"],
+        &["call", "absent.txt"],
+        &["repair", "sub"],
+        &["repair", "absent.txt"],
+        &["repair", "--stream", "sub"],
+        &["repair", "--batch", "sub"],
+        &["repair", "--schema", "sub", "a.json"],
+        &["repair", "--schema", "absent.txt", "a.json"],
+        &["repair", "--tool", "t", "sub"],
+        &["quotes", "sub"],
+        &["json", "get", "--file", "sub", "--path", "a"],
+        &["json", "get", "--file", "absent.txt", "--path", "a"],
+        &["diff", "files", "sub", "a.json"],
+        &["diff", "files", "a.json", "absent.txt"],
+        &["diff", "json", "sub", "a.json"],
+        &["diff", "apply", "a.json", "--patch", "sub"],
+        &["diff", "apply", "a.json", "--patch", "absent.txt"],
+    ];
+    for args in cases {
+        let output = Command::new(BIN)
+            .args(*args)
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let said = format!("{}{}", stdout(&output), stderr(&output));
+        let named = ["sub", "absent.txt"]
+            .iter()
+            .find(|name| args.contains(name))
+            .unwrap();
+        assert!(
+            said.contains(&format!("'{named}'")) || said.contains(&format!("`{named}`")),
+            "{args:?} does not name {named}: {said}"
+        );
+        assert_eq!(code(&output), 2, "{args:?}: {said}");
+    }
+}

@@ -116,13 +116,17 @@ pub(crate) fn main(args: &CallArgs) -> ExitCode {
 
 fn run(args: &CallArgs) -> io::Result<ExitCode> {
     let dispatcher = args.runtime.dispatcher().map_err(io::Error::other)?;
-    let mut input: Box<dyn Read> = match &args.file {
+    // Every error reading the input names it: opening a directory succeeds,
+    // and only the first read fails (`Is a directory`), which said nothing
+    // of which file it was.
+    let (mut input, name): (Box<dyn Read>, String) = match &args.file {
         Some(path) if path.as_os_str() != "-" => {
-            Box::new(std::fs::File::open(path).map_err(|e| {
-                io::Error::new(e.kind(), format!("cannot open '{}': {e}", path.display()))
-            })?)
+            let name = format!("'{}'", path.display());
+            let file = std::fs::File::open(path)
+                .map_err(|e| io::Error::new(e.kind(), format!("cannot open {name}: {e}")))?;
+            (Box::new(file), name)
         }
-        _ => Box::new(io::stdin()),
+        _ => (Box::new(io::stdin()), "stdin".to_owned()),
     };
     let stdout = io::stdout();
     let mut out = stdout.lock();
@@ -139,7 +143,7 @@ fn run(args: &CallArgs) -> io::Result<ExitCode> {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+            Err(e) => return Err(io::Error::new(e.kind(), format!("cannot read {name}: {e}"))),
         };
         for event in parser.feed(&buf[..n]) {
             match &event {
