@@ -146,3 +146,8 @@ struct ReadmeDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/streams.md")]
 struct StreamsDoctests;
+
+/// The guide's examples (`docs/guide.md`) run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide.md")]
+struct GuideDoctests;

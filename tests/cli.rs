@@ -8,9 +8,9 @@ use std::thread;
 use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_argmend");
-const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/examples/tool_call.txt");
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/tool_call.txt");
 
-/// The repair of `corpus/examples/tool_call.txt`: prose and fences gone (their
+/// The repair of `examples/tool_call.txt`: prose and fences gone (their
 /// newlines stay), keys and strings double-quoted, `False` → `false`, the
 /// trailing comma and the comment removed.
 const EXAMPLE_OUT: &str = concat!(
@@ -199,7 +199,7 @@ fn help_explains_exit_codes_with_an_example() {
     for needle in [
         "Exit codes:",
         "Examples:",
-        "argmend repair corpus/examples/tool_call.txt",
+        "argmend repair examples/tool_call.txt",
         "--batch",
         "empty",
     ] {

@@ -6,8 +6,6 @@
 //! both runs must agree before the result is compared with the expectations.
 //! `UPDATE_EXPECT=1 cargo test --test main corpus` (re)writes `.out` and
 //! `.fixes` from today's behaviour instead of failing.
-//!
-//! `corpus/examples/` is not walked (it holds material for the docs).
 
 use std::fmt::Write as _;
 use std::fs;
@@ -39,7 +37,7 @@ fn corpus_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus")
 }
 
-/// Every `corpus/<family>/<name>.in` except under `corpus/examples/`, sorted.
+/// Every `corpus/<family>/<name>.in`, sorted.
 fn corpus_inputs() -> Vec<PathBuf> {
     let root = corpus_root();
     let mut inputs = Vec::new();
@@ -48,7 +46,7 @@ fn corpus_inputs() -> Vec<PathBuf> {
     };
     for family in families.flatten() {
         let path = family.path();
-        if !path.is_dir() || family.file_name() == "examples" {
+        if !path.is_dir() {
             continue;
         }
         let Ok(entries) = fs::read_dir(&path) else {

@@ -14,6 +14,7 @@ mod clients; // the model API adapters on recorded streams (issue 15)
 mod conformance; // the peers' public suites, read from corpus/conformance
 mod corpus; // corpus/<family>/<name>.in beside .out and .fixes
 mod diff; // @diff (issue 5)
+mod docs; // every console example of the docs runs as shown (snapbox)
 mod doubts; // issue 25: the doubt of each kind, none where the input is clear
 mod fuzz_seeds; // replays the fuzz targets' seeds on stable
 mod hostile; // issue 13's first items: FIFOs refused, no writes into .git
@@ -26,7 +27,7 @@ mod normalize; // tool-aware normalization (issue 3)
 mod properties; // proptest: the six guarantees
 mod python; // the Python package: pytest in target/py-venv (issue 12)
 mod quoted_code; // generated tool calls with unescaped quotes in code (issue 11)
-mod readme; // the README's table of what is mended
+mod readme; // the guide's table of what is mended
 mod real_calls; // issue 25: tool calls from real files
 mod rng; // the seeded splitmix64 PRNG of the generated tests
 mod sdk_streams; // issue 27: the SDKs' own recorded streams

@@ -1,4 +1,4 @@
-//! The README's "What it mends" table is a test: every row whose output is
+//! The guide's "What it mends" table (`docs/guide.md`) is a test: every row whose output is
 //! code, as many spans as its input, is repaired as shown.
 
 /// The code spans of a table cell (single backticks only); in an input, a
@@ -19,9 +19,9 @@ fn spans(cell: &str, input: bool) -> Vec<String> {
 
 #[test]
 fn the_what_it_mends_table_holds() {
-    let readme = include_str!("../README.md");
-    let table = readme
-        .split("### What it mends")
+    let guide = include_str!("../docs/guide.md");
+    let table = guide
+        .split("## What it mends")
         .nth(1)
         .and_then(|rest| rest.split("\n\n").nth(1))
         .expect("the README has its table");
@@ -41,7 +41,7 @@ fn the_what_it_mends_table_holds() {
         }
         for (input, output) in inputs.iter().zip(&outputs) {
             let got = argmend::repair(input.as_bytes());
-            assert_eq!(got.text(), output, "README row: {row}");
+            assert_eq!(got.text(), output, "docs/guide.md row: {row}");
         }
         checked += 1;
     }

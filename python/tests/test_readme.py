@@ -1,5 +1,6 @@
-"""The README's Python examples run: each fenced ``python`` block of
-``python/README.md`` is executed on its own, with the SDK clients it makes
+"""The READMEs' Python examples run: each fenced ``python`` block of
+``python/README.md`` and of argmend's own ``README.md`` (but the MCP client,
+which ``tests/docs.rs`` runs against the server) is executed on its own, with the SDK clients it makes
 (``OpenAI()``, ``AsyncAnthropic()``, …) answered by an ``httpx2.MockTransport``
 that serves the recorded streams of ``corpus/model_streams/*.jsonl`` (Chat
 Completions, Responses or Messages, by the request's path). A ``text`` block
@@ -18,11 +19,12 @@ import pytest
 from recordings import handler, recordings
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+TOP_README = Path(__file__).resolve().parents[2] / "README.md"
 
 
-def blocks() -> List[Tuple[int, str, Optional[str]]]:
+def blocks(readme: Path = README) -> List[Tuple[int, str, Optional[str]]]:
     """``(line, code, expected output or None)`` for each python block."""
-    text = README.read_text(encoding="utf-8")
+    text = readme.read_text(encoding="utf-8")
     fences = list(re.finditer(r"^```(\w*)\n(.*?)^```\n", text, re.S | re.M))
     out = []
     for n, fence in enumerate(fences):
@@ -37,6 +39,7 @@ def blocks() -> List[Tuple[int, str, Optional[str]]]:
 
 
 BLOCKS = blocks()
+TOP_BLOCKS = [block for block in blocks(TOP_README) if "from mcp" not in block[1]]
 
 
 @pytest.fixture
@@ -61,9 +64,11 @@ def sdk_clients(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def factory(cls: Any, client: Any) -> Any:
         def make(**options: Any) -> Any:
-            options.setdefault("api_key", "x")
-            options.setdefault("base_url", "http://test")
-            return cls(http_client=client(transport=httpx2.MockTransport(route)), **options)
+            # (pydantic-ai passes its own `http_client`, and `None`s for the rest.)
+            options["api_key"] = options.get("api_key") or "x"
+            options["base_url"] = options.get("base_url") or "http://test"
+            options["http_client"] = client(transport=httpx2.MockTransport(route))
+            return cls(**options)
 
         return make
 
@@ -71,6 +76,10 @@ def sdk_clients(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(openai, "AsyncOpenAI", factory(openai.AsyncOpenAI, httpx2.AsyncClient))
     monkeypatch.setattr(anthropic, "Anthropic", factory(anthropic.Anthropic, httpx2.Client))
     monkeypatch.setattr(anthropic, "AsyncAnthropic", factory(anthropic.AsyncAnthropic, httpx2.AsyncClient))
+
+
+def test_the_top_readme_has_a_python_example_with_its_output():
+    assert any(expected is not None for _, _, expected in TOP_BLOCKS)
 
 
 def test_the_readme_has_an_example_per_sdk():
@@ -81,10 +90,23 @@ def test_the_readme_has_an_example_per_sdk():
 
 
 @pytest.mark.parametrize("line, code, expected", BLOCKS, ids=[f"README.md:{line}" for line, _, _ in BLOCKS])
-def test_readme_example_runs(sdk_clients: None, line: int, code: str, expected: Optional[str]) -> None:
+def test_readme_example_runs(
+    sdk_clients: None, monkeypatch: pytest.MonkeyPatch, line: int, code: str, expected: Optional[str]
+) -> None:
+    # The pydantic-ai example makes an OpenAI agent, which wants a key (it never calls out).
+    monkeypatch.setenv("OPENAI_API_KEY", "x")
+    run(f"README.md:{line}", code, expected)
+
+
+@pytest.mark.parametrize("line, code, expected", TOP_BLOCKS, ids=[f"../README.md:{line}" for line, _, _ in TOP_BLOCKS])
+def test_top_readme_example_runs(line: int, code: str, expected: Optional[str]) -> None:
+    run(f"../README.md:{line}", code, expected)
+
+
+def run(name: str, code: str, expected: Optional[str]) -> None:
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        exec(compile(code, f"README.md:{line}", "exec"), {"__name__": "readme"})
+        exec(compile(code, name, "exec"), {"__name__": "readme"})
     if expected is not None:
         assert printed.getvalue() == expected
     else:

@@ -35,7 +35,7 @@ macro_rules! repair_help {
     () => {
         "\
 Examples:
-  argmend repair corpus/examples/tool_call.txt
+  argmend repair examples/tool_call.txt
   printf \"{name: 'Ada', tags: ['x',],}\" | argmend repair
       prints {\"name\": \"Ada\", \"tags\": [\"x\"]}
   some-llm-client | argmend repair --stream --fixes
