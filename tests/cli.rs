@@ -669,3 +669,138 @@ fn every_file_error_names_the_path() {
         assert_eq!(code(&output), 2, "{args:?}: {said}");
     }
 }
+
+/// Issue 28: `--schema FILE` took any JSON file (a data file, a typo'd
+/// `type`) and coerced nothing; now the file must be a JSON Schema, and the
+/// error names the file and the first keyword that is wrong. Batch lines
+/// and MCP's `repair` check their "schema" the same way.
+#[test]
+fn a_schema_that_is_not_a_json_schema_is_refused() {
+    let dir = crate::support::TempDir::new();
+    let cases = [
+        (
+            "[1, 2]",
+            "'bad.json' is not a JSON Schema: it is an array [1,2], not an object",
+        ),
+        (
+            r#"{"name": "Ada", "age": 3}"#,
+            "'bad.json' is not a JSON Schema: it has none of the JSON Schema keywords (type, \
+             properties, required, …); its keys are age, name",
+        ),
+        (
+            r#"{"type": "object", "properties": {"n": {"type": "int"}}}"#,
+            "'bad.json' is not a JSON Schema: `type` at #/properties/n must be a type name \
+             (string, number, integer, boolean, object, array, null) or a list of them, not \
+             \"int\"",
+        ),
+        (
+            r#"{"type": "object", "properties": {"n": 3}}"#,
+            "'bad.json' is not a JSON Schema: the schema at #/properties/n must be an object, \
+             not 3",
+        ),
+        (
+            r#"{"type": "object", "required": "n"}"#,
+            "'bad.json' is not a JSON Schema: `required` must be a list of property names, not \
+             \"n\"",
+        ),
+        (
+            r#"{"name": "count", "input_schema": {"properties": {"n": {"minimum": "0"}}}}"#,
+            "'bad.json' is not a JSON Schema: in `input_schema`, `minimum` at #/properties/n \
+             must be a number, not \"0\"",
+        ),
+        (
+            r#"{"type": "function", "function": {"name": "count", "parameters": "n"}}"#,
+            "'bad.json' is not a JSON Schema: `parameters` (the tool's JSON Schema) must be an \
+             object, not \"n\"",
+        ),
+        (
+            "{n: 1}",
+            "'bad.json' is not a JSON Schema: it is not JSON (key must be a string at line 1 \
+             column 2)",
+        ),
+    ];
+    for (schema, message) in cases {
+        dir.write("bad.json", schema);
+        let output = Command::new(BIN)
+            .args(["repair", "--schema", "bad.json"])
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(stderr(&output), format!("argmend: {message}\n"), "{schema}");
+        assert_eq!(stdout(&output), "", "{schema}");
+        assert_eq!(code(&output), 2, "{schema}");
+    }
+    // What a schema may be: empty, a list of types, booleans as schemas, a
+    // whole tool definition.
+    for schema in [
+        "{}",
+        r#"{"type": ["integer", "null"], "items": true, "not": false}"#,
+        r#"{"type": "function", "function": {"name": "count", "parameters": {"type": "object",
+            "properties": {"n": {"type": "integer"}}}}}"#,
+        r#"{"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "Count"}"#,
+    ] {
+        dir.write("good.json", schema);
+        dir.write("in.txt", "{n: '1'}");
+        let output = Command::new(BIN)
+            .args(["repair", "--schema", "good.json", "in.txt"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(code(&output), 0, "{schema}: {}", stderr(&output));
+    }
+    let line = r#"{"input": "{}", "schema": {"type": "int"}}"#;
+    let output = run(&["repair", "--batch"], format!("{line}\n").as_bytes());
+    assert_eq!(
+        stdout(&output),
+        "{\"error\":\"line 1: \\\"schema\\\" is not a JSON Schema: `type` must be a type name \
+         (string, number, integer, boolean, object, array, null) or a list of them, not \
+         \\\"int\\\"\"}\n"
+    );
+    let mut session = crate::mcp::Session::start(&dir, &[]);
+    session.send(
+        &serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "repair", "arguments": {"text": "{}", "schema": {"type": 7}}}}),
+    );
+    let answer = session.receive();
+    let reason = answer["result"]["structuredContent"]["reason"].as_str();
+    assert!(
+        reason.is_some_and(|r| r.contains("`schema` is not a JSON Schema: `type` must be")),
+        "{answer}"
+    );
+    assert!(session.finish().0);
+}
+
+/// Issue 28: with --schema (or --tool) an empty input gave `{}` and exit 0,
+/// and without them exit 1; an empty file or pipe is now the same failure
+/// either way.
+#[test]
+fn an_empty_input_is_not_json_with_or_without_a_tool() {
+    let dir = crate::support::TempDir::new();
+    let schema = dir.write("schema.json", r#"{"type": "object"}"#);
+    let schema = schema.to_str().unwrap();
+    for input in [&b""[..], b"  \n"] {
+        for args in [
+            &["repair"][..],
+            &["repair", "--schema", schema],
+            &["repair", "--tool", "write_file"],
+            &[
+                "repair",
+                "--tool",
+                "write_file",
+                "--schema",
+                schema,
+                "--fixes",
+            ],
+        ] {
+            let output = run(args, input);
+            assert_eq!(code(&output), 1, "{args:?} {input:?}");
+            assert_eq!(stdout(&output), "", "{args:?} {input:?}");
+            assert_eq!(
+                stderr(&output),
+                "argmend: not JSON: no JSON value found in the input\n",
+                "{args:?} {input:?}"
+            );
+        }
+    }
+}

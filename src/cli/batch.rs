@@ -113,7 +113,10 @@ fn parse(line: &[u8]) -> Request {
             };
             let schema = match map.remove("schema") {
                 None => None,
-                Some(schema @ Value::Object(_)) => Some(tool::schema_of(schema)),
+                Some(schema @ Value::Object(_)) => Some(
+                    tool::schema_of(schema)
+                        .map_err(|why| format!(r#""schema" is not a JSON Schema: {why}"#))?,
+                ),
                 Some(_) => return Err(r#""schema" must be an object"#.to_owned()),
             };
             let (tool, schema) = match schema {

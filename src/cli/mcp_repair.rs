@@ -73,6 +73,9 @@ pub(crate) fn repair_call(
         },
         Some(_) => return usage("`schema` must be a JSON Schema object"),
     };
+    if let Some(Err(why)) = schema.as_ref().map(super::tool::check_schema) {
+        return usage(&format!("`schema` is not a JSON Schema: {why}"));
+    }
     let strict = matches!(arguments.remove("strict"), Some(Value::Bool(true)));
     if let Some(key) = arguments.keys().next() {
         return usage(&format!("unknown argument `{key}`"));
