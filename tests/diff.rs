@@ -380,6 +380,119 @@ nothing was written"
     );
 }
 
+/// Issue 28: a patch applied a second time said "the hunk's lines occur
+/// nowhere"; the file already has the hunk's new side there, so it says so.
+#[test]
+fn refusal_already_applied() {
+    let patch = "--- a/sum.py\n+++ b/sum.py\n@@ -4,2 +4,2 @@\n         s += x\n-    return s\n+    return s / len(xs)\n";
+    let once = apply_to(FILE.as_bytes(), patch.as_bytes()).unwrap();
+    let once = String::from_utf8(once).unwrap();
+    assert_eq!(
+        refusal(&once, patch),
+        (
+            ErrorKind::RemovedMismatch,
+            "refused: hunk 1 of `sum.py` (@@ -4,2 +4,2 @@) does not match at line 5 (a removed line)
+  the patch expects: \"    return s\"
+  the file has:      \"    return s / len(xs)\"
+  hint: already applied? the file already has the hunk's new lines at line 4, where the hunk applies: if the patch was applied before, there is nothing left to do
+nothing was written"
+                .to_owned()
+        )
+    );
+    // The result moved down by two lines: found, but not where the hunk applies.
+    let moved = format!("# stats\n\n{once}");
+    assert_eq!(
+        refusal(&moved, patch),
+        (
+            ErrorKind::ContextMismatch,
+            "refused: hunk 1 of `sum.py` (@@ -4,2 +4,2 @@) does not match at line 4 (a context line)
+  the patch expects: \"        s += x\"
+  the file has:      \"    s = 0\"
+  hint: already applied? the file already has the hunk's new lines at line 6: if the patch was applied before, there is nothing left to do; if not, re-read `sum.py` and regenerate the hunk
+nothing was written"
+                .to_owned()
+        )
+    );
+    // A deletion at the end of the file, applied again, asks for lines past it.
+    let cut = "@@ -4,2 +4,1 @@\n         s += x\n-    return s\n";
+    let once = String::from_utf8(apply_to(FILE.as_bytes(), cut.as_bytes()).unwrap()).unwrap();
+    let (kind, message) = refusal(&once, cut);
+    assert_eq!(kind, ErrorKind::PastEnd);
+    assert!(
+        message.contains("hint: already applied? the file already has the hunk's new lines at line 4, where the hunk applies"),
+        "{message}"
+    );
+    // Context alone found elsewhere is no sign of anything.
+    let (_, message) = refusal(FILE, "@@ -1,2 +1,1 @@\n-nothing like it\n     s = 0\n");
+    assert!(!message.contains("already applied"), "{message}");
+}
+
+/// Issue 28: a patch for several files, applied again after one of them was
+/// put back, is refused as a whole (nothing written, no new backup), and the
+/// message says which file has the patch already; a creation applied again
+/// says so too.
+#[test]
+fn an_applied_patch_applied_again_is_refused_whole() {
+    let dir = TempDir::new();
+    dir.write("a.txt", "one\ntwo\n");
+    dir.write("b.txt", "three\nfour\n");
+    let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n three\n-four\n+4\n--- /dev/null\n+++ b/c.txt\n@@ -0,0 +1,1 @@\n+five\n";
+    dir.write("p.diff", patch);
+    let (code, _) = cli(
+        &dir,
+        &["diff", "apply", ".", "--patch", "p.diff", "--write"],
+    );
+    assert_eq!(code, 0);
+    // b.txt as it was: a.txt and c.txt have the patch, b.txt does not.
+    dir.write("b.txt", "three\nfour\n");
+    fs::remove_file(dir.path().join("a.txt.bak")).unwrap();
+    fs::remove_file(dir.path().join("b.txt.bak")).unwrap();
+    let (code, out) = cli(
+        &dir,
+        &["diff", "apply", ".", "--patch", "p.diff", "--write"],
+    );
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        out,
+        "refused: hunk 1 of `a.txt` (@@ -1,2 +1,2 @@) does not match at line 2 (a removed line)
+  the patch expects: \"two\"
+  the file has:      \"2\"
+  hint: already applied? the file already has the hunk's new lines at line 1, where the hunk applies: if the patch was applied before, there is nothing left to do
+nothing was written
+"
+    );
+    assert_eq!(dir.read("a.txt"), b"one\n2\n");
+    assert_eq!(dir.read("b.txt"), b"three\nfour\n");
+    assert!(!dir.path().join("a.txt.bak").exists());
+    assert!(!dir.path().join("b.txt.bak").exists());
+    let creation = "--- /dev/null\n+++ b/c.txt\n@@ -0,0 +1,1 @@\n+five\n";
+    dir.write("c.diff", creation);
+    let (code, out) = cli(
+        &dir,
+        &["diff", "apply", ".", "--patch", "c.diff", "--write"],
+    );
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            1,
+            "refused: the patch creates `c.txt`, which already exists with exactly the lines the patch adds: already applied? If the patch was applied before, there is nothing left to do\nnothing was written\n"
+        )
+    );
+    dir.write("c.txt", "six\n");
+    let (code, out) = cli(
+        &dir,
+        &["diff", "apply", ".", "--patch", "c.diff", "--write"],
+    );
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            1,
+            "refused: the patch creates `c.txt`, which already exists: patch it with a hunk against its content instead\nnothing was written\n"
+        )
+    );
+    assert_eq!(dir.read("c.txt"), b"six\n");
+}
+
 #[test]
 fn refusal_bad_header_counts() {
     let patch =

@@ -67,6 +67,10 @@ pub(crate) enum Hint {
     Hunk(Vec<usize>),
     /// Only the mismatching line occurs, at these 1-based lines.
     Line(Vec<usize>),
+    /// The hunk's new side (its context and added lines) occurs at these
+    /// 1-based lines; `here`: where the hunk applies. The patch was most
+    /// likely applied already.
+    Applied { lines: Vec<usize>, here: bool },
     /// Neither occurs.
     Nowhere,
 }
@@ -126,6 +130,8 @@ pub(crate) enum Repr {
     },
     Exists {
         file: String,
+        /// The file holds exactly what the patch creates.
+        applied: bool,
     },
     SeveralFiles {
         target: String,
@@ -290,6 +296,20 @@ fn write_hint(f: &mut fmt::Formatter<'_>, at: &HunkAt, hint: &Hint) -> fmt::Resu
             Lines(lines),
             at.file
         ),
+        Hint::Applied { lines, here: true } => write!(
+            f,
+            "\n  hint: already applied? the file already has the hunk's new lines at {}, where \
+             the hunk applies: if the patch was applied before, there is nothing left to do",
+            Lines(lines)
+        ),
+        Hint::Applied { lines, here: false } => write!(
+            f,
+            "\n  hint: already applied? the file already has the hunk's new lines at {}: if the \
+             patch was applied before, there is nothing left to do; if not, re-read `{}` and \
+             regenerate the hunk",
+            Lines(lines),
+            at.file
+        ),
         Hint::Nowhere => write!(
             f,
             "\n  hint: the hunk's lines occur nowhere in the file: re-read `{}` and \
@@ -415,7 +435,19 @@ impl fmt::Display for Error {
                 "refused: the patch for `{file}` {what}; argmend applies changes to text lines \
                  only{NOTHING_WRITTEN}"
             ),
-            Repr::Exists { file } => write!(
+            Repr::Exists {
+                file,
+                applied: true,
+            } => write!(
+                f,
+                "refused: the patch creates `{file}`, which already exists with exactly the \
+                 lines the patch adds: already applied? If the patch was applied before, \
+                 there is nothing left to do{NOTHING_WRITTEN}"
+            ),
+            Repr::Exists {
+                file,
+                applied: false,
+            } => write!(
                 f,
                 "refused: the patch creates `{file}`, which already exists: patch it with a \
                  hunk against its content instead{NOTHING_WRITTEN}"

@@ -82,9 +82,10 @@ pub(crate) fn patch_sections<'a>(
             return Err(timed_out());
         }
         let current = match (lines.take(), section.creates()) {
-            (Some(_), true) => {
+            (Some(current), true) => {
                 return Err(Error::new(Repr::Exists {
                     file: name.to_owned(),
+                    applied: current.holds_only(section),
                 }));
             }
             (None, true) => Lines::new(b""),
@@ -217,6 +218,25 @@ impl<'a> Lines<'a> {
         None
     }
 
+    /// Whether the file's lines are exactly the lines `section` adds (line
+    /// endings aside): the file a creation made, so the creation was applied
+    /// already.
+    fn holds_only(&self, section: &FilePatch<'_>) -> bool {
+        let mut added = section
+            .hunks
+            .iter()
+            .flat_map(|hunk| &hunk.lines)
+            .filter(|line| line.kind == Kind::Added);
+        let mut lines = self.lines();
+        loop {
+            match (added.next(), lines.next()) {
+                (None, None) => return true,
+                (Some(want), Some((content, _))) if want.content == *content => {}
+                _ => return false,
+            }
+        }
+    }
+
     /// Whether the file would be empty (what a deletion must leave).
     fn is_blank(&self) -> bool {
         self.lines()
@@ -328,7 +348,7 @@ impl<'a> Lines<'a> {
                     first: hunk.old_start,
                     last,
                     n_lines: n_input,
-                    hint: hint(&self.input(base_done, base_at), &old, start, 0)?,
+                    hint: hint(&self.input(base_done, base_at), hunk, &old, start, 0)?,
                 }));
             }
             if start < next {
@@ -357,7 +377,7 @@ impl<'a> Lines<'a> {
                         line: start + k + 1,
                         expected: old[k].content.to_vec(),
                         actual,
-                        hint: hint(&self.input(base_done, base_at), &old, start, k)?,
+                        hint: hint(&self.input(base_done, base_at), hunk, &old, start, k)?,
                     }));
                 }
                 // Only a CRLF/LF difference is worth a note: a patch whose
@@ -449,43 +469,52 @@ fn dominant_eol(lines: &[Line<'_>]) -> Eol {
     if n_crlf > n_lf { Eol::CrLf } else { Eol::Lf }
 }
 
-/// Where the hunk's old lines do occur (not at `declared`), or failing that
-/// where its `k`-th old line does: a hint, never a place to apply.
+/// Why the hunk's old lines are not at `declared`, as far as the file can
+/// tell: a hint, never a place to apply. In order: the hunk's new side is
+/// there already (the patch was applied before); its old lines occur
+/// elsewhere (a wrong header); its new side occurs elsewhere; its `k`-th old
+/// line occurs somewhere; nothing.
+///
+/// The new side counts only when it differs from the old side and holds a
+/// line: a hunk's result found where the hunk applies is the commonest way
+/// a patch fails to apply (it was applied already), and GNU patch says so
+/// too ("Reversed (or previously applied) patch detected!"). Found
+/// elsewhere, it counts only with an added line in it, since context alone
+/// (a lone `}`) occurs anywhere.
 fn hint(
     lines: &[Line<'_>],
+    hunk: &patch::Hunk<'_>,
     old: &[&HunkLine<'_>],
     declared: usize,
     k: usize,
 ) -> Result<Hint, Error> {
+    let new: Vec<&HunkLine<'_>> = hunk
+        .lines
+        .iter()
+        .filter(|l| l.kind != Kind::Removed)
+        .collect();
+    let changes = hunk.lines.iter().any(|l| l.kind != Kind::Context);
+    if changes && !new.is_empty() && occurs_at(lines, &new, declared) {
+        return Ok(Hint::Applied {
+            lines: vec![declared + 1],
+            here: true,
+        });
+    }
     if old.is_empty() {
         return Ok(Hint::Nowhere);
     }
-    let mut ticker = Ticker::<12>::new();
-    // The search compares at most this many lines, so a huge hunk against
-    // a huge file of repeated lines stays cheap; past it, no hint.
-    let mut budget: usize = 20_000_000;
-    let mut positions: Vec<usize> = Vec::new();
-    if old.len() <= lines.len() {
-        for p in 0..=lines.len() - old.len() {
-            if positions.len() == 10 || budget == 0 {
-                break;
-            }
-            if ticker.tick() {
-                return Err(timed_out());
-            }
-            let n_equal = old
-                .iter()
-                .zip(&lines[p..])
-                .take_while(|(want, (content, _))| want.content == *content)
-                .count();
-            budget = budget.saturating_sub(n_equal + 1);
-            if n_equal == old.len() && p != declared {
-                positions.push(p + 1);
-            }
-        }
-    }
+    let positions = occurrences(lines, old, declared)?;
     if !positions.is_empty() {
         return Ok(Hint::Hunk(positions));
+    }
+    if hunk.lines.iter().any(|l| l.kind == Kind::Added) {
+        let positions = occurrences(lines, &new, declared)?;
+        if !positions.is_empty() {
+            return Ok(Hint::Applied {
+                lines: positions,
+                here: false,
+            });
+        }
     }
     let Some(want) = old.get(k) else {
         return Ok(Hint::Nowhere);
@@ -502,4 +531,48 @@ fn hint(
     } else {
         Hint::Line(positions)
     })
+}
+
+/// Whether `want` occurs in `lines` from `at` on (contents only).
+fn occurs_at(lines: &[Line<'_>], want: &[&HunkLine<'_>], at: usize) -> bool {
+    lines.get(at..at + want.len()).is_some_and(|here| {
+        want.iter()
+            .zip(here)
+            .all(|(want, (content, _))| want.content == *content)
+    })
+}
+
+/// The 1-based lines, other than `declared + 1`, where all of `want` occurs
+/// (contents only; at most 10).
+fn occurrences(
+    lines: &[Line<'_>],
+    want: &[&HunkLine<'_>],
+    declared: usize,
+) -> Result<Vec<usize>, Error> {
+    let mut ticker = Ticker::<12>::new();
+    // The search compares at most this many lines, so a huge hunk against
+    // a huge file of repeated lines stays cheap; past it, no hint.
+    let mut budget: usize = 20_000_000;
+    let mut positions: Vec<usize> = Vec::new();
+    if want.is_empty() || want.len() > lines.len() {
+        return Ok(positions);
+    }
+    for p in 0..=lines.len() - want.len() {
+        if positions.len() == 10 || budget == 0 {
+            break;
+        }
+        if ticker.tick() {
+            return Err(timed_out());
+        }
+        let n_equal = want
+            .iter()
+            .zip(&lines[p..])
+            .take_while(|(want, (content, _))| want.content == *content)
+            .count();
+        budget = budget.saturating_sub(n_equal + 1);
+        if n_equal == want.len() && p != declared {
+            positions.push(p + 1);
+        }
+    }
+    Ok(positions)
 }
