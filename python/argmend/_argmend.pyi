@@ -4,6 +4,10 @@ from os import PathLike
 from typing import IO, Any, ClassVar, Literal, Optional, Sequence, Tuple, Union, overload
 
 Verdict = Literal["valid", "repaired", "completed", "not_json"]
+Strategy = Literal[1, 2, 3, 4, 5, 6, 7]
+StrategyName = Literal[
+    "strict_parse", "single_quotes", "unquoted_keys", "quotes_and_keys", "trailing_commas", "plain_value", "bare_literal"
+]
 FieldEventKind = Literal["started", "delta", "field_done"]
 ValueKind = Literal["object", "array", "string", "number", "bool", "null"]
 Cut = Literal["max_tokens", "length", "content_filter", "incomplete", "failed", "error", "stream_ended", "no_arguments"]
@@ -54,7 +58,11 @@ class Normalized:
     @property
     def json(self) -> str: ...
     @property
-    def strategy(self) -> Optional[str]: ...
+    def strategy(self) -> Optional[Strategy]:
+        """Which of the seven strategies the input needed, 1 to 7 (as the CLI reports it); None when not JSON."""
+    @property
+    def strategy_name(self) -> Optional[StrategyName]:
+        """The same strategy by name ("strict_parse", …); None when not JSON."""
     @property
     def verdict(self) -> Verdict: ...
     @property
@@ -123,7 +131,11 @@ class CallEnd:
     @property
     def verdict(self) -> Verdict: ...
     @property
-    def strategy(self) -> Optional[str]: ...
+    def strategy(self) -> Optional[Strategy]:
+        """Which of the seven strategies the arguments needed, 1 to 7; None when not JSON."""
+    @property
+    def strategy_name(self) -> Optional[StrategyName]:
+        """The same strategy by name ("strict_parse", …); None when not JSON."""
     @property
     def complete(self) -> bool: ...
     @property

@@ -192,7 +192,10 @@ class RepairToolArguments(AbstractCapability[AgentDepsT]):
             {
                 "gen_ai.tool.name": tool_def.name,
                 "argmend.verdict": normalized.verdict,
-                "argmend.strategy": normalized.strategy or "",
+                # 1 to 7, as the CLI and `serve` report it (0: not JSON),
+                # and its name for a reader of the trace.
+                "argmend.strategy": normalized.strategy or 0,
+                "argmend.strategy_name": normalized.strategy_name or "",
                 "argmend.fix_kinds": sorted({fix.kind for fix in fixes}),
                 "argmend.fix_count": len(fixes),
                 "argmend.doubt_kinds": sorted({doubt.kind for doubt in doubts}),

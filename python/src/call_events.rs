@@ -196,7 +196,8 @@ impl ArgsUpdate {
 
 /// The end of one call: `args` (the mended arguments as Python objects;
 /// `None` when they are not JSON), `text` (the same as JSON text; the raw
-/// arguments when they are not JSON), `verdict`, `strategy`, `fixes`,
+/// arguments when they are not JSON), `verdict`, `strategy` (1 to 7) and
+/// `strategy_name`, `fixes`,
 /// `doubts`, `reason`, and `complete`, whether the arguments arrived whole.
 ///
 /// `complete` is `False` when a string, a container or a number had to be
@@ -275,11 +276,18 @@ impl CallEnd {
         self.end.verdict.name()
     }
 
-    /// Which strategy the arguments needed (`"strict_parse"`, …); `None`
-    /// when the verdict is `"not_json"`.
+    /// Which of the seven strategies the arguments needed, 1 to 7 (see
+    /// :attr:`Normalized.strategy`); `None` when the verdict is `"not_json"`.
     #[getter]
-    fn strategy(&self) -> Option<&'static str> {
-        self.end.strategy.map(|strategy| strategy.name())
+    fn strategy(&self) -> Option<u8> {
+        self.end.strategy.map(argmend::Strategy::number)
+    }
+
+    /// The same strategy by name (`"strict_parse"`, …); `None` when the
+    /// verdict is `"not_json"`.
+    #[getter]
+    fn strategy_name(&self) -> Option<&'static str> {
+        self.end.strategy.map(argmend::Strategy::name)
     }
 
     /// Whether the arguments arrived whole (see the class's docstring).
@@ -332,6 +340,7 @@ impl CallEnd {
         dict.set_item("text", &self.end.text)?;
         dict.set_item("verdict", self.end.verdict.name())?;
         dict.set_item("strategy", self.strategy())?;
+        dict.set_item("strategy_name", self.strategy_name())?;
         dict.set_item("complete", self.end.complete)?;
         dict.set_item("cut", self.cut())?;
         let fixes = PyList::empty(py);

@@ -266,14 +266,15 @@ impl Violation {
 }
 
 /// The result of normalizing one call's arguments: `.json`, `.verdict`,
-/// `.strategy`, `.fixes`, `.doubts`, `.violations`.
+/// `.strategy` (1 to 7) and `.strategy_name`, `.fixes`, `.doubts`,
+/// `.violations`.
 ///
 /// With verdict `"not_json"`, `.json` is the raw input untouched (for the
 /// caller's own parser) and `.reason` says why.
 #[pyclass(module = "argmend", frozen)]
 pub(crate) struct Normalized {
     json: Py<PyString>,
-    strategy: Option<&'static str>,
+    strategy: Option<argmend::Strategy>,
     verdict: &'static str,
     fixes: Vec<Fix>,
     doubts: Vec<Doubt>,
@@ -301,7 +302,7 @@ impl Normalized {
         };
         Ok(Normalized {
             json: json.unbind(),
-            strategy: normalized.strategy().map(|strategy| strategy.name()),
+            strategy: normalized.strategy(),
             verdict: verdict.name(),
             fixes: normalized.fixes().iter().map(Fix::tool).collect(),
             doubts: doubts(normalized.doubts()),
@@ -326,11 +327,23 @@ impl Normalized {
         self.json.clone_ref(py)
     }
 
-    /// Which strategy the input needed (`"strict_parse"`, `"single_quotes"`,
-    /// `"plain_value"`, …); `None` when the verdict is `"not_json"`.
+    /// Which of the seven strategies the input needed, as a number from 1
+    /// to 7 (as the CLI and `argmend serve` report it: 1 parsed as it was,
+    /// 2 quotes, 3 keys, 4 quotes and keys, 5 commas and other structure,
+    /// 6 a plain value or command line wrapped, 7 bare values); `None` when
+    /// the verdict is `"not_json"`.
     #[getter]
-    fn strategy(&self) -> Option<&'static str> {
-        self.strategy
+    fn strategy(&self) -> Option<u8> {
+        self.strategy.map(argmend::Strategy::number)
+    }
+
+    /// The same strategy by name (`"strict_parse"`, `"single_quotes"`,
+    /// `"unquoted_keys"`, `"quotes_and_keys"`, `"trailing_commas"`,
+    /// `"plain_value"`, `"bare_literal"`); `None` when the verdict is
+    /// `"not_json"`.
+    #[getter]
+    fn strategy_name(&self) -> Option<&'static str> {
+        self.strategy.map(argmend::Strategy::name)
     }
 
     /// `"valid"`, `"repaired"`, `"completed"` or `"not_json"`.
@@ -376,8 +389,11 @@ impl Normalized {
         Ok(format!(
             "Normalized(verdict='{}', strategy={}, json={}, fixes={}, violations={})",
             self.verdict,
-            self.strategy
-                .map_or("None".to_owned(), |s| format!("'{s}'")),
+            self.strategy.map_or("None".to_owned(), |s| format!(
+                "{} ({})",
+                s.number(),
+                s.name()
+            )),
             short_repr(self.json.bind(py))?,
             self.fixes.len(),
             self.violations.len()

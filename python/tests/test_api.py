@@ -204,9 +204,29 @@ def test_separate_repairs_run_in_parallel_threads():
         assert json.loads(results[i])["i"] == i
 
 
+def test_strategy_is_the_number_the_cli_reports():
+    # Issue 28: `.strategy` was the name while the CLI, `serve` and the docs
+    # give the number; the name is `.strategy_name`.
+    cases = [
+        ('{"file":"main.go"}', 1, "strict_parse"),
+        ("{'file':'main.go'}", 2, "single_quotes"),
+        ('{file: "main.go"}', 3, "unquoted_keys"),
+        ("{file: 'main.go'}", 4, "quotes_and_keys"),
+        ('{"file":"main.go",}', 5, "trailing_commas"),
+        ("main.go", 6, "plain_value"),
+        ("{file: main.go}", 7, "bare_literal"),
+    ]
+    for raw, number, name in cases:
+        n = argmend.normalize_tool_args("read_file", raw)
+        assert (n.strategy, n.strategy_name) == (number, name), raw
+        assert repr(n).startswith(f"Normalized(verdict='{n.verdict}', strategy={number} ({name}),"), repr(n)
+    n = argmend.normalize_tool_args("zzz", "plain words")
+    assert (n.verdict, n.strategy, n.strategy_name) == ("not_json", None, None)
+
+
 def test_normalize_tool_args_uses_the_tool_and_the_schema():
     n = argmend.normalize_tool_args("read_file", "main.go")
-    assert (n.json, n.verdict, n.strategy) == ('{"file":"main.go"}', "repaired", "plain_value")
+    assert (n.json, n.verdict, n.strategy, n.strategy_name) == ('{"file":"main.go"}', "repaired", 6, "plain_value")
     assert n.value() == {"file": "main.go"}
     schema = {
         "type": "object",

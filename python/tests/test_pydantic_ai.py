@@ -262,7 +262,7 @@ def test_one_span_per_repair_attempt_with_verdict_strategy_and_fix_kinds_and_no_
     assert len(spans) == 1
     attributes = dict(spans[0].attributes)
     assert attributes["argmend.verdict"] == "repaired"
-    assert attributes["argmend.strategy"] == "single_quotes"
+    assert (attributes["argmend.strategy"], attributes["argmend.strategy_name"]) == (2, "single_quotes")
     assert set(attributes["argmend.fix_kinds"]) == {"replaced_quotes", "removed_comma"}
     assert attributes["argmend.outcome"] == "repaired"
     assert attributes["gen_ai.tool.name"] == "write_file"

@@ -168,9 +168,10 @@ def test_tool_call_stream_gives_committed_text_events_value_and_end():
     assert isinstance(end, argmend.CallEnd)
     truth = json.loads(WRITE)
     assert end.args == truth and list(end.args) == ["path", "content", "mode"]  # the text's order
-    assert (end.name, end.verdict, end.strategy, end.complete, end.cut, end.reason) == (
+    assert (end.name, end.verdict, end.strategy, end.strategy_name, end.complete, end.cut, end.reason) == (
         "write_file",
         "valid",
+        1,
         "strict_parse",
         True,
         None,
@@ -229,7 +230,8 @@ def test_tool_call_stream_plain_value_is_held_for_the_end():
     assert (update.committed, update.events, call.value(), call.snapshot()) == ("", [], None, "")
     end = call.finish()
     assert end.args == {"file": "main.go"}
-    assert end.strategy == "plain_value"
+    assert (end.strategy, end.strategy_name) == (6, "plain_value")
+    assert (end.to_dict()["strategy"], end.to_dict()["strategy_name"]) == (6, "plain_value")
     assert [(e.kind, e.path) for e in end.events][-1] == ("field_done", "")
 
 
