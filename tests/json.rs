@@ -544,6 +544,111 @@ fn yaml_is_read() {
     assert_eq!(error.kind(), ErrorKind::InvalidJson);
 }
 
+/// Issue 28: a YAML file whose name does not end in `.yaml`/`.yml` was read
+/// as JSON and refused, the `.bak` that `@diff apply` writes for a YAML file
+/// included. Backup suffixes are looked through to the real extension, and
+/// a name that says neither JSON nor YAML leaves it to the content.
+#[test]
+fn a_yaml_file_is_yaml_behind_a_backup_suffix_or_without_an_extension() {
+    let dir = TempDir::new();
+    let yaml = "name: web\nreplicas: 2\n";
+    let names = [
+        "config.yaml.bak",
+        "config.yaml.bak.3",
+        "config.yml~",
+        "config.YAML.orig",
+        "config.yaml.old",
+        "config.yaml.bak~",
+        "config",
+        "config.txt",
+        "config.conf.dist",
+    ];
+    for name in names {
+        dir.write(name, yaml);
+    }
+    let ws = dir.workspace();
+    for name in names {
+        let file = Source::File(Path::new(name));
+        let got = get(&ws, file, "replicas").map(|got| got.to_string());
+        assert_eq!(
+            got.map_err(|e| e.to_string()),
+            Ok("2\n".to_owned()),
+            "{name}"
+        );
+        assert_eq!(
+            validate(&ws, file).unwrap().format(),
+            Format::Yaml,
+            "{name}"
+        );
+    }
+    // JSON content without a telling name is JSON, and so are its errors.
+    dir.write("data", r#"{"replicas": 4}"#);
+    dir.write("broken", r#"{"replicas": 4,}"#);
+    let get_in = |name: &str| get(&ws, Source::File(Path::new(name)), "replicas");
+    assert_eq!(get_in("data").unwrap().to_string(), "4\n");
+    assert_eq!(get_in("broken").unwrap_err().kind(), ErrorKind::InvalidJson);
+    // Behind a backup suffix the real extension decides the errors too.
+    dir.write("values.yaml.bak", "a: [1\n");
+    dir.write("data.json.bak", "a: 1\n");
+    dir.write("words.txt", "just words\n");
+    assert_eq!(
+        get_in("values.yaml.bak").unwrap_err().kind(),
+        ErrorKind::InvalidYaml
+    );
+    assert_eq!(
+        get_in("data.json.bak").unwrap_err().kind(),
+        ErrorKind::InvalidJson
+    );
+    assert_eq!(
+        get_in("words.txt").unwrap_err().kind(),
+        ErrorKind::InvalidJson
+    );
+    // A name that is only a suffix, or a dot file, has no extension to find.
+    dir.write(".bak", yaml);
+    dir.write(".yaml", r#"{"replicas": 5}"#);
+    assert_eq!(get_in(".bak").unwrap().to_string(), "2\n");
+    assert_eq!(get_in(".yaml").unwrap().to_string(), "5\n");
+
+    // End to end: the backup `@diff apply` writes for a YAML file is read as
+    // YAML by `argmend json` and by `argmend diff json`.
+    dir.write("app.yaml", yaml);
+    dir.write(
+        "up.diff",
+        "--- a/app.yaml\n+++ b/app.yaml\n@@ -1,2 +1,2 @@\n name: web\n-replicas: 2\n+replicas: 3\n",
+    );
+    let run = |args: &[&str]| {
+        let output = Command::new(BIN)
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    let (code, out) = run(&["diff", "apply", "app.yaml", "--patch", "up.diff", "--write"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(
+        run(&[
+            "json",
+            "get",
+            "--file",
+            "app.yaml.bak",
+            "--path",
+            "replicas"
+        ]),
+        (Some(0), "2\n".to_owned())
+    );
+    assert_eq!(
+        run(&["diff", "json", "app.yaml.bak", "app.yaml"]),
+        (
+            Some(0),
+            "~ replicas: 2 → 3\n1 path differs (0 added, 0 removed, 1 changed)\n".to_owned()
+        )
+    );
+}
+
 #[test]
 fn answers_are_capped() {
     let items: Vec<Value> = (0..3000)

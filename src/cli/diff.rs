@@ -90,8 +90,9 @@ pub(crate) enum DiffVerb {
     },
     /// Structural diff of two JSON or YAML documents by path (files or inline).
     Json {
-        /// The old document: a path (`.yaml`/`.yml` read as YAML), inline JSON
-        /// starting with `{` or `[`, or inline YAML (text with a newline).
+        /// The old document: a path (read as `argmend json` reads files:
+        /// `.yaml`/`.yml`, also `.yaml.bak`, as YAML), inline JSON starting with
+        /// `{` or `[`, or inline YAML (text with a newline).
         a: String,
         /// The new document, in the same forms as A.
         b: String,

@@ -27,7 +27,9 @@ Examples:
 Paths: a.b[0].c, [-1] from the end, * over every element or member,
 [\"key.with.dots\"] for any key. Files (at most 20 MB) must be inside the
 workspace (--workspace, default the current directory). .yaml/.yml files are
-read as YAML; so is --text that is not JSON but parses as a YAML mapping or list.
+read as YAML, also behind a backup suffix (values.yaml.bak, values.yml~, .orig,
+.old); .json files as JSON; --text, and a file whose name says neither, as JSON,
+or as YAML when it is not JSON but reads as a YAML mapping or list.
 
 Exit codes:
   0  an answer (validate: the document is valid)

@@ -22,7 +22,7 @@ use crate::tools::deadline::Ticker;
 use crate::tools::json::path::{self, Segment};
 
 use crate::tools::json::layout::{self, Layout};
-use crate::tools::json::{self as json_tool, Loaded};
+use crate::tools::json::{self as json_tool, Format, Loaded, Origin};
 
 /// Values longer than this are cut in the answer.
 const MAX_VALUE: usize = 120;
@@ -182,7 +182,8 @@ pub fn diff_json_values(a: &Value, b: &Value) -> JsonDiff {
 }
 
 /// The structural difference of two JSON or YAML documents, each a path
-/// inside the workspace (`.yaml`/`.yml` files are YAML) or inline text (text
+/// inside the workspace (read as `@json` reads files: `.yaml`/`.yml` files,
+/// also behind a backup suffix such as `.bak`, are YAML) or inline text (text
 /// starting with `{` or `[` is inline JSON; other text with a newline is
 /// inline YAML).
 ///
@@ -219,33 +220,32 @@ pub fn diff_json(workspace: &Workspace, a: &str, b: &str) -> Result<JsonDiff, Er
 ///
 /// Inline text starts with `{` or `[` (JSON, and judged only as JSON, so a
 /// broken JSON document is never read as YAML flow syntax) or holds a
-/// newline (valid JSON, else YAML); anything else is a path. Files ending in `.yaml` or
-/// `.yml` are YAML, the rest JSON.
+/// newline (valid JSON, else YAML); anything else is a
+/// path. A file's format is told as `@json` tells it (see
+/// `tools::json::load::format_by_name`): `.yaml`/`.yml` is YAML, `.json`
+/// JSON, looking through backup suffixes (`config.yaml.bak`, `a.yml~`), and
+/// the content decides when the name says nothing.
 fn load(workspace: &Workspace, source: &str, which: &str) -> Result<Loaded<'static>, Error> {
     let trimmed = source.trim_start();
-    let (bytes, name, yaml) = if trimmed.starts_with(['{', '[']) {
+    let (bytes, name, origin) = if trimmed.starts_with(['{', '[']) {
+        let name = format!("{which} (inline)");
         (
             source.as_bytes().to_vec(),
-            format!("{which} (inline)"),
-            false,
+            name,
+            Origin::Known(Format::Json),
         )
     } else if source.contains('\n') {
         // Valid JSON is JSON (`"a string"`, `3`), as `@json` reads text.
         let json = crate::doc::syntax::validate(source.as_bytes()).is_ok();
-        (
-            source.as_bytes().to_vec(),
-            format!("{which} (inline)"),
-            !json,
-        )
+        let format = if json { Format::Json } else { Format::Yaml };
+        let name = format!("{which} (inline)");
+        (source.as_bytes().to_vec(), name, Origin::Known(format))
     } else {
         let path = Path::new(source);
         let bytes = read_file(workspace, path)?;
-        let yaml = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"));
-        (bytes, format!("`{source}`"), yaml)
+        (bytes, format!("`{source}`"), Origin::File(path))
     };
-    json_tool::load_bytes(bytes, name, yaml).map_err(syntax_error)
+    json_tool::load_bytes(bytes, name, origin).map_err(syntax_error)
 }
 
 /// `@json`'s refusal as `@diff`'s.

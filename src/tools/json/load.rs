@@ -130,19 +130,13 @@ pub(super) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<
                 bytes.drain(..UTF8_BOM.len());
                 notes.push(BOM_NOTE.to_owned());
             }
-            let is_yaml = matches!(
-                real.extension()
-                    .and_then(|e| e.to_str())
-                    .map(str::to_ascii_lowercase)
-                    .as_deref(),
-                Some("yaml" | "yml")
-            );
+            let (format, converted) = format_of_file(real, &bytes);
             Ok(Raw {
                 bytes: Cow::Owned(bytes),
                 name: format!("`{shown}`"),
-                format: if is_yaml { Format::Yaml } else { Format::Json },
+                format,
                 notes,
-                converted: None,
+                converted,
             })
         }
         Source::Text(text) => {
@@ -154,22 +148,7 @@ pub(super) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<
                 }
                 None => text,
             };
-            let trimmed = text.trim_start();
-            let mut converted = None;
-            let format =
-                if trimmed.starts_with(['{', '[']) || syntax::validate(text.as_bytes()).is_ok() {
-                    Format::Json
-                } else if looks_like_yaml(text) {
-                    Format::Yaml
-                } else {
-                    match yaml::to_json(text) {
-                        Ok(yaml) if yaml.is_container => {
-                            converted = Some(yaml);
-                            Format::Yaml
-                        }
-                        _ => Format::Json,
-                    }
-                };
+            let (format, converted) = format_of_text(text);
             Ok(Raw {
                 bytes: Cow::Borrowed(text.as_bytes()),
                 name: "the text".to_owned(),
@@ -181,13 +160,24 @@ pub(super) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<
     }
 }
 
+/// How a document's bytes are to be read, when the caller reads them
+/// itself (`@diff json`): as a file at a path, or in a format the caller
+/// chose.
+pub(crate) enum Origin<'p> {
+    /// A file: its name, then its content, decide ([`format_of_file`]).
+    File(&'p std::path::Path),
+    /// This format.
+    Known(Format),
+}
+
 /// A document whose bytes the caller read (`@diff json` reads its own
-/// files), read by `@json`'s rules: a byte-order mark skipped, YAML
-/// converted, strict JSON required, nesting bounded.
+/// files), read by `@json`'s rules: a byte-order mark skipped, the format
+/// told as `@json` tells it, YAML converted, strict JSON required, nesting
+/// bounded.
 pub(crate) fn load_bytes(
     bytes: Vec<u8>,
     name: String,
-    yaml: bool,
+    origin: Origin<'_>,
 ) -> Result<Loaded<'static>, Error> {
     let mut bytes = bytes;
     let mut notes = Vec::new();
@@ -195,13 +185,102 @@ pub(crate) fn load_bytes(
         bytes.drain(..UTF8_BOM.len());
         notes.push(BOM_NOTE.to_owned());
     }
+    let (format, converted) = match origin {
+        Origin::File(path) => format_of_file(path, &bytes),
+        Origin::Known(format) => (format, None),
+    };
     load_strict(Raw {
         bytes: Cow::Owned(bytes),
         name,
-        format: if yaml { Format::Yaml } else { Format::Json },
+        format,
         notes,
-        converted: None,
+        converted,
     })
+}
+
+/// The suffixes editors, patch tools and `@diff` itself add to a file's
+/// name for a copy of it, looked through to the name's real extension:
+/// `config.yaml.bak` is YAML.
+const BACKUP_SUFFIXES: &[&str] = &[".bak", ".orig", ".old", "~"];
+
+/// What a file's name says of its format: `Some(Yaml)` for `.yaml` and
+/// `.yml`, `Some(Json)` for `.json` (in any case); `None` when it says
+/// nothing (no extension, or another one). Backup suffixes are looked
+/// through first, any number of them: `~`, `.bak`, `.bak.N` (the names
+/// `@diff apply` gives its backups when `.bak` is taken), `.orig`, `.old`;
+/// so `values.yaml.bak`, `values.yaml~` and `values.yml.orig` are YAML.
+fn format_by_name(path: &std::path::Path) -> Option<Format> {
+    let name = path.file_name()?.to_string_lossy();
+    let mut name: &str = &name;
+    loop {
+        // `.bak.3`: the digits first, then the `.bak` before them.
+        let stem = name.trim_end_matches(|c: char| c.is_ascii_digit());
+        let numbered = stem.len() < name.len() && stem.ends_with(".bak.");
+        let stem = if numbered {
+            &stem[..stem.len() - 1]
+        } else {
+            name
+        };
+        let Some(shorter) = BACKUP_SUFFIXES.iter().find_map(|suffix| {
+            let cut = stem.len().checked_sub(suffix.len())?;
+            let (rest, tail) = (stem.get(..cut)?, stem.get(cut..)?);
+            (tail.eq_ignore_ascii_case(suffix) && !rest.is_empty()).then_some(rest)
+        }) else {
+            break;
+        };
+        name = shorter;
+    }
+    // A dot file (`.yaml` alone) has a name, not an extension.
+    let (stem, extension) = name.rsplit_once('.')?;
+    if stem.is_empty() {
+        return None;
+    }
+    match extension.to_ascii_lowercase().as_str() {
+        "yaml" | "yml" => Some(Format::Yaml),
+        "json" => Some(Format::Json),
+        _ => None,
+    }
+}
+
+/// A file's format: what its name says ([`format_by_name`]); when it says
+/// nothing (`config`, `values.txt`, `app.conf.dist`), what its content says,
+/// as for inline text ([`format_of_text`]). With the YAML already converted
+/// when the content had to be tried as YAML.
+///
+/// Why both: a YAML file without its extension (a `.bak` that `@diff`
+/// wrote, a `config` with no extension) was read as JSON and refused as
+/// broken JSON. The name comes first because it is the author's word (a
+/// `.json` file with a YAML-looking error is a broken JSON file), and the
+/// content is the only witness left when the name is silent.
+fn format_of_file(path: &std::path::Path, bytes: &[u8]) -> (Format, Option<yaml::Converted>) {
+    if let Some(format) = format_by_name(path) {
+        return (format, None);
+    }
+    match crate::utf8::from_utf8(bytes) {
+        Ok(text) => format_of_text(text),
+        // Not UTF-8: neither, and JSON's error says where it breaks.
+        Err(_) => (Format::Json, None),
+    }
+}
+
+/// The format of text whose name, if any, says nothing: JSON when it starts
+/// with `{` or `[` (judged only as JSON, so a broken JSON document is never
+/// read as YAML flow syntax) or is valid JSON; YAML when it starts the way
+/// a YAML mapping, list or stream does, or parses as a YAML mapping or list
+/// (with that conversion, so it is not done twice); JSON otherwise, so its
+/// errors are told as JSON's.
+fn format_of_text(text: &str) -> (Format, Option<yaml::Converted>) {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with(['{', '[']) || syntax::validate(text.as_bytes()).is_ok() {
+        (Format::Json, None)
+    } else if looks_like_yaml(text) {
+        (Format::Yaml, None)
+    } else {
+        match yaml::to_json(text) {
+            Ok(yaml) if yaml.is_container => (Format::Yaml, Some(yaml)),
+            _ => (Format::Json, None),
+        }
+    }
 }
 
 /// Whether text that is not JSON starts the way a YAML mapping, list or

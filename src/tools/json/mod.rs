@@ -23,8 +23,10 @@
 //! the keys available there (or the array's length, or the type found).
 //!
 //! Files are at most 20 MB and must be inside the [`Workspace`]. YAML is
-//! read for `.yaml`/`.yml` files, and for `text` that is not JSON but parses
-//! as a YAML mapping or list; text starting with `{` or `[` is judged only as
+//! read for `.yaml`/`.yml` files (also behind a backup suffix:
+//! `values.yaml.bak`, `values.yml~`, `.orig`, `.old`), and for `text`, or a
+//! file whose name says neither JSON nor YAML, that is not JSON but reads as
+//! a YAML mapping or list; text starting with `{` or `[` is judged only as
 //! JSON. Every answer is capped at 24,000 bytes, cut at a line with a note
 //! on how to narrow the question.
 //!
@@ -56,7 +58,7 @@ use serde_json::{Map, Value};
 
 pub use self::error::{Error, ErrorKind};
 pub use self::load::MAX_NESTING;
-pub(crate) use self::load::{Loaded, load_bytes};
+pub(crate) use self::load::{Loaded, Origin, load_bytes};
 use self::load::{load, load_strict, read};
 pub use self::query::{DEFAULT_LIMIT, MAX_LIMIT, Matched, Query, Row, query};
 pub use self::schema::{DEFAULT_DEPTH, MAX_DEPTH, SAMPLE, Schema, Shape, schema};
@@ -72,7 +74,9 @@ pub const MAX_OUTPUT: usize = 24_000;
 /// Where the document comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source<'a> {
-    /// A file inside the workspace (`.yaml`/`.yml` read as YAML).
+    /// A file inside the workspace: `.yaml`/`.yml` (also as
+    /// `values.yaml.bak`, `values.yml~`) read as YAML, `.json` as JSON, and
+    /// any other name by its content, as `Text` is.
     File(&'a Path),
     /// Inline text: JSON, or YAML when it is not JSON but parses as a YAML
     /// mapping or list.
