@@ -186,6 +186,12 @@ pub(super) fn print_and_write(scored: &Scored) {
     if !sources.missing.is_empty() {
         println!("!!!!! sources missing: {}", sources.missing.join("; "));
     }
+    if !sources.unlicensed.is_empty() {
+        println!(
+            "left out, their license not named: {}",
+            sources.unlicensed.join("; ")
+        );
+    }
     println!("{:<36} {:>6} {:>8} {:>8}", "", "calls", "plain", "schema");
     let mut group = usize::MAX;
     for (&(g, _, value), tally) in &rows {

@@ -2,9 +2,12 @@
 //!
 //! Three places, none of them this repository: the cargo registry's copies
 //! of the crates named in `Cargo.lock` (Rust, and a few other text kinds),
-//! Python's standard library, and the C headers in `/usr/include`. Each list
-//! is sorted, so a seeded PRNG picks the same files, and so builds the same
-//! calls, on every run on the same machine.
+//! Python's standard library, and the C headers in `/usr/include`. Only a
+//! file whose license can be named is a candidate: the crate's `license`
+//! field, PSF-2.0 for Python's, and for a header what it states itself
+//! (see [`header_license`]), so that excerpts of them may be kept in the
+//! repository. Each list is sorted, so a seeded PRNG picks the same files,
+//! and so builds the same calls, on every run on the same machine.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -148,6 +151,9 @@ pub(super) struct Sources {
     files: BTreeMap<Kind, Vec<SourceFile>>,
     /// One line per source that is missing (only with the optional variable).
     pub(super) missing: Vec<String>,
+    /// What was left out because its license could not be named: the
+    /// crates without a `license` field, the number of such headers.
+    pub(super) unlicensed: Vec<String>,
 }
 
 impl Sources {
@@ -163,6 +169,7 @@ pub(super) fn sources() -> &'static Sources {
     SOURCES.get_or_init(|| {
         let mut files: BTreeMap<Kind, Vec<SourceFile>> = BTreeMap::new();
         let mut missing = Vec::new();
+        let mut unlicensed = Vec::new();
         let mut found = |result: Result<Vec<(Kind, SourceFile)>, String>| match result {
             Ok(list) => {
                 for (kind, file) in list {
@@ -171,9 +178,9 @@ pub(super) fn sources() -> &'static Sources {
             }
             Err(why) => missing.push(why),
         };
-        found(registry_files());
+        found(registry_files(&mut unlicensed));
         found(python_files());
-        found(header_files());
+        found(header_files(&mut unlicensed));
         for list in files.values_mut() {
             list.sort_by(|a, b| a.path.cmp(&b.path));
         }
@@ -189,7 +196,11 @@ pub(super) fn sources() -> &'static Sources {
                 missing.join("\n!!!!!   ")
             );
         }
-        Sources { files, missing }
+        Sources {
+            files,
+            missing,
+            unlicensed,
+        }
     })
 }
 
@@ -257,7 +268,8 @@ fn host_crates() -> Option<std::collections::BTreeSet<String>> {
 /// The `*.rs`, `*.toml`, `*.md`, `*.json`, `*.yaml`, `*.yml` and `*.sh` files
 /// of the locked crates found under `$CARGO_HOME/registry/src/*/`. The
 /// `.cargo_vcs_info.json` cargo writes into each crate is not the crate's text.
-fn registry_files() -> Result<Vec<(Kind, SourceFile)>, String> {
+/// A crate without a `license` field is left out (and named in `unlicensed`).
+fn registry_files(unlicensed: &mut Vec<String>) -> Result<Vec<(Kind, SourceFile)>, String> {
     let cargo_home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cargo")))
@@ -279,6 +291,10 @@ fn registry_files() -> Result<Vec<(Kind, SourceFile)>, String> {
         else {
             continue;
         };
+        if crate_license(&dir).is_none() {
+            unlicensed.push(format!("the crate {name} (no license field)"));
+            continue;
+        }
         for path in walk(&dir) {
             let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
             if file_name == ".cargo_vcs_info.json" {
@@ -297,6 +313,27 @@ fn registry_files() -> Result<Vec<(Kind, SourceFile)>, String> {
         ));
     }
     Ok(out)
+}
+
+/// The `license` of a crate's `[package]`, as its `Cargo.toml` states it
+/// (cargo writes it as a basic string when it packages the crate).
+fn crate_license(dir: &Path) -> Option<String> {
+    let manifest = fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+    let mut in_package = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        if in_package && key.trim() == "license" {
+            let value = value.trim().strip_prefix('"')?.strip_suffix('"')?;
+            return (!value.is_empty() && !value.contains(['"', '\\'])).then(|| value.to_owned());
+        }
+    }
+    None
 }
 
 /// The `*.py` files of Python's standard library (not `site-packages`).
@@ -333,8 +370,9 @@ fn python_files() -> Result<Vec<(Kind, SourceFile)>, String> {
     Ok(out)
 }
 
-/// `/usr/include/*.h` and `/usr/include/*/*.h`.
-fn header_files() -> Result<Vec<(Kind, SourceFile)>, String> {
+/// `/usr/include/*.h` and `/usr/include/*/*.h` that state their license
+/// (see [`header_license`]); the others are counted in `unlicensed`.
+fn header_files(unlicensed: &mut Vec<String>) -> Result<Vec<(Kind, SourceFile)>, String> {
     let root = Path::new("/usr/include");
     let mut out = Vec::new();
     let entries = fs::read_dir(root).map_err(|e| format!("{}: {e}", root.display()))?;
@@ -351,18 +389,62 @@ fn header_files() -> Result<Vec<(Kind, SourceFile)>, String> {
             out.push(path);
         }
     }
-    let out: Vec<(Kind, SourceFile)> = out
+    let headers: Vec<PathBuf> = out
         .into_iter()
         .filter(|path| path.is_file() && path.extension().is_some_and(|e| e == "h"))
-        .map(|path| {
-            let shown = relative(&path, root);
-            (Kind::C, SourceFile { path, shown })
-        })
         .collect();
+    let mut out = Vec::new();
+    let mut left_out = 0;
+    for path in headers {
+        if fs::read(&path)
+            .ok()
+            .and_then(|b| header_license(&b))
+            .is_none()
+        {
+            left_out += 1;
+            continue;
+        }
+        let shown = relative(&path, root);
+        out.push((Kind::C, SourceFile { path, shown }));
+    }
+    if left_out > 0 {
+        unlicensed.push(format!(
+            "{left_out} headers of /usr/include that state neither license"
+        ));
+    }
     if out.is_empty() {
-        return Err("no C header in /usr/include or one level below".to_owned());
+        return Err(
+            "no glibc or Linux C header in /usr/include or one level below (libc6-dev)".to_owned(),
+        );
     }
     Ok(out)
+}
+
+/// How far into a header its license notice is looked for, in bytes.
+const NOTICE_BYTES: usize = 3_000;
+
+/// The license a header states near its top, when it is one of the two
+/// the C family is drawn from: the GNU C Library's notice (the Lesser GPL,
+/// "version 2.1 of the License, or (at your option) any later version"),
+/// or a Linux UAPI header's `SPDX-License-Identifier` with the
+/// `Linux-syscall-note` (the expression as the file writes it). Any other
+/// header (another package's, a BSD-derived one of glibc's, a Linux one
+/// without the tag) is `None`: left out.
+pub(super) fn header_license(bytes: &[u8]) -> Option<String> {
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(NOTICE_BYTES)]);
+    for line in head.lines() {
+        if let Some((_, expression)) = line.split_once("SPDX-License-Identifier:") {
+            let expression = expression.trim().trim_end_matches("*/").trim();
+            if expression.contains("Linux-syscall-note") {
+                return Some(expression.to_owned());
+            }
+        }
+    }
+    let words = head.split_whitespace().collect::<Vec<_>>().join(" ");
+    let glibc = words.contains("The GNU C Library is free software")
+        && words.contains("GNU Lesser General Public License")
+        && words.contains("version 2.1 of the License, or (at your option) any later version");
+    glibc.then(|| "LGPL-2.1-or-later".to_owned())
 }
 
 /// Every regular file below `dir`, without following symbolic links.
