@@ -258,50 +258,39 @@ fn check_at(schema: &Value, at: &str, depth: usize) -> Result<(), String> {
                 Value::Object(_) | Value::Bool(_) => check_at(value, &below, depth + 1)?,
                 _ => return wrong(key, "a schema (an object, or true or false)", value),
             },
-            "required" => {
-                let names = value
+            "required"
+                if !value
                     .as_array()
-                    .is_some_and(|names| names.iter().all(Value::is_string));
-                if !names {
-                    return wrong(key, "a list of property names", value);
-                }
+                    .is_some_and(|names| names.iter().all(Value::is_string)) =>
+            {
+                return wrong(key, "a list of property names", value);
             }
-            "enum" => {
-                if !value.is_array() {
-                    return wrong(key, "a list of the allowed values", value);
-                }
+            "enum" if !value.is_array() => {
+                return wrong(key, "a list of the allowed values", value);
             }
             "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties"
-            | "maxProperties" | "minContains" | "maxContains" => {
-                if value.as_u64().is_none() {
-                    return wrong(key, "a whole number, 0 or more", value);
-                }
+            | "maxProperties" | "minContains" | "maxContains"
+                if value.as_u64().is_none() =>
+            {
+                return wrong(key, "a whole number, 0 or more", value);
             }
-            "minimum" | "maximum" => {
-                if !value.is_number() {
-                    return wrong(key, "a number", value);
-                }
+            "minimum" | "maximum" if !value.is_number() => {
+                return wrong(key, "a number", value);
             }
-            "multipleOf" => {
-                if !value.as_f64().is_some_and(|n| n > 0.0) {
-                    return wrong(key, "a number greater than 0", value);
-                }
+            "multipleOf" if !value.as_f64().is_some_and(|n| n > 0.0) => {
+                return wrong(key, "a number greater than 0", value);
             }
             // A number, or draft 4's flag on `minimum`/`maximum`.
-            "exclusiveMinimum" | "exclusiveMaximum" => {
-                if !value.is_number() && !value.is_boolean() {
-                    return wrong(key, "a number", value);
-                }
+            "exclusiveMinimum" | "exclusiveMaximum"
+                if !value.is_number() && !value.is_boolean() =>
+            {
+                return wrong(key, "a number", value);
             }
-            "pattern" | "$ref" | "format" => {
-                if !value.is_string() {
-                    return wrong(key, "a string", value);
-                }
+            "pattern" | "$ref" | "format" if !value.is_string() => {
+                return wrong(key, "a string", value);
             }
-            "nullable" | "uniqueItems" => {
-                if !value.is_boolean() {
-                    return wrong(key, "true or false", value);
-                }
+            "nullable" | "uniqueItems" if !value.is_boolean() => {
+                return wrong(key, "true or false", value);
             }
             _ => {}
         }
