@@ -381,7 +381,40 @@ impl Machine<'_> {
         }
     }
 
+    /// What follows an ellipsis decides what goes with it (see
+    /// [`Machine::drop_ellipsis`]): wait for that byte before anything
+    /// changes.
+    fn wait_after_ellipsis(&self, token: Token, len: usize) -> Step {
+        if token == Token::Ellipsis {
+            self.peek(len)?;
+        }
+        Ok(())
+    }
+
+    /// Drop an ellipsis (`[1, 2, ...]`). Right before a closer, a comma or
+    /// a line break it takes the whitespace before it along, so that
+    /// `[1, ...]` gives `[1]` once the closer drops the comma (not `[1 ]`),
+    /// `[1, ..., 9]` gives `[1, 9]`, and an ellipsis on a line of its own
+    /// leaves no line behind. Whitespace after it stays, as jsonrepair
+    /// keeps it: `[1, 2, ... ]` gives `[1, 2  ]`.
+    fn drop_ellipsis(&mut self, len: usize) -> Step {
+        let alone = matches!(
+            self.peek(len)?,
+            Some(b']' | b'}' | b')' | b',' | b'\n' | b'\r')
+        );
+        // The document leaves things out as it leaves out an element
+        // between two commas (see `judge/fit.rs`).
+        self.style |= Faults::SEPARATOR;
+        self.fix(FixKind::RemovedEllipsis, self.i);
+        if alone {
+            self.truncate_out(self.mark.max(self.committed));
+        }
+        self.i += len;
+        Ok(())
+    }
+
     pub(super) fn on_value(&mut self, token: Token, len: usize) -> Step {
+        self.wait_after_ellipsis(token, len)?;
         if let Some(hold) = self.open_hold.take()
             && token == Token::Fence
         {
@@ -415,11 +448,7 @@ impl Machine<'_> {
                 }
                 self.close(token, len)
             }
-            Token::Ellipsis => {
-                self.fix(FixKind::RemovedEllipsis, self.i);
-                self.i += len;
-                Ok(())
-            }
+            Token::Ellipsis => self.drop_ellipsis(len),
             Token::Colon | Token::Semicolon | Token::Fence => {
                 self.fix(FixKind::RemovedCharacter, self.i);
                 self.i += len;
@@ -430,6 +459,7 @@ impl Machine<'_> {
     }
 
     pub(super) fn on_key(&mut self, token: Token, len: usize) -> Step {
+        self.wait_after_ellipsis(token, len)?;
         if let Some(hold) = self.open_hold.take()
             && token == Token::Fence
         {
@@ -451,11 +481,7 @@ impl Machine<'_> {
                 self.value_done();
                 Ok(())
             }
-            Token::Ellipsis => {
-                self.fix(FixKind::RemovedEllipsis, self.i);
-                self.i += len;
-                Ok(())
-            }
+            Token::Ellipsis => self.drop_ellipsis(len),
             Token::Colon | Token::Semicolon | Token::Fence | Token::Plus => {
                 self.fix(FixKind::RemovedCharacter, self.i);
                 self.i += len;
@@ -529,6 +555,7 @@ impl Machine<'_> {
     }
 
     pub(super) fn on_after(&mut self, token: Token, len: usize) -> Step {
+        self.wait_after_ellipsis(token, len)?;
         if token == Token::Plus && self.hold.is_some() {
             return self.begin_concat(len);
         }
@@ -570,11 +597,7 @@ impl Machine<'_> {
                 Ok(())
             }
             Token::BraceClose | Token::BracketClose | Token::ParenClose => self.close(token, len),
-            Token::Ellipsis => {
-                self.fix(FixKind::RemovedEllipsis, self.i);
-                self.i += len;
-                Ok(())
-            }
+            Token::Ellipsis => self.drop_ellipsis(len),
             Token::BraceOpen | Token::BracketOpen if top == Frame::Object => {
                 // Cannot be a key: the object ends here (`[{"i":1{"i":2}]`).
                 self.stack.pop();

@@ -125,6 +125,24 @@ pub(super) fn fit_after_value(c: &mut Cursor<'_>, frames: &[Frame]) -> Scan<Fit>
                 Some((next, next_len)) if grammar::is_separator(next) => {
                     (token, len) = (next, next_len);
                 }
+                Some((Token::Ellipsis, next_len)) => {
+                    // `"a", ...]`, `"a", ..., "z"`: the machine drops an
+                    // ellipsis where an element may stand, as it drops a
+                    // doubled comma; what follows it decides.
+                    faults |= Faults::SEPARATOR;
+                    c.pos += next_len;
+                    faults |= comment_fault(c.skip_ws()?);
+                    match c.token_start()? {
+                        Some((next, next_len)) if grammar::is_separator(next) => {
+                            (token, len) = (next, next_len);
+                        }
+                        Some(found) => {
+                            (token, len) = found;
+                            break;
+                        }
+                        None => return Ok(Fit::Eof),
+                    }
+                }
                 Some(found) => {
                     (token, len) = found;
                     break;

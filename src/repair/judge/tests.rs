@@ -60,6 +60,8 @@ fn every_fault_the_engine_mends_ends_a_clean_string() {
         b", `b`: 1}",
         b" // note\n, \"b\": 1}",
         b" <!-- note --> }",
+        b", ...}",
+        b", ..., \"z\": 1}",
         b"\xEF\xBC\x8C\xEF\xBC\x82b\xEF\xBC\x82\xEF\xBC\x9A1\xEF\xBD\x9D",
     ] {
         assert_eq!(
@@ -72,6 +74,9 @@ fn every_fault_the_engine_mends_ends_a_clean_string() {
     let s = subject(ARR);
     for after in [
         &b",,\"b\"]"[..],
+        b", ...]",
+        b",\n  ...\n]",
+        b", ..., \"z\"]",
         b";\"b\"]",
         b" \"b\"]",
         b", \xE2\x80\x9Cb\xE2\x80\x9D]",
