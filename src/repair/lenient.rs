@@ -24,7 +24,8 @@ use crate::lex::{self, Quote, Token};
 
 /// A lenient token taken inside a run: the input `src[from..to]` is written
 /// as `with`, and `fix` is recorded at `fix_at` (the token's start; for an
-/// inserted comma, the start of the token it goes before).
+/// inserted comma, the start of the token it goes before; for a comment
+/// that takes the spaces before it along, the comment's start).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct LaneEdit {
     pub(super) from: usize,
@@ -239,8 +240,23 @@ impl Machine<'_> {
         let Some(edit) = comment_at(src, q) else {
             return false;
         };
+        // Right after spaces (these, or the machine's before them), a
+        // comment that ends its line takes them along, as the machine
+        // drops it (`step_comment`).
+        let after_spaces = match q.checked_sub(1) {
+            Some(k) if k >= at => matches!(src[k], b' ' | b'\t'),
+            _ => self.spaces_to == Some(self.i),
+        };
+        let ends_line = match ends_line(src, edit.to, self.eof) {
+            Some(ends_line) => after_spaces && ends_line,
+            None if after_spaces => return false,
+            None => false,
+        };
         write_unwritten(src, self.whole_text, &mut self.out, &mut self.unwritten);
         self.out.push_ascii(&src[at..q]);
+        if ends_line {
+            self.trim_line_spaces();
+        }
         self.fix(FixKind::RemovedComment, self.base + q);
         self.style |= Faults::COMMENT;
         self.i = self.base + edit.to;
@@ -274,6 +290,16 @@ pub(super) fn comment_at(src: &[u8], q: usize) -> Option<LaneEdit> {
         _ => None,
     }?;
     Some(LaneEdit::at(q, end, With::Nothing, FixKind::RemovedComment))
+}
+
+/// Whether a line break follows a comment that ends at `end` (a `//`
+/// comment ends at its line break); `None` while that byte has not arrived.
+pub(super) fn ends_line(src: &[u8], end: usize, eof: bool) -> Option<bool> {
+    match src.get(end) {
+        Some(b) => Some(matches!(b, b'\n' | b'\r')),
+        None if eof => Some(false),
+        None => None,
+    }
 }
 
 /// A `"`-string value's body from `k`, as `scan_body_prefix` reads it

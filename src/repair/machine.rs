@@ -176,6 +176,12 @@ pub(super) struct Machine<'a> {
     pub(super) stack: SmallVec<[Frame; 32]>,
     pub(super) state: State,
     pub(super) comment: Option<Comment>,
+    /// Where the last whitespace the machine wrote ended, in the input,
+    /// when it ended with a space or a tab.
+    pub(super) spaces_to: Option<usize>,
+    /// Whether the open comment came right after spaces or tabs: if it
+    /// ends its line, they go with it (see `step.rs`).
+    pub(super) comment_after_spaces: bool,
     pub(super) string: Option<Str>,
     /// Where top-level text before the value began (input position).
     pub(super) prose: Option<usize>,
@@ -263,6 +269,8 @@ impl<'a> Machine<'a> {
             stack: SmallVec::new(),
             state: State::Start,
             comment: None,
+            spaces_to: None,
+            comment_after_spaces: false,
             string: None,
             prose: None,
             started: false,
@@ -462,6 +470,24 @@ impl<'a> Machine<'a> {
         let pos = self.mark;
         self.insert_at(pos, text);
         self.mark = pos + text.len();
+    }
+
+    /// Drop the spaces and tabs at the end of the output (after its last
+    /// non-whitespace byte, and never committed ones): those before a
+    /// comment that ends its line, which go with it.
+    pub(super) fn trim_line_spaces(&mut self) {
+        self.write_out();
+        let from = self.mark.max(self.committed);
+        let n = self
+            .out
+            .since(from)
+            .bytes()
+            .rev()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count();
+        if n > 0 {
+            self.truncate_out(self.out.len() - n);
+        }
     }
 
     /// Drop output from `pos` on (at or after `committed`).

@@ -191,6 +191,9 @@ impl Machine<'_> {
             _ => {
                 let at = self.i - self.base;
                 self.out.push_ascii(&self.src[at..at + n]);
+                if matches!(self.src[at + n - 1], b' ' | b'\t') {
+                    self.spaces_to = Some(self.i + n);
+                }
             }
         }
         self.i += n;
@@ -210,6 +213,23 @@ impl Machine<'_> {
         };
         match found {
             Some((k, skip)) => {
+                // A comment that ends its line takes the spaces before it
+                // along (`1,  // note` then a line break: no spaces left
+                // at the end of the line). A block comment's line break may
+                // not have arrived yet.
+                let ends_line = match kind {
+                    _ if !self.comment_after_spaces => false,
+                    Comment::FenceTag => false,
+                    Comment::Line => true,
+                    Comment::Block | Comment::Html => match rest.get(k + skip) {
+                        Some(b) => matches!(b, b'\n' | b'\r'),
+                        None if self.eof => false,
+                        None => return Err(Halt::Need),
+                    },
+                };
+                if ends_line {
+                    self.trim_line_spaces();
+                }
                 self.i += k + skip;
                 self.comment = None;
                 Ok(())
@@ -242,6 +262,7 @@ impl Machine<'_> {
             self.style |= Faults::COMMENT;
         }
         self.fix(FixKind::RemovedComment, self.i);
+        self.comment_after_spaces = self.spaces_to == Some(self.i);
         self.i += len;
         self.comment = Some(kind);
         Ok(())

@@ -29,7 +29,7 @@ mod follow;
 use self::follow::{Follow, after_value, drop_trailing_comma, follow_value, pop_frame, take_comma};
 pub(super) use self::follow::{string_ends, trailing_comma};
 use super::FixKind;
-use super::lenient::{LaneEdit, With, comment_at, value_body};
+use super::lenient::{LaneEdit, With, comment_at, ends_line, value_body};
 use super::machine::{Frame, Machine, State};
 use super::strict::{scan_literal, scan_number, scan_value_prefix, token_ends};
 use crate::lex;
@@ -272,9 +272,26 @@ impl Machine<'_> {
             if b == b'/' {
                 // A comment, dropped: the state, a pending comma and the
                 // machine's mark stay as they were.
-                let Some(edit) = comment_at(src, q).filter(|_| took) else {
+                let Some(mut edit) = comment_at(src, q).filter(|_| took) else {
                     break;
                 };
+                // Right after spaces, a comment that ends its line takes
+                // them along (`step_comment`): the edit starts at them. After
+                // another comment the machine's trailing spaces may begin
+                // before that one; it takes the case.
+                let spaces = src[p..q]
+                    .iter()
+                    .rev()
+                    .take_while(|b| matches!(b, b' ' | b'\t'))
+                    .count();
+                if spaces > 0 {
+                    match ends_line(src, edit.to, self.eof) {
+                        Some(true) if after_comment => break,
+                        Some(true) => edit.from = q - spaces,
+                        Some(false) => {}
+                        None => break,
+                    }
+                }
                 growth += edit.growth();
                 self.lane_edits.push(edit);
                 p = edit.to;
