@@ -10,14 +10,15 @@ use std::time::Duration;
 const BIN: &str = env!("CARGO_BIN_EXE_argmend");
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/tool_call.txt");
 
-/// The repair of `examples/tool_call.txt`: prose and fences gone (their
-/// newlines stay), keys and strings double-quoted, `False` → `false`, the
-/// trailing comma and the comment removed.
+/// The repair of `examples/tool_call.txt`: prose and fences gone, and the
+/// whitespace around the value with them (issue 28), keys and strings
+/// double-quoted, `False` → `false`, the trailing comma and the comment
+/// removed (the spaces before the comment with it).
 const EXAMPLE_OUT: &str = concat!(
-    "\n{\n",
+    "{\n",
     "  \"path\": \"src/main.go\",\n",
     r#"  "content": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hello, world\")\n}\n","#,
-    "\n  \"append\": false  \n}\n\n",
+    "\n  \"append\": false\n}",
 );
 
 const EXAMPLE_FIXES: &str = r#"{"kind":"removed_prose","offset":0}

@@ -120,6 +120,11 @@ impl Machine<'_> {
             let at = key.out.saturating_sub(from).min(held.len());
             return (&held[..at], "", "", &self.stack);
         }
+        if self.in_prose && matches!(self.state, State::Done | State::Ignore) {
+            // A value found in prose ends at its last byte (see `end`).
+            let at = self.mark.max(self.committed).saturating_sub(from);
+            return (&held[..at.min(held.len())], "", "", &self.stack);
+        }
         let top = self.stack.last().copied();
         // A function-call wrapper writes nothing itself: its missing argument
         // (`null` below) follows the pending comma, which then stays.

@@ -187,6 +187,11 @@ pub(super) struct Machine<'a> {
     pub(super) prose: Option<usize>,
     /// Whether a value has started (snapshots are empty before).
     pub(super) started: bool,
+    /// Whether text around the top-level value was dropped as prose
+    /// (before it, or words after it; not a second value): the value then
+    /// comes out alone, without the whitespace that stood between it and
+    /// the prose.
+    pub(super) in_prose: bool,
     /// Where a resumable scan got to: (input position of the step, scanned up to).
     pub(super) scan_hint: (usize, usize),
     /// A long word or number being continued across chunks.
@@ -274,6 +279,7 @@ impl<'a> Machine<'a> {
             string: None,
             prose: None,
             started: false,
+            in_prose: false,
             scan_hint: (usize::MAX, 0),
             long_token: None,
             fixes: Vec::new(),

@@ -68,6 +68,7 @@ impl Machine<'_> {
         match token {
             Token::BraceOpen | Token::BracketOpen | Token::Fence => {
                 self.fix(FixKind::RemovedProse, start);
+                self.in_prose = true;
                 self.prose = None;
                 self.truncate_out(self.committed);
                 self.state = State::Start;
@@ -86,6 +87,7 @@ impl Machine<'_> {
                 if past_window && self.prose.is_some() {
                     // Too long to be the value itself: it is prose, whatever follows.
                     self.fix(FixKind::RemovedProse, start);
+                    self.in_prose = true;
                     self.prose = None;
                 }
                 self.i += len;
@@ -130,6 +132,7 @@ impl Machine<'_> {
             }
             _ if self.opts.values == Values::Lines => {
                 self.fix(FixKind::RemovedTrailingText, self.i);
+                self.in_prose = true;
                 self.i += len;
                 Ok(())
             }
@@ -141,6 +144,9 @@ impl Machine<'_> {
                     self.early_close = Some(self.i);
                 }
                 self.fix(FixKind::RemovedTrailingText, self.i);
+                // Words after the value are prose; a second value (`{…}
+                // {…}`, `"a" "b"`, `1, 2`) is not, and the layout stays.
+                self.in_prose |= !grammar::starts_solid_value(token);
                 self.state = State::Ignore;
                 self.i += len;
                 if let Token::Quote(_) = token {

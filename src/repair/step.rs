@@ -64,6 +64,11 @@ impl Machine<'_> {
                 break;
             }
         }
+        if self.in_prose {
+            // A value found in prose ends at its last byte.
+            self.write_out();
+            self.truncate_out(self.mark.max(self.committed));
+        }
         self.advance_commit();
         self.committed = self.out_len();
         Ok(())
@@ -188,6 +193,10 @@ impl Machine<'_> {
     pub(super) fn step_ws(&mut self, n: usize) -> Step {
         match self.state {
             State::Prose | State::Concat | State::Ignore => {}
+            // A value found in prose starts at its first byte: the
+            // whitespace between the prose (or a fence after it) and the
+            // value is not written.
+            State::Start if self.in_prose => {}
             _ => {
                 let at = self.i - self.base;
                 self.out.push_ascii(&self.src[at..at + n]);
