@@ -772,27 +772,26 @@ fn a_schema_that_is_not_a_json_schema_is_refused() {
     assert!(session.finish().0);
 }
 
-/// Issue 28: with --schema (or --tool) an empty input gave `{}` and exit 0,
-/// and without them exit 1; an empty file or pipe is now the same failure
-/// either way.
+/// Issue 28: with --schema an empty input gave `{}` and exit 0, and without
+/// it exit 1; --schema now changes nothing about an empty input. Without a
+/// tool it is not JSON, with a schema or without; with one (--tool, or a
+/// tool definition's name) it is a call without arguments, `{}`, with a
+/// schema or without (issue 3).
 #[test]
-fn an_empty_input_is_not_json_with_or_without_a_tool() {
+fn an_empty_input_fails_with_a_schema_as_without_one() {
     let dir = crate::support::TempDir::new();
     let schema = dir.write("schema.json", r#"{"type": "object"}"#);
     let schema = schema.to_str().unwrap();
+    let definition = dir.write(
+        "tool.json",
+        r#"{"name": "write_file", "input_schema": {"type": "object"}}"#,
+    );
+    let definition = definition.to_str().unwrap();
     for input in [&b""[..], b"  \n"] {
         for args in [
             &["repair"][..],
             &["repair", "--schema", schema],
-            &["repair", "--tool", "write_file"],
-            &[
-                "repair",
-                "--tool",
-                "write_file",
-                "--schema",
-                schema,
-                "--fixes",
-            ],
+            &["repair", "--schema", schema, "--fixes"],
         ] {
             let output = run(args, input);
             assert_eq!(code(&output), 1, "{args:?} {input:?}");
@@ -802,6 +801,13 @@ fn an_empty_input_is_not_json_with_or_without_a_tool() {
                 "argmend: not JSON: no JSON value found in the input\n",
                 "{args:?} {input:?}"
             );
+        }
+        for args in [
+            &["repair", "--tool", "write_file"][..],
+            &["repair", "--tool", "write_file", "--schema", schema],
+            &["repair", "--schema", definition],
+        ] {
+            assert_ok(&run(args, input), "{}");
         }
     }
 }

@@ -13,8 +13,9 @@ macro_rules! exit_codes {
 Exit codes:
   0  the output is JSON (valid, repaired or completed); also when stdout was
      closed early (a broken pipe), and for --batch whatever the lines' verdicts
-  1  not JSON: nothing JSON-like in the input (an empty input included), or a
-     limit such as --max-depth was crossed (the reason goes to stderr)
+  1  not JSON: nothing JSON-like in the input (an empty input included, except
+     with --tool), or a limit such as --max-depth was crossed (the reason goes
+     to stderr)
   2  usage error, or an input/output error (e.g. FILE cannot be read)"
     };
 }
@@ -176,16 +177,17 @@ pub(crate) struct RepairArgs {
     /// wrapped into its primary field (`main.go` for read_file →
     /// {"file":"main.go"}), a command line becomes fields, typographic quotes
     /// standing as delimiters in code content are straightened (never those
-    /// in its literals and comments). Input that is still not JSON (a plain
-    /// value for a tool with no primary field) is written back unchanged, with
-    /// exit 1.
+    /// in its literals and comments). An empty input is `{}`, a call without
+    /// arguments. Input that is still not JSON (a plain value for a tool with
+    /// no primary field) is written back unchanged, with exit 1.
     #[arg(long, value_name = "NAME", conflicts_with = "batch")]
     pub(crate) tool: Option<String>,
 
     /// Coerce values to a JSON Schema (with --tool or alone): "1" → 1 where
     /// it says integer, and so on. FILE holds the schema (a JSON object), or
     /// a whole OpenAI or Anthropic tool definition, whose name then stands
-    /// for --tool.
+    /// for --tool. A file that is not a JSON Schema is refused (exit 2); an
+    /// empty input is not JSON (exit 1), unless there is a tool.
     #[arg(long, value_name = "FILE", conflicts_with = "batch")]
     pub(crate) schema: Option<PathBuf>,
 

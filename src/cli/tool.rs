@@ -365,14 +365,17 @@ pub(super) fn run(
         }
     }
     let normalized = repairer.finish();
-    // Empty arguments are `{}` to the normalizer (a call of a tool without
-    // parameters), but an empty file or pipe given to `argmend repair` is a
-    // mistake, with or without --tool and --schema: the same failure as a
-    // plain repair, not a `{}` that looks like an answer.
-    if normalized
-        .fixes()
-        .iter()
-        .any(|fix| fix.kind == ToolFixKind::EmptyArguments)
+    // Empty arguments are `{}` to the normalizer: a call of a tool without
+    // parameters. That needs a tool (--tool, or the name of the tool
+    // definition --schema holds); a schema alone describes a document, and
+    // an empty file or pipe holds none: the same failure as a plain repair,
+    // not a `{}` that looks like an answer. So --schema changes nothing
+    // about an empty input: `{}` with a tool, exit 1 without.
+    if tool.is_empty()
+        && normalized
+            .fixes()
+            .iter()
+            .any(|fix| fix.kind == ToolFixKind::EmptyArguments)
     {
         let empty = argmend::repair(b"");
         let reason = empty.reason().unwrap_or("no JSON value found");
