@@ -1,14 +1,33 @@
-//! Issue 25: tool calls built from real files on this machine, with the
-//! truth known exactly, scored against named targets.
+//! Issue 25: tool calls built from real files, with the truth known
+//! exactly, scored against named targets.
 //!
 //! `quoted_code` scores argmend on calls built from hand-written snippets;
 //! this is a second, independent measure built from text the engine was
-//! never tuned on: Rust files of the crates named in `Cargo.lock` (from the
-//! cargo registry), Python's standard library, the C headers in
-//! `/usr/include`, and a few other kinds of the registry's crates (TOML,
-//! Markdown, JSON, YAML, shell). Never a file of this repository. The file
-//! lists are sorted and a seeded PRNG picks from them, so every run on the
-//! same machine builds the same calls.
+//! never tuned on: excerpts of the Rust files of crates this repository
+//! builds on (pinned in `real_calls/crates.txt`), of Python's standard
+//! library, of the glibc and Linux C headers, and of a few other kinds of
+//! the crates' files (TOML, Markdown, JSON, YAML, shell). Never a file of
+//! this repository.
+//!
+//! The excerpts are a snapshot in `corpus/real_files/` (3717 excerpts,
+//! 3 MB; its README says what they are, where they come from and under
+//! which licenses), and a run reads nothing else: no file outside the
+//! repository, so every machine builds the same calls (issue 28). The
+//! snapshot was cut from one machine's files (the cargo registry, Python's
+//! standard library, `/usr/include`) by a seeded draw over their sorted
+//! lists, and it records the PRNG draws each pick made, so its replay
+//! builds the very calls that draw built, byte for byte. A change to the
+//! builders, the seeds or the counts puts the replay out of step, which it
+//! reports; then make the snapshot again, on a machine with the pinned
+//! crates in its cargo registry (`cargo fetch`), python3 and libc6-dev:
+//!
+//! ```text
+//! ARGMEND_REAL_CALLS_SNAPSHOT=1 cargo test --release --test main real_calls -- --nocapture
+//! ```
+//!
+//! That draws from the machine's files, rewrites `corpus/real_files/`,
+//! checks that it replays to the same calls, and scores them as usual;
+//! review its diff (`licenses.tsv` too) and the targets before committing.
 //!
 //! An excerpt is a run of 3 to 40 consecutive lines (the first of a few
 //! tries that holds a double quote), at most 4 KB. It becomes a
@@ -46,12 +65,13 @@
 //!
 //! Every failure is written to `target/real-calls-failures.txt`, and every
 //! broken call to `target/real-calls-cases.jsonl` (under `CARGO_TARGET_DIR`
-//! when it is set). A missing source fails the tests unless
-//! `ARGMEND_REAL_CALLS_OPTIONAL=1`.
+//! when it is set).
 //!
-//! This file holds the scorer and the tests; `sources` finds the files and
-//! cuts the excerpts, `edits` makes edits and shell commands of them,
-//! `build` turns them into calls, and `report` prints the table.
+//! This file holds the scorer and the tests; `snapshot` reads and writes
+//! `corpus/real_files/`, `sources` replays its picks (or finds the
+//! machine's files and cuts the excerpts), `edits` makes edits and shell
+//! commands of them, `build` turns them into calls, and `report` prints the
+//! table.
 
 use std::sync::OnceLock;
 
@@ -61,10 +81,12 @@ use serde_json::Value;
 mod build;
 mod edits;
 mod report;
+mod snapshot;
 mod sources;
 
 use build::{FieldValue, Generated, Newlines, Quotes, Truncated, Valid};
-use sources::{Family, Kind};
+use snapshot::Set;
+use sources::{Family, Picker};
 
 /// The lowest acceptable rate of right answers of `repair` on the broken
 /// calls, in percent.
@@ -84,8 +106,7 @@ const BROKEN_CALLS: usize = 3_000;
 const TRUNCATED_CALLS: usize = 300;
 /// How many valid calls must come back byte for byte.
 const VALID_CALLS: usize = 300;
-/// How many more valid calls hold a typographic quote as data (fewer when
-/// the machine's files hold too few).
+/// How many more valid calls hold a typographic quote as data.
 const TYPOGRAPHIC_VALID_CALLS: usize = 100;
 /// The seeds, constants so every run builds the same calls; apart, so
 /// each set holds other excerpts.
@@ -194,6 +215,10 @@ fn keeps_every_character(truncated: &Truncated, value: Option<&Value>) -> bool {
 
 /// Every answer of every set, computed once for the table and the targets.
 struct Scored {
+    /// Where the excerpts came from, a line each, for the table.
+    origin: Vec<String>,
+    /// The snapshot's picks that no set asked for.
+    unused_picks: usize,
     generated: Generated,
     /// Per broken call, the reply of each mode.
     broken: Vec<[Reply; 2]>,
@@ -201,24 +226,115 @@ struct Scored {
     valid: Vec<(Valid, [Reply; 2])>,
 }
 
+/// The calls of the three sets, before they are scored.
+struct Sets {
+    generated: Generated,
+    truncated: Vec<Truncated>,
+    valid: Vec<Valid>,
+}
+
+/// The three sets, each from its picker (in [`Set::ALL`]'s order).
+fn build_sets(pickers: &mut [Picker; 3]) -> Sets {
+    let [broken, truncated, valid] = pickers;
+    Sets {
+        generated: build::generate(BROKEN_CALLS, BROKEN_SEED, broken),
+        truncated: build::truncated(TRUNCATED_CALLS, TRUNCATED_SEED, truncated),
+        valid: build::valid(VALID_CALLS, TYPOGRAPHIC_VALID_CALLS, VALID_SEED, valid),
+    }
+}
+
+/// Every text the sets hold, with its truth: what a replay must build again.
+fn texts(sets: &Sets) -> Vec<String> {
+    let broken = sets.generated.calls.iter().chain(&sets.generated.ambiguous);
+    let broken = broken.map(|c| format!("{}\n{}", c.raw, c.truth));
+    let truncated = sets.truncated.iter();
+    let truncated = truncated.map(|t| format!("{}\n{}", t.prefix, t.truth()));
+    let valid = sets
+        .valid
+        .iter()
+        .map(|v| format!("{}\n{}", v.text, v.call.truth));
+    broken.chain(truncated).chain(valid).collect()
+}
+
+/// The sets, from the snapshot; or, with `ARGMEND_REAL_CALLS_SNAPSHOT=1`,
+/// from this machine's files, written to the snapshot, which must then
+/// replay to the same calls. With where the excerpts came from, and the
+/// snapshot's picks no set asked for.
+fn sets() -> (Sets, Vec<String>, usize) {
+    if !snapshot::making() {
+        let mut pickers = Set::ALL.map(Picker::snapshot);
+        let sets = build_sets(&mut pickers);
+        let origin = format!(
+            "replayed from {}: {}",
+            snapshot::dir().display(),
+            snapshot::describe(&pickers)
+        );
+        let unused = pickers.iter().map(Picker::unused).sum();
+        return (sets, vec![origin], unused);
+    }
+    let mut pickers = Set::ALL.map(Picker::machine);
+    let sets = build_sets(&mut pickers);
+    snapshot::write(&pickers);
+    let mut replay = Set::ALL.map(Picker::snapshot);
+    let again = build_sets(&mut replay);
+    let (made, replayed) = (texts(&sets), texts(&again));
+    let differ = made.iter().zip(&replayed).position(|(a, b)| a != b);
+    assert!(
+        differ.is_none() && made.len() == replayed.len(),
+        "the snapshot written to {} does not replay to the same calls: {} texts made, {} replayed, the first difference at {differ:?}",
+        snapshot::dir().display(),
+        made.len(),
+        replayed.len(),
+    );
+    let unused: usize = replay.iter().map(Picker::unused).sum();
+    assert_eq!(unused, 0, "the replay leaves picks of the snapshot unused");
+    let sources = sources::sources();
+    let counts: Vec<String> = sources::Kind::ALL
+        .iter()
+        .map(|&k| format!("{} {}", sources.count(k), k.name()))
+        .collect();
+    let not_utf8: usize = pickers.iter().map(Picker::not_utf8).sum();
+    let mut origin = vec![
+        format!(
+            "cut from this machine's files ({}; {not_utf8} not UTF-8 skipped): {}",
+            counts.join(", "),
+            snapshot::describe(&pickers)
+        ),
+        format!(
+            "written to {}, which replays to the same calls",
+            snapshot::dir().display()
+        ),
+    ];
+    if !sources.unlicensed.is_empty() {
+        origin.push(format!(
+            "left out, their license not named: {}",
+            sources.unlicensed.join("; ")
+        ));
+    }
+    (sets, origin, 0)
+}
+
 fn scored() -> &'static Scored {
     static SCORED: OnceLock<Scored> = OnceLock::new();
     SCORED.get_or_init(|| {
         let both = |tool, raw: &str| Mode::ALL.map(|mode| reply(tool, raw, mode));
-        let generated = build::generate(BROKEN_CALLS, BROKEN_SEED);
+        let (sets, origin, unused_picks) = sets();
+        let generated = sets.generated;
         let broken = generated
             .calls
             .iter()
             .map(|call| both(call.tool, &call.raw))
             .collect();
-        let truncated = build::truncated(TRUNCATED_CALLS, TRUNCATED_SEED)
+        let truncated = sets
+            .truncated
             .into_iter()
             .map(|t| {
                 let replies = both(t.call.tool, &t.prefix);
                 (t, replies)
             })
             .collect();
-        let valid = build::valid(VALID_CALLS, TYPOGRAPHIC_VALID_CALLS, VALID_SEED)
+        let valid = sets
+            .valid
             .into_iter()
             .map(|v| {
                 let replies = both(v.call.tool, &v.text);
@@ -226,6 +342,8 @@ fn scored() -> &'static Scored {
             })
             .collect();
         Scored {
+            origin,
+            unused_picks,
             generated,
             broken,
             truncated,
@@ -379,6 +497,13 @@ fn generator_is_self_consistent() {
     for call in &generated.ambiguous {
         assert!(build::is_ambiguous(call), "{}", call.label());
     }
+    // Every pick of the snapshot builds a call: no stale excerpt is kept.
+    assert_eq!(
+        scored.unused_picks,
+        0,
+        "the snapshot holds picks no set asked for: {}",
+        snapshot::STALE
+    );
     // The excerpts lean toward text with double quotes, and every family is there.
     let quoted = generated.calls.iter().filter(|c| c.has_raw_quote()).count();
     assert!(
@@ -391,14 +516,7 @@ fn generator_is_self_consistent() {
             .iter()
             .filter(|c| c.kind().family() == family)
             .count();
-        let present = Kind::ALL
-            .iter()
-            .any(|&k| k.family() == family && sources::sources().count(k) > 0);
-        assert!(
-            !present || n >= BROKEN_CALLS / 10,
-            "{}: {n} calls",
-            family.name()
-        );
+        assert!(n >= BROKEN_CALLS / 10, "{}: {n} calls", family.name());
     }
     // A truncated call's truth is a prefix of the whole call's, field by field.
     assert_eq!(scored.truncated.len(), TRUNCATED_CALLS);
@@ -411,11 +529,10 @@ fn generator_is_self_consistent() {
         );
         assert!(t.call.raw.starts_with(&t.prefix) && t.prefix.len() < t.call.raw.len());
     }
-    // A valid call parses to its truth; the typographic ones are there
-    // when a file holds a typographic quote.
+    // A valid call parses to its truth; the typographic ones are there.
     let typographic = scored.valid.len() - VALID_CALLS;
     assert!(
-        sources::typographic_files().is_empty() || typographic >= TYPOGRAPHIC_VALID_CALLS / 2,
+        typographic >= TYPOGRAPHIC_VALID_CALLS / 2,
         "{typographic} valid calls with a typographic quote"
     );
     for (v, _) in &scored.valid {

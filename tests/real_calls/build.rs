@@ -447,8 +447,6 @@ fn build_call_on(rng: &mut Rng, excerpt: Excerpt, index: usize) -> Call {
 pub(super) struct Generated {
     pub(super) calls: Vec<Call>,
     pub(super) ambiguous: Vec<Call>,
-    /// Files skipped because they are not valid UTF-8.
-    pub(super) not_utf8: usize,
 }
 
 /// Whether the call's text is valid JSON that means something else.
@@ -456,24 +454,19 @@ pub(super) fn is_ambiguous(call: &Call) -> bool {
     serde_json::from_str::<Value>(&call.raw).is_ok_and(|value| value != call.truth)
 }
 
-pub(super) fn generate(count: usize, seed: u64) -> Generated {
+pub(super) fn generate(count: usize, seed: u64, picker: &mut Picker) -> Generated {
     let mut rng = Rng::new(seed);
-    let mut picker = Picker::new();
     let mut calls = Vec::with_capacity(count);
     let mut ambiguous = Vec::new();
     while calls.len() < count {
-        let call = build_call(&mut rng, &mut picker, calls.len());
+        let call = build_call(&mut rng, picker, calls.len());
         if is_ambiguous(&call) {
             ambiguous.push(call);
             continue;
         }
         calls.push(call);
     }
-    Generated {
-        calls,
-        ambiguous,
-        not_utf8: picker.not_utf8,
-    }
+    Generated { calls, ambiguous }
 }
 
 /// A broken call cut inside one of its code fields.
@@ -501,12 +494,11 @@ impl Truncated {
 
 /// `count` broken calls, each cut at a random character boundary inside one
 /// of its code fields, after at least one byte of it.
-pub(super) fn truncated(count: usize, seed: u64) -> Vec<Truncated> {
+pub(super) fn truncated(count: usize, seed: u64, picker: &mut Picker) -> Vec<Truncated> {
     let mut rng = Rng::new(seed);
-    let mut picker = Picker::new();
     let mut out = Vec::with_capacity(count);
     while out.len() < count {
-        let call = build_call(&mut rng, &mut picker, out.len());
+        let call = build_call(&mut rng, picker, out.len());
         let code_spans: Vec<&Span> = call.spans.iter().filter(|s| s.code).collect();
         let span = (*rng.pick(&code_spans)).clone();
         let boundaries: Vec<usize> = (span.range.start + 1..=span.range.end)
@@ -538,12 +530,16 @@ pub(super) struct Valid {
 /// `count` calls written correctly, then `typographic` more whose code
 /// fields hold a typographic quote as data (fewer when no file holds one:
 /// a few excerpts lose theirs to an edit, and are built again).
-pub(super) fn valid(count: usize, typographic: usize, seed: u64) -> Vec<Valid> {
+pub(super) fn valid(
+    count: usize,
+    typographic: usize,
+    seed: u64,
+    picker: &mut Picker,
+) -> Vec<Valid> {
     let mut rng = Rng::new(seed);
-    let mut picker = Picker::new();
     let mut out: Vec<Valid> = (0..count)
         .map(|index| {
-            let call = build_call(&mut rng, &mut picker, index);
+            let call = build_call(&mut rng, picker, index);
             write_correctly(&mut rng, call)
         })
         .collect();

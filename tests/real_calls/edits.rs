@@ -150,12 +150,7 @@ pub(super) fn edit_pair(rng: &mut Rng, excerpt: &Excerpt) -> (String, String) {
         let i = some_line(rng, &lines);
         lines[i] = changed_line(rng, &lines[i]);
     } else if choice < 75 {
-        let candidates: Vec<&String> = excerpt
-            .file_lines
-            .iter()
-            .filter(|l| !l.trim().is_empty())
-            .collect();
-        let added = (*rng.pick(&candidates)).clone();
+        let added = excerpt.line_elsewhere(rng);
         let at = rng.below(lines.len() + 1);
         lines.insert(at, added);
     } else {

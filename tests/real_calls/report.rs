@@ -8,7 +8,7 @@ use argmend::Verdict;
 use serde_json::{Value, json};
 
 use super::build::{Call, Newlines};
-use super::sources::{self, Family, Kind};
+use super::sources::Family;
 use super::{
     Mode, PRINTED_FAILURES, PRINTED_OTHER_FAILURES, Reply, Scored, byte_for_byte, keeps_text,
     percent,
@@ -169,28 +169,15 @@ pub(super) fn print_and_write(scored: &Scored) {
         }
     }
 
-    let sources = sources::sources();
-    let counts: Vec<String> = Kind::ALL
-        .iter()
-        .map(|&k| format!("{} {}", sources.count(k), k.name()))
-        .collect();
     println!(
-        "\nreal calls (issue 25): {} broken calls ({} ambiguous ones dropped), {} truncated, {} valid; files: {}; {} not UTF-8 skipped",
+        "\nreal calls (issue 25): {} broken calls ({} ambiguous ones dropped), {} truncated, {} valid",
         calls.len(),
         scored.generated.ambiguous.len(),
         scored.truncated.len(),
         scored.valid.len(),
-        counts.join(", "),
-        scored.generated.not_utf8,
     );
-    if !sources.missing.is_empty() {
-        println!("!!!!! sources missing: {}", sources.missing.join("; "));
-    }
-    if !sources.unlicensed.is_empty() {
-        println!(
-            "left out, their license not named: {}",
-            sources.unlicensed.join("; ")
-        );
+    for line in &scored.origin {
+        println!("{line}");
     }
     println!("{:<36} {:>6} {:>8} {:>8}", "", "calls", "plain", "schema");
     let mut group = usize::MAX;
@@ -242,14 +229,19 @@ pub(super) fn print_and_write(scored: &Scored) {
         percent(scored.truncated_exact(1), n),
     );
     let n = scored.valid.len();
-    let typographic = scored
+    let typographic: Vec<&str> = scored
         .valid
         .iter()
         .filter(|(v, _)| v.call.has_curly_quote())
-        .count();
+        .map(|(v, _)| v.call.excerpt.file.as_str())
+        .collect();
+    let typographic_files = typographic
+        .iter()
+        .collect::<std::collections::BTreeSet<_>>();
     println!(
-        "valid calls: {n} ({typographic} with a typographic quote in a code field, from {} files); byte for byte with verdict valid: plain {:.1}%, schema {:.1}%",
-        sources::typographic_files().len(),
+        "valid calls: {n} ({} with a typographic quote in a code field, from {} files); byte for byte with verdict valid: plain {:.1}%, schema {:.1}%",
+        typographic.len(),
+        typographic_files.len(),
         percent(scored.valid_byte_for_byte(0), n),
         percent(scored.valid_byte_for_byte(1), n),
     );

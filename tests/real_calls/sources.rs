@@ -1,13 +1,21 @@
-//! The real files on this machine that the calls quote, and excerpts of them.
+//! The excerpts the calls quote: replayed from the snapshot in
+//! `corpus/real_files/` (see `snapshot`), or, when the snapshot is made
+//! (`ARGMEND_REAL_CALLS_SNAPSHOT=1`), cut from real files on this machine.
 //!
-//! Three places, none of them this repository: the cargo registry's copies
-//! of the crates named in `Cargo.lock` (Rust, and a few other text kinds),
-//! Python's standard library, and the C headers in `/usr/include`. Only a
-//! file whose license can be named is a candidate: the crate's `license`
-//! field, PSF-2.0 for Python's, and for a header what it states itself
-//! (see [`header_license`]), so that excerpts of them may be kept in the
+//! The machine's files come from three places, none of them this
+//! repository: the cargo registry's copies of the crates pinned in
+//! `crates.txt` (Rust, and a few other text kinds), Python's standard
+//! library, and the C headers in `/usr/include`. Only a file whose license
+//! can be named is a candidate: the crate's `license` field, PSF-2.0 for
+//! Python's, and for a header what it states itself (see
+//! [`header_license`]), so that excerpts of them may be kept in the
 //! repository. Each list is sorted, so a seeded PRNG picks the same files,
 //! and so builds the same calls, on every run on the same machine.
+//!
+//! The machine's picker counts the PRNG draws each pick makes, and notes
+//! the line an edit takes from elsewhere in the file; the snapshot keeps
+//! both, so its replay makes the same draws and the builders after it
+//! build the same calls, byte for byte.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -16,11 +24,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, OnceLock};
 
+use super::snapshot::{self, Set};
 use crate::rng::Rng;
-
-/// Set to `1` to run with the sources that are present when one is missing
-/// (a loud note is printed); without it a missing source fails the tests.
-const OPTIONAL_VAR: &str = "ARGMEND_REAL_CALLS_OPTIONAL";
 
 /// The largest excerpt, in bytes.
 const MAX_EXCERPT_BYTES: usize = 4_096;
@@ -144,13 +149,16 @@ pub(super) struct SourceFile {
     /// The path below its source root: `serde_json-1.0.145/src/de.rs`,
     /// `json/decoder.py`, `linux/types.h`.
     pub(super) shown: String,
+    /// The file's license, an SPDX expression: `MIT OR Apache-2.0`,
+    /// `PSF-2.0`, `LGPL-2.1-or-later`, `GPL-2.0 WITH Linux-syscall-note`.
+    pub(super) license: String,
 }
 
 /// Every candidate file, by kind, sorted by path.
 pub(super) struct Sources {
     files: BTreeMap<Kind, Vec<SourceFile>>,
-    /// One line per source that is missing (only with the optional variable).
-    pub(super) missing: Vec<String>,
+    /// The version of the Python whose standard library is read: `3.11.7`.
+    pub(super) python: String,
     /// What was left out because its license could not be named: the
     /// crates without a `license` field, the number of such headers.
     pub(super) unlicensed: Vec<String>,
@@ -162,14 +170,16 @@ impl Sources {
     }
 }
 
-/// The sources, found once per run. Panics with the reason when one is
-/// missing, unless `ARGMEND_REAL_CALLS_OPTIONAL=1`.
+/// The machine's sources, found once per run, only when the snapshot is
+/// made. Panics with the reason when one is missing: a snapshot holds all
+/// four families.
 pub(super) fn sources() -> &'static Sources {
     static SOURCES: OnceLock<Sources> = OnceLock::new();
     SOURCES.get_or_init(|| {
         let mut files: BTreeMap<Kind, Vec<SourceFile>> = BTreeMap::new();
         let mut missing = Vec::new();
         let mut unlicensed = Vec::new();
+        let mut python = String::new();
         let mut found = |result: Result<Vec<(Kind, SourceFile)>, String>| match result {
             Ok(list) => {
                 for (kind, file) in list {
@@ -179,26 +189,22 @@ pub(super) fn sources() -> &'static Sources {
             Err(why) => missing.push(why),
         };
         found(registry_files(&mut unlicensed));
-        found(python_files());
+        found(python_files().map(|(version, files)| {
+            python = version;
+            files
+        }));
         found(header_files(&mut unlicensed));
         for list in files.values_mut() {
             list.sort_by(|a, b| a.path.cmp(&b.path));
         }
-        if !missing.is_empty() {
-            let optional = std::env::var(OPTIONAL_VAR).is_ok_and(|v| v == "1");
-            assert!(
-                optional,
-                "real_calls: a source of real files is missing (set {OPTIONAL_VAR}=1 to run with the others):\n  {}",
-                missing.join("\n  ")
-            );
-            println!(
-                "!!!!! real_calls: {OPTIONAL_VAR}=1 and a source is missing; the scores below leave it out:\n!!!!!   {}",
-                missing.join("\n!!!!!   ")
-            );
-        }
+        assert!(
+            missing.is_empty(),
+            "real_calls: a source of real files to snapshot is missing:\n  {}",
+            missing.join("\n  ")
+        );
         Sources {
             files,
-            missing,
+            python,
             unlicensed,
         }
     })
@@ -291,10 +297,10 @@ fn registry_files(unlicensed: &mut Vec<String>) -> Result<Vec<(Kind, SourceFile)
         else {
             continue;
         };
-        if crate_license(&dir).is_none() {
+        let Some(license) = crate_license(&dir) else {
             unlicensed.push(format!("the crate {name} (no license field)"));
             continue;
-        }
+        };
         for path in walk(&dir) {
             let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
             if file_name == ".cargo_vcs_info.json" {
@@ -302,7 +308,13 @@ fn registry_files(unlicensed: &mut Vec<String>) -> Result<Vec<(Kind, SourceFile)
             }
             if let Some(kind) = Kind::of_registry_file(file_name) {
                 let shown = format!("{name}/{}", relative(&path, &dir));
-                out.push((kind, SourceFile { path, shown }));
+                let license = license.clone();
+                let file = SourceFile {
+                    path,
+                    shown,
+                    license,
+                };
+                out.push((kind, file));
             }
         }
     }
@@ -336,12 +348,13 @@ fn crate_license(dir: &Path) -> Option<String> {
     None
 }
 
-/// The `*.py` files of Python's standard library (not `site-packages`).
-fn python_files() -> Result<Vec<(Kind, SourceFile)>, String> {
+/// The `*.py` files of Python's standard library (not `site-packages`),
+/// and the version of that Python.
+fn python_files() -> Result<(String, Vec<(Kind, SourceFile)>), String> {
     let output = Command::new("python3")
         .args([
             "-c",
-            "import sysconfig; print(sysconfig.get_paths()[\"stdlib\"])",
+            "import platform, sysconfig; print(sysconfig.get_paths()[\"stdlib\"]); print(platform.python_version())",
         ])
         .output()
         .map_err(|e| format!("python3 does not run: {e}"))?;
@@ -351,14 +364,23 @@ fn python_files() -> Result<Vec<(Kind, SourceFile)>, String> {
             String::from_utf8_lossy(&output.stderr).trim()
         ));
     }
-    let stdlib = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let mut lines = stdout.lines();
+    let stdlib = PathBuf::from(lines.next().unwrap_or_default().trim());
+    let version = lines.next().unwrap_or_default().trim().to_owned();
     let out: Vec<(Kind, SourceFile)> = walk(&stdlib)
         .into_iter()
         .filter(|path| path.extension().is_some_and(|e| e == "py"))
         .filter(|path| !path.components().any(|c| c.as_os_str() == "site-packages"))
         .map(|path| {
             let shown = relative(&path, &stdlib);
-            (Kind::Python, SourceFile { path, shown })
+            let license = "PSF-2.0".to_owned();
+            let file = SourceFile {
+                path,
+                shown,
+                license,
+            };
+            (Kind::Python, file)
         })
         .collect();
     if out.is_empty() {
@@ -367,7 +389,7 @@ fn python_files() -> Result<Vec<(Kind, SourceFile)>, String> {
             stdlib.display()
         ));
     }
-    Ok(out)
+    Ok((version, out))
 }
 
 /// `/usr/include/*.h` and `/usr/include/*/*.h` that state their license
@@ -396,16 +418,17 @@ fn header_files(unlicensed: &mut Vec<String>) -> Result<Vec<(Kind, SourceFile)>,
     let mut out = Vec::new();
     let mut left_out = 0;
     for path in headers {
-        if fs::read(&path)
-            .ok()
-            .and_then(|b| header_license(&b))
-            .is_none()
-        {
+        let Some(license) = fs::read(&path).ok().and_then(|b| header_license(&b)) else {
             left_out += 1;
             continue;
-        }
+        };
         let shown = relative(&path, root);
-        out.push((Kind::C, SourceFile { path, shown }));
+        let file = SourceFile {
+            path,
+            shown,
+            license,
+        };
+        out.push((Kind::C, file));
     }
     if left_out > 0 {
         unlicensed.push(format!(
@@ -479,13 +502,37 @@ pub(super) struct Excerpt {
     pub(super) kind: Kind,
     /// The file as a call names it.
     pub(super) file: String,
+    /// The file's license (see [`SourceFile::license`]).
+    pub(super) license: String,
     /// The first and last line, counted from 1.
     pub(super) first_line: usize,
     pub(super) last_line: usize,
     /// The lines, each without its final `\n` (a `\r` before it stays).
     pub(super) lines: Vec<String>,
-    /// Every line of the file, for an edit that adds one.
-    pub(super) file_lines: Arc<Vec<String>>,
+    /// Where an edit that adds a line of the same file finds it.
+    pub(super) elsewhere: Elsewhere,
+}
+
+/// The lines of the file an edit may add, or the one it added.
+#[derive(Debug, Clone)]
+pub(super) enum Elsewhere {
+    /// Every line of the file, read on this machine; the line an edit
+    /// takes is noted, for the snapshot.
+    File {
+        lines: Arc<Vec<String>>,
+        taken: Arc<OnceLock<Taken>>,
+    },
+    /// The line an edit took when the snapshot was made, if one did.
+    Snapshot(Option<Taken>),
+}
+
+/// A line an edit took from the file: the `index`th of its `of` lines
+/// that are not blank.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Taken {
+    pub(super) index: usize,
+    pub(super) of: usize,
+    pub(super) line: String,
 }
 
 impl Excerpt {
@@ -498,29 +545,212 @@ impl Excerpt {
     pub(super) fn place(&self) -> String {
         format!("{}:{}-{}", self.file, self.first_line, self.last_line)
     }
+
+    /// A line of the same file that is not blank, for an edit that adds
+    /// one: one PRNG draw, on the machine as in a replay.
+    pub(super) fn line_elsewhere(&self, rng: &mut Rng) -> String {
+        match &self.elsewhere {
+            Elsewhere::File { lines, taken } => {
+                let filled: Vec<&String> = lines.iter().filter(|l| !l.trim().is_empty()).collect();
+                let index = rng.below(filled.len());
+                let line = filled[index].clone();
+                let of = filled.len();
+                let noted = taken.set(Taken {
+                    index,
+                    of,
+                    line: line.clone(),
+                });
+                assert!(noted.is_ok(), "{}: a second line taken", self.place());
+                line
+            }
+            Elsewhere::Snapshot(taken) => {
+                let Some(taken) = taken else {
+                    panic!(
+                        "{}: an edit adds a line of the file, and the snapshot noted none: {}",
+                        self.place(),
+                        snapshot::STALE
+                    );
+                };
+                let index = rng.below(taken.of);
+                assert_eq!(
+                    index,
+                    taken.index,
+                    "{}: an edit takes another line of the file than when the snapshot was made: {}",
+                    self.place(),
+                    snapshot::STALE
+                );
+                taken.line.clone()
+            }
+        }
+    }
+
+    /// The line an edit took from elsewhere in the file, if one did.
+    pub(super) fn taken(&self) -> Option<&Taken> {
+        match &self.elsewhere {
+            Elsewhere::File { taken, .. } => taken.get(),
+            Elsewhere::Snapshot(taken) => taken.as_ref(),
+        }
+    }
 }
 
-/// Picks files and excerpts; reads each file once.
+/// One pick of a set: the excerpt (`None`: a typographic pick that found
+/// none in its tries), whether it was a typographic pick, and how many
+/// PRNG draws it made.
+#[derive(Debug, Clone)]
+pub(super) struct Pick {
+    pub(super) typographic: bool,
+    pub(super) draws: usize,
+    pub(super) excerpt: Option<Excerpt>,
+}
+
+/// Picks the excerpts of one set: cuts them from the machine's files and
+/// records each pick, or replays the snapshot's record of them.
 pub(super) struct Picker {
+    set: Set,
+    /// The machine's files; `None` in a replay.
+    machine: Option<Machine>,
+    /// The picks made on the machine, or the snapshot's to replay.
+    picks: Vec<Pick>,
+    /// How many of the snapshot's picks were replayed.
+    replayed: usize,
+}
+
+impl Picker {
+    /// A picker of this machine's files, used only to make the snapshot.
+    pub(super) fn machine(set: Set) -> Self {
+        Picker {
+            set,
+            machine: Some(Machine {
+                sources: sources(),
+                cache: BTreeMap::new(),
+                not_utf8: 0,
+            }),
+            picks: Vec::new(),
+            replayed: 0,
+        }
+    }
+
+    /// A picker that replays the snapshot's picks of `set`.
+    pub(super) fn snapshot(set: Set) -> Self {
+        Picker {
+            set,
+            machine: None,
+            picks: snapshot::load(set),
+            replayed: 0,
+        }
+    }
+
+    /// One excerpt: see [`Machine::excerpt`].
+    pub(super) fn excerpt(&mut self, rng: &mut Rng) -> Excerpt {
+        self.pick(false, rng)
+            .unwrap_or_else(|| panic!("{}: a pick without an excerpt", self.set.name()))
+    }
+
+    /// An excerpt that holds a typographic quote: see
+    /// [`Machine::typographic_excerpt`].
+    pub(super) fn typographic_excerpt(&mut self, rng: &mut Rng) -> Option<Excerpt> {
+        self.pick(true, rng)
+    }
+
+    fn pick(&mut self, typographic: bool, rng: &mut Rng) -> Option<Excerpt> {
+        if let Some(machine) = &mut self.machine {
+            let mut counted = Counted { rng, draws: 0 };
+            let excerpt = match typographic {
+                true => machine.typographic_excerpt(&mut counted),
+                false => Some(machine.excerpt(&mut counted)),
+            };
+            self.picks.push(Pick {
+                typographic,
+                draws: counted.draws,
+                excerpt: excerpt.clone(),
+            });
+            return excerpt;
+        }
+        let Some(pick) = self.picks.get(self.replayed) else {
+            panic!(
+                "the {} set asks for more than the {} picks of its snapshot: {}",
+                self.set.name(),
+                self.picks.len(),
+                snapshot::STALE
+            );
+        };
+        assert_eq!(
+            pick.typographic,
+            typographic,
+            "pick {} of the {} set: {}",
+            self.replayed,
+            self.set.name(),
+            snapshot::STALE
+        );
+        self.replayed += 1;
+        for _ in 0..pick.draws {
+            rng.next_u64();
+        }
+        pick.excerpt.clone()
+    }
+
+    pub(super) fn set(&self) -> Set {
+        self.set
+    }
+
+    /// The picks made on the machine, or the snapshot's.
+    pub(super) fn picks(&self) -> &[Pick] {
+        &self.picks
+    }
+
+    /// How many of the snapshot's picks no build asked for (none on the machine).
+    pub(super) fn unused(&self) -> usize {
+        match self.machine {
+            Some(_) => 0,
+            None => self.picks.len() - self.replayed,
+        }
+    }
+
+    /// Files skipped because they are not valid UTF-8 (none in a replay).
+    pub(super) fn not_utf8(&self) -> usize {
+        self.machine.as_ref().map_or(0, |m| m.not_utf8)
+    }
+}
+
+/// The PRNG as the machine's picker draws from it, counted. Each of
+/// `below`, `pick` and `weighted` is one `next_u64` of [`Rng`], so a replay
+/// that makes as many draws leaves the PRNG where the pick left it (the
+/// snapshot's writer checks that its replay builds the same calls).
+struct Counted<'a> {
+    rng: &'a mut Rng,
+    draws: usize,
+}
+
+impl Counted<'_> {
+    fn below(&mut self, n: usize) -> usize {
+        self.draws += 1;
+        self.rng.below(n)
+    }
+
+    fn pick<'b, T>(&mut self, items: &'b [T]) -> &'b T {
+        self.draws += 1;
+        self.rng.pick(items)
+    }
+
+    fn weighted<T: Copy>(&mut self, items: &[(T, u64)]) -> T {
+        self.draws += 1;
+        self.rng.weighted(items)
+    }
+}
+
+/// Picks files of this machine and excerpts of them; reads each file once.
+struct Machine {
     sources: &'static Sources,
     /// The file's lines, or `None` when it is not UTF-8 (or unreadable).
     cache: BTreeMap<(Kind, usize), Option<Arc<Vec<String>>>>,
     /// Files skipped because they are not valid UTF-8.
-    pub(super) not_utf8: usize,
+    not_utf8: usize,
 }
 
-impl Picker {
-    pub(super) fn new() -> Self {
-        Picker {
-            sources: sources(),
-            cache: BTreeMap::new(),
-            not_utf8: 0,
-        }
-    }
-
+impl Machine {
     /// A kind: a family by its weight (families without files are left
     /// out), then for "other" one of its kinds that has files, each as likely.
-    fn kind(&self, rng: &mut Rng) -> Kind {
+    fn kind(&self, rng: &mut Counted) -> Kind {
         let weights: Vec<(Family, u64)> = Family::WEIGHTS
             .iter()
             .copied()
@@ -566,7 +796,7 @@ impl Picker {
     /// first of a few tries that holds a double quote), cut at a line end to
     /// at most 4 KB. Files that are not UTF-8, runs of blank lines and single
     /// lines over 4 KB are skipped, and another file is picked.
-    pub(super) fn excerpt(&mut self, rng: &mut Rng) -> Excerpt {
+    fn excerpt(&mut self, rng: &mut Counted) -> Excerpt {
         loop {
             let kind = self.kind(rng);
             let index = rng.below(self.sources.count(kind));
@@ -603,7 +833,7 @@ impl Picker {
     /// lines that holds one, cut to at most 4 KB. In a file that compiles or
     /// reads as it should, such a quote is data: a comment, a docstring, a
     /// string literal, prose. `None` when no file holds one.
-    pub(super) fn typographic_excerpt(&mut self, rng: &mut Rng) -> Option<Excerpt> {
+    fn typographic_excerpt(&mut self, rng: &mut Counted) -> Option<Excerpt> {
         let files = typographic_files();
         if files.is_empty() {
             return None;
@@ -656,13 +886,18 @@ impl Picker {
         if bytes > MAX_EXCERPT_BYTES || lines.iter().all(|l| l.trim().is_empty()) {
             return None;
         }
+        let file = &self.sources.files[&kind][index];
         Some(Excerpt {
             kind,
-            file: self.sources.files[&kind][index].shown.clone(),
+            file: file.shown.clone(),
+            license: file.license.clone(),
             first_line: run.start + 1,
             last_line: run.end,
             lines,
-            file_lines: Arc::clone(file_lines),
+            elsewhere: Elsewhere::File {
+                lines: Arc::clone(file_lines),
+                taken: Arc::new(OnceLock::new()),
+            },
         })
     }
 }
