@@ -8,7 +8,7 @@
 //! from this machine's files (see `corpus/real_files/README.md`).
 //!
 //! A line holds what the builders need and nothing else: the excerpt's
-//! kind, the file it names (`serde_json-1.0.145/src/de.rs`), its first line, its text, whether it was a typographic pick, how many
+//! kind, the file it names (`serde_json-1.0.154/src/error.rs`), its first line, its text, whether it was a typographic pick, how many
 //! PRNG draws the pick made, and, when an edit added a line of the same
 //! file, that line with its place among the file's lines that are not
 //! blank (what the edit's draw chose from).
