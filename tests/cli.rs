@@ -810,4 +810,17 @@ fn an_empty_input_fails_with_a_schema_as_without_one() {
             assert_ok(&run(args, input), "{}");
         }
     }
+    // Batch lines, as --tool and --schema.
+    let lines = concat!(
+        "{\"input\": \"\"}\n",
+        "{\"input\": \"\", \"schema\": {\"type\": \"object\"}}\n",
+        "{\"input\": \" \", \"tool\": \"write_file\"}\n",
+        "{\"input\": \"\", \"schema\": {\"name\": \"t\", \"input_schema\": {\"type\": \"object\"}}}\n",
+    );
+    let not_json = "{\"json\":null,\"verdict\":\"not_json\",\"fixes\":[]}\n";
+    let call = "{\"json\":{},\"verdict\":\"repaired\",\"strategy\":1,\"fixes\":[{\"kind\":\"empty_arguments\",\"offset\":0}]}\n";
+    assert_ok(
+        &run(&["repair", "--batch"], lines.as_bytes()),
+        &[not_json, not_json, call, call].concat(),
+    );
 }

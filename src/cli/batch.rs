@@ -195,11 +195,16 @@ fn tool_answer(line: Line, options: Options, snapshots: bool) -> Result<String, 
     if let Some(schema) = line.schema {
         tool_options = tool_options.schema(schema);
     }
-    let mut repairer = ToolRepairer::new(line.tool.as_deref().unwrap_or(""), tool_options);
+    let tool = line.tool.as_deref().unwrap_or("");
+    let mut repairer = ToolRepairer::new(tool, tool_options);
     for chunk in &line.chunks {
         repairer.feed(chunk.as_bytes());
     }
     let normalized = repairer.finish();
+    if tool::holds_no_document(tool, &normalized) {
+        // A schema alone and an empty input: the line a plain repair gives.
+        return answer(&line.chunks, options, false);
+    }
     let json = framed(
         normalized.verdict(),
         normalized.text(),

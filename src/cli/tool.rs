@@ -6,7 +6,9 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, anyhow};
-use argmend::{Options, SchemaMode, ToolFix, ToolFixKind, ToolOptions, ToolRepairer, Verdict};
+use argmend::{
+    Normalized, Options, SchemaMode, ToolFix, ToolFixKind, ToolOptions, ToolRepairer, Verdict,
+};
 use serde_json::Value;
 
 use super::args::RepairArgs;
@@ -320,6 +322,23 @@ fn shown(value: &Value) -> String {
     }
 }
 
+/// Whether an input normalized for `tool` (`""`: none) was empty with no
+/// tool to call: then it is no document, and `argmend repair` answers as a
+/// plain repair does (not JSON), not with the normalizer's `{}`.
+///
+/// Empty arguments are `{}` to the normalizer: a call of a tool without
+/// parameters. That needs a tool (--tool, a batch line's "tool", or the name
+/// of the tool definition the schema came in); a schema alone describes a
+/// document, and an empty file or pipe holds none. So a schema changes
+/// nothing about an empty input: `{}` with a tool, not JSON without.
+pub(super) fn holds_no_document(tool: &str, normalized: &Normalized) -> bool {
+    tool.is_empty()
+        && normalized
+            .fixes()
+            .iter()
+            .any(|fix| fix.kind == ToolFixKind::EmptyArguments)
+}
+
 /// `{"kind":"wrapped_value","offset":0}`, as in `--fixes` and batch lines.
 pub(super) fn fix_json(fix: &ToolFix) -> String {
     // Kind names are snake_case ASCII: nothing to escape.
@@ -365,18 +384,7 @@ pub(super) fn run(
         }
     }
     let normalized = repairer.finish();
-    // Empty arguments are `{}` to the normalizer: a call of a tool without
-    // parameters. That needs a tool (--tool, or the name of the tool
-    // definition --schema holds); a schema alone describes a document, and
-    // an empty file or pipe holds none: the same failure as a plain repair,
-    // not a `{}` that looks like an answer. So --schema changes nothing
-    // about an empty input: `{}` with a tool, exit 1 without.
-    if tool.is_empty()
-        && normalized
-            .fixes()
-            .iter()
-            .any(|fix| fix.kind == ToolFixKind::EmptyArguments)
-    {
+    if holds_no_document(&tool, &normalized) {
         let empty = argmend::repair(b"");
         let reason = empty.reason().unwrap_or("no JSON value found");
         report(&format!("not JSON: {reason}"));
