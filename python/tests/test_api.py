@@ -308,13 +308,13 @@ def test_reprs_are_short():
 
 
 def test_the_readme_example_says_what_it_does():
-    """The first Python block of the README's Python section, run line by
+    """The first Python block of python/README.md's API section, run line by
     line: a line whose comment is a Python literal must evaluate to it."""
     import ast
     import pathlib
 
-    readme = (pathlib.Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Python") :]
+    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## The API") :]
     block = section[section.index("```python\n") + len("```python\n") :]
     block = block[: block.index("```")]
     scope: dict = {}
