@@ -209,7 +209,8 @@ pub(super) fn normalize(
         raw,
         format!(
             "a plain value, and tool `{tool}` has no primary field to put it in \
-             (register one with ToolMap::with_tool)"
+             (a schema names one: its only property, or its only required string \
+             property; in Rust, ToolMap::with_tool registers one)"
         ),
     )
 }

@@ -131,7 +131,12 @@ fn not_json_exits_1_with_the_input_on_stdout() {
             "read --file 'main.go",
             "unbalanced single quote at byte 12",
         ),
-        ("unknown_tool", "just some words", "has no primary field"),
+        // What a command-line user can do about it: give a schema.
+        (
+            "unknown_tool",
+            "just some words",
+            "has no primary field to put it in (a schema names one",
+        ),
     ] {
         let output = run(&["repair", "--tool", tool], input);
         assert_eq!(stdout(&output), input);
