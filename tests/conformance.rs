@@ -24,8 +24,11 @@ use serde_json::Value;
 
 /// The lowest acceptable pass rate on `jsonrepair.jsonl`, in percent. Issue
 /// 11's truncation semantics cost 27 cases by themselves (the arithmetic is
-/// in `corpus/DIVERGENCES.md`); every failure must be listed there.
-const JSONREPAIR_FLOOR_PERCENT: f64 = 90.0;
+/// in `corpus/DIVERGENCES.md`); every failure must be listed there. Issue 28
+/// took 90.1% (374 cases) to 87.7% (364): a fenced value comes out as the
+/// value, without the fence's line breaks that jsonrepair keeps
+/// (jsonrepair-0250 to 0261 but 0253 and 0254).
+const JSONREPAIR_FLOOR_PERCENT: f64 = 87.7;
 /// The lowest acceptable pass rate on `json_repair.jsonl`, in percent.
 /// Issue 25 took 57.7% (192 cases) to 57.4% (191): an identifier glued to a
 /// string reads as one string (`{0:a"0"` keeps `a"0"`, json_repair-0325),

@@ -188,9 +188,9 @@ pub(super) struct Machine<'a> {
     /// Whether a value has started (snapshots are empty before).
     pub(super) started: bool,
     /// Whether text around the top-level value was dropped as prose
-    /// (before it, or words after it; not a second value): the value then
-    /// comes out alone, without the whitespace that stood between it and
-    /// the prose.
+    /// (before it, or words after it; not a second value), or the value
+    /// came in a code fence: the value then comes out alone, without the
+    /// whitespace that stood between it and the prose or the fence.
     pub(super) in_prose: bool,
     /// Where a resumable scan got to: (input position of the step, scanned up to).
     pub(super) scan_hint: (usize, usize),

@@ -28,6 +28,7 @@ impl Machine<'_> {
                 Ok(())
             }
             Token::Fence => {
+                self.open_fence();
                 self.fix(FixKind::RemovedFence, self.i);
                 self.i += len;
                 self.skip_fence_language()
@@ -40,6 +41,17 @@ impl Machine<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// An opening fence before the value (issue 28): a fenced value is the
+    /// value, so the whitespace before the fence is dropped (it was never
+    /// committed: whitespace before the value stays provisional), the
+    /// whitespace between the fence's line and the value is not written,
+    /// and the whitespace after the value goes at the end, as for a value
+    /// found in prose (`in_prose`).
+    fn open_fence(&mut self) {
+        self.in_prose = true;
+        self.truncate_out(self.committed);
     }
 
     /// Skip the language tag after an opening fence (```` ```json ````).
@@ -248,6 +260,7 @@ impl Machine<'_> {
         self.mark = mark;
         self.stack.clear();
         self.started = false;
+        self.open_fence();
         self.fix(FixKind::RemovedFence, self.i);
         self.i += len;
         self.skip_fence_language()

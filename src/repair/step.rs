@@ -193,9 +193,9 @@ impl Machine<'_> {
     pub(super) fn step_ws(&mut self, n: usize) -> Step {
         match self.state {
             State::Prose | State::Concat | State::Ignore => {}
-            // A value found in prose starts at its first byte: the
-            // whitespace between the prose (or a fence after it) and the
-            // value is not written.
+            // A value found in prose or in a fence starts at its first
+            // byte: the whitespace between the prose (or the fence's line)
+            // and the value is not written.
             State::Start if self.in_prose => {}
             _ => {
                 let at = self.i - self.base;
