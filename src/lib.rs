@@ -12,7 +12,7 @@
 //!
 //! ```
 //! let outcome = argmend::repair(b"```json\n{'path': 'main.go', append: True,}\n```");
-//! assert_eq!(outcome.text(), "\n{\"path\": \"main.go\", \"append\": true}\n");
+//! assert_eq!(outcome.text(), "{\"path\": \"main.go\", \"append\": true}");
 //! ```
 //!
 //! ## Fixes and verdicts
