@@ -80,6 +80,7 @@ use serde_json::Value;
 
 mod build;
 mod edits;
+mod machine_files;
 mod report;
 mod snapshot;
 mod sources;
@@ -288,7 +289,7 @@ fn sets() -> (Sets, Vec<String>, usize) {
     );
     let unused: usize = replay.iter().map(Picker::unused).sum();
     assert_eq!(unused, 0, "the replay leaves picks of the snapshot unused");
-    let sources = sources::sources();
+    let sources = machine_files::sources();
     let counts: Vec<String> = sources::Kind::ALL
         .iter()
         .map(|&k| format!("{} {}", sources.count(k), k.name()))

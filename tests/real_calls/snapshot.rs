@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::sources::{self, Elsewhere, Excerpt, Kind, Pick, Picker, Taken};
+use super::sources::{Elsewhere, Excerpt, Kind, Pick, Picker, Taken};
 
 /// Set to `1` to make the snapshot again from this machine's files.
 pub(super) const VAR: &str = "ARGMEND_REAL_CALLS_SNAPSHOT";
@@ -256,7 +256,7 @@ pub(super) fn write(pickers: &[Picker]) {
 fn source_of(excerpt: &Excerpt) -> (&'static str, String) {
     match excerpt.kind {
         Kind::Python => {
-            let version = &sources::sources().python;
+            let version = &super::machine_files::sources().python;
             ("python", format!("Python {version} standard library"))
         }
         Kind::C if excerpt.license.contains("Linux-syscall-note") => {
