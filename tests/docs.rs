@@ -235,15 +235,7 @@ fn the_readme_mcp_client_prints_what_it_shows() {
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
     ))
     .unwrap();
-    let python = std::env::var_os("ARGMEND_MCP_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target/mcp-venv/bin/python"));
-    assert!(
-        python.exists(),
-        "{} is missing: run scripts/test, which installs the MCP Python SDK there",
-        python.display()
-    );
-    let out = std::process::Command::new(python)
+    let out = std::process::Command::new(crate::mcp::client_python())
         .arg(&script)
         .current_dir(dir.path())
         .env("PATH", path)
