@@ -1,0 +1,5 @@
+// The portable entry point (browsers, Deno, Bun, edge runtimes): call
+// `await init()` once before the first use. Node's entry (node.js) does it
+// on import.
+export * from "./core.js";
+export { init as default } from "./core.js";

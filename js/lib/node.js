@@ -1,0 +1,11 @@
+// Node's entry point: loads the WebAssembly module from the package's own
+// files at import time, so `import { repair } from "argmend"` is ready to use.
+// Everything else is the portable core (core.js).
+
+import { readFileSync } from "node:fs";
+import { initSync } from "./core.js";
+
+initSync(readFileSync(new URL("../dist/argmend_wasm_bg.wasm", import.meta.url)));
+
+export * from "./core.js";
+export { init as default } from "./core.js";

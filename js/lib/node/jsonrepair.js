@@ -1,0 +1,4 @@
+// Node: the module is loaded on import (../node.js), then the portable code.
+import "../node.js";
+
+export * from "../jsonrepair.js";
