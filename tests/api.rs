@@ -52,3 +52,28 @@ fn a_crossed_limit_is_reported_and_sticks() {
         Some(argmend::ErrorKind::TooDeep)
     );
 }
+
+/// A value nested deeper than serde_json's own limit of 128, and within the
+/// engine's 512, is a value: `to_value` and a streamed call's `args` once
+/// gave `None` and `null` here while the verdict said `repaired` (issue 29's
+/// JavaScript chunk tests found it).
+#[test]
+fn values_nested_past_128_levels_parse() {
+    let deep = "{a: [".repeat(200);
+    let outcome = argmend::repair(deep.as_bytes());
+    assert_eq!(outcome.verdict(), Verdict::Repaired);
+    let value = outcome.to_value().expect("a 400-level value parses");
+    let mut at = &value;
+    for _ in 0..200 {
+        at = &at["a"][0];
+    }
+    assert!(at.is_null() || at.is_object() || at.is_array());
+    let normalized = argmend::normalize_tool_args("write_file", &deep);
+    assert!(normalized.to_value().is_some());
+    let mut call = argmend::ToolCallStream::new("write_file", argmend::ToolOptions::default());
+    call.feed(deep.as_bytes());
+    let walked = call.value().cloned().expect("a live value");
+    let end = call.finish();
+    assert_eq!(end.args, walked);
+    assert!(!end.args.is_null());
+}

@@ -20,6 +20,7 @@ mod fuzz_seeds; // replays the fuzz targets' seeds on stable
 mod hostile; // issue 13's first items: FIFOs refused, no writes into .git
 mod hostile_diff; // issue 13: git patch forms, rollback and path messages
 mod hostile_json; // issue 13: duplicate keys, real-world YAML, capped counts
+mod js; // the JavaScript package: npm test and the browser test (issue 29)
 mod json; // @json (issue 4)
 mod mcp; // argmend mcp (issue 6): a real MCP client and raw JSON-RPC
 mod mcp_bounds; // issue 26: mcp bounded under any client, ids on every refusal

@@ -13,6 +13,8 @@ import wasmInit, * as wasm from "../dist/argmend_wasm.js";
 
 let ready = false;
 let initializing = null;
+/** The module's linear memory, once loaded (for `wasmMemoryBytes`). */
+let memory = null;
 
 /**
  * Load the WebAssembly module. Idempotent: later calls return the first
@@ -27,7 +29,8 @@ export function init(source) {
   if (!initializing) {
     const arg = source === undefined ? undefined : { module_or_path: source };
     initializing = wasmInit(arg).then(
-      () => {
+      (exports) => {
+        memory = exports.memory;
         ready = true;
       },
       (error) => {
@@ -47,8 +50,18 @@ export function init(source) {
  */
 export function initSync(bytesOrModule) {
   if (ready) return;
-  wasm.initSync({ module: bytesOrModule });
+  memory = wasm.initSync({ module: bytesOrModule }).memory;
   ready = true;
+}
+
+/**
+ * The size of the WebAssembly module's memory, in bytes. WebAssembly memory
+ * only grows, so a leak shows as this number climbing while a stream runs:
+ * the tests read it, and so can you.
+ */
+export function wasmMemoryBytes() {
+  ensureReady();
+  return memory.buffer.byteLength;
 }
 
 /** Whether the WebAssembly module is loaded. */
@@ -252,6 +265,17 @@ export class Repairer {
     return this.#text + call(() => raw.snapshot_tail());
   }
 
+  /**
+   * Hand out the fixes made so far that no later input can undo; `finish()`
+   * then reports only the rest. A long stream that calls this after each
+   * chunk keeps the module's memory flat.
+   * @returns {import("./index.d.ts").Fix[]}
+   */
+  takeFixes() {
+    const raw = this.#live();
+    return JSON.parse(call(() => raw.take_fixes()));
+  }
+
   /** Input bytes (UTF-8) fed so far. */
   get bytesFed() {
     return this.#finished ? 0 : this.#raw.bytes_fed();
@@ -384,9 +408,14 @@ export class ToolCallStream {
     return this.#live().snapshot();
   }
 
-  /** The arguments so far as a value (`undefined` before they start). */
+  /**
+   * The arguments so far as a value (`undefined` before they start): the
+   * snapshot, parsed by `JSON.parse`, so it is exactly the value a caller
+   * who parses `snapshot()` gets (a number such as `1e999` is `Infinity`).
+   */
   value() {
-    return parseJson(this.#live().value());
+    const snapshot = this.#live().snapshot();
+    return snapshot === "" ? undefined : JSON.parse(snapshot);
   }
 
   /**
@@ -398,6 +427,8 @@ export class ToolCallStream {
     try {
       const first = this.#flushPending(raw);
       const end = JSON.parse(call(() => raw.finish()));
+      // The text parsed here, as `value()` is: JSON.parse's own numbers.
+      end.args = end.verdict === "not_json" ? null : JSON.parse(end.text);
       if (first) end.events = [...first.events, ...end.events];
       return end;
     } finally {

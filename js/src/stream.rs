@@ -12,7 +12,7 @@ use argmend::{Options, Repairer, Retain};
 use wasm_bindgen::prelude::*;
 
 use crate::offsets::Utf16Map;
-use crate::{error, limit_error, options, outcome_meta, set_meta};
+use crate::{error, fix_json, limit_error, options, outcome_meta, set_meta};
 
 /// One stream of chunks in, committed text out.
 #[wasm_bindgen]
@@ -92,6 +92,16 @@ impl RawRepairer {
             }
         }
         Ok(tail)
+    }
+
+    /// The fixes so far that no later input can undo, as JSON (`[{kind,
+    /// offset, truncation}]`); `finish` then reports only the rest. A long
+    /// stream that takes them as it goes keeps the engine's fix log, and so
+    /// the module's memory, bounded.
+    pub fn take_fixes(&mut self) -> Result<String, JsValue> {
+        let fixes = self.repairer()?.take_fixes();
+        let fixes: Vec<_> = fixes.iter().map(|fix| fix_json(fix, &self.map)).collect();
+        Ok(serde_json::Value::Array(fixes).to_string())
     }
 
     /// Input bytes fed so far.

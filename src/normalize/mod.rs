@@ -255,7 +255,7 @@ impl Normalized {
     pub fn to_value(&self) -> Option<Value> {
         match self.verdict {
             Verdict::NotJson => None,
-            _ => serde_json::from_str(&self.text).ok(),
+            _ => crate::repair::parse_value(&self.text),
         }
     }
 

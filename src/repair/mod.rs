@@ -180,7 +180,7 @@ impl<'a> Outcome<'a> {
     pub fn to_value(&self) -> Option<serde_json::Value> {
         match self.verdict {
             Verdict::NotJson => None,
-            _ => serde_json::from_str(&self.text).ok(),
+            _ => parse_value(&self.text),
         }
     }
 
@@ -433,6 +433,19 @@ impl Repairer {
         self.machine.end()?;
         Ok(Outcome::from_machine(self.machine))
     }
+}
+
+/// Parse text the engine wrote as a value. Its nesting is bounded by the
+/// engine's `max_depth`, not by serde_json's default recursion limit of 128,
+/// which turned a repaired 129-deep value into `None`. serde_json recurses
+/// per level: a caller who raises `max_depth` far past its default of 512
+/// also raises the stack this needs.
+pub(crate) fn parse_value(text: &str) -> Option<serde_json::Value> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    deserializer.disable_recursion_limit();
+    let mut values = deserializer.into_iter::<serde_json::Value>();
+    let value = values.next()?.ok()?;
+    values.next().is_none().then_some(value)
 }
 
 /// Repair one whole input with the default [`Options`].
