@@ -545,6 +545,10 @@ export class OpenAIChatStream extends StreamAdapter {
 /**
  * OpenAI Responses: push each stream event
  * (`client.responses.create({stream: true, …})`).
+ * Push each event as the SDK yields it: `client.responses.stream()` writes
+ * the arguments into the `item` of the `response.output_item.added` event it
+ * already yielded, so an event kept and pushed later holds text the deltas
+ * send again (same args, but a spurious `final_text` fix).
  */
 export class OpenAIResponsesStream extends StreamAdapter {
   /** @param {import("./index.d.ts").ToolOptions} [options] `tools`: the request's tools */
