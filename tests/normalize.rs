@@ -562,3 +562,33 @@ fn doubts_travel_with_the_normalized_arguments() {
         assert!(normalized.doubts().is_empty(), "{raw:?}");
     }
 }
+
+/// A bare value for a tool the built-in table knows goes to the table's
+/// field only when the caller's schema declares it: with a schema of
+/// `query` and `limit`, `search` refuses rather than invent `term` (issue
+/// 29's SDK work found it); with `query` required, `query` gets it.
+#[test]
+fn the_builtin_field_yields_to_a_schema_that_does_not_declare_it() {
+    let schema = json!({"type": "object", "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}}});
+    let options = ToolOptions::default().schema(schema);
+    let normalized = normalize_tool_args_with("search", "weather", &options);
+    assert_eq!(
+        normalized.verdict(),
+        Verdict::NotJson,
+        "{}",
+        normalized.text()
+    );
+    assert!(!normalized.text().contains("term"));
+    let required = json!({"type": "object", "required": ["query"], "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}}});
+    let normalized = normalize_tool_args_with(
+        "search",
+        "weather",
+        &ToolOptions::default().schema(required),
+    );
+    assert_eq!(normalized.text(), r#"{"query":"weather"}"#);
+    // Without a schema, the table's field is the best there is.
+    assert_eq!(
+        argmend::normalize_tool_args("search", "weather").text(),
+        r#"{"term":"weather"}"#
+    );
+}

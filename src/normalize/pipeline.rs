@@ -145,11 +145,20 @@ pub(super) fn normalize(
     {
         return finish(tool, raw, engine_stage(outcome), options);
     }
+    // The built-in table's field for the tool's name only where the schema
+    // (when there is one) declares it: a `search` whose schema has `query`
+    // and `limit` must not get `{"term": …}`, a key its tool never reads.
+    let declared = |field: &&str| {
+        let properties = (options.schema.as_ref())
+            .and_then(|schema| schema.get("properties"))
+            .and_then(serde_json::Value::as_object);
+        properties.is_none_or(|properties| properties.contains_key(*field))
+    };
     let primary = options
         .schema
         .as_ref()
         .and_then(schema_primary)
-        .or_else(|| options.tools.primary_field(tool));
+        .or_else(|| options.tools.primary_field(tool).filter(declared));
     if (looks_like_command_line(trimmed) || options.tools.is_verb_line(tool, trimmed))
         && !options.tools.takes_command_line(tool)
     {
