@@ -48,9 +48,11 @@ export function instrument(code) {
   const out = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
-    const inline = line.match(/^(\s*)(.+?);?\s*\/\/\s*(.+)$/);
+    // The last `//` of the line starts the comment (a string may hold one).
+    const inline = line.match(/^(\s*)(.+)\s\/\/\s*(.+)$/);
     if (inline && !STATEMENT.test(line) && literal(inline[3])) {
-      out.push(`${inline[1]}assert.deepStrictEqual((${inline[2]}), (${literal(inline[3])}));`);
+      const expression = inline[2].trim().replace(/;$/, "");
+      out.push(`${inline[1]}assert.deepStrictEqual((${expression}), (${literal(inline[3])}));`);
       continue;
     }
     const next = lines[i + 1]?.match(/^\s*\/\/\s*(.+)$/);
