@@ -203,6 +203,15 @@ export class Repairer {
   #text = "";
   #pending = "";
   #finished = false;
+  /** The snapshot's tail for the input fed so far, or null when not known. */
+  #tail = null;
+  /**
+   * Whether `snapshot()` was called since the last chunk. A caller that
+   * takes a snapshot after every chunk gets the tail with the chunk, in one
+   * call into the module instead of two (the crossings cost more than the
+   * engine on small chunks); one that never does pays nothing for it.
+   */
+  #snapshotting = false;
 
   /** @param {import("./index.d.ts").RepairerOptions} [options] */
   constructor(options) {
@@ -232,9 +241,25 @@ export class Repairer {
         text = text.slice(0, -1);
       }
       if (text.length === 0) return "";
-      committed = call(() => raw.feed_str(text));
+      ensureReady();
+      try {
+        if (this.#snapshotting) {
+          const both = raw.feed_str_snapshot(text);
+          const split = raw.last_split();
+          committed = both.slice(0, split);
+          this.#tail = both.slice(split);
+        } else {
+          committed = raw.feed_str(text);
+          this.#tail = null;
+        }
+      } catch (error) {
+        this.#tail = null;
+        rethrow(error);
+      }
+      this.#snapshotting = false;
     } else {
       this.#flushPending(raw);
+      this.#tail = null;
       committed = call(() => raw.feed_bytes(chunk));
     }
     this.#text += committed;
@@ -246,6 +271,7 @@ export class Repairer {
     if (this.#pending) {
       const pending = this.#pending;
       this.#pending = "";
+      this.#tail = null;
       this.#text += call(() => raw.feed_str(pending));
     }
   }
@@ -262,7 +288,9 @@ export class Repairer {
    */
   snapshot() {
     const raw = this.#live();
-    return this.#text + call(() => raw.snapshot_tail());
+    this.#snapshotting = true;
+    if (this.#tail === null) this.#tail = call(() => raw.snapshot_tail());
+    return this.#text + this.#tail;
   }
 
   /**
