@@ -230,18 +230,20 @@ export class Repairer {
    * @returns {string}
    */
   feed(chunk) {
-    checkInput(chunk, "Repairer.feed: chunk");
-    const raw = this.#live();
+    // The hot path of a stream (a call per model token): no closure, no
+    // check that the module is loaded (this Repairer's existence says so).
+    if (this.#finished) throw new ArgmendError("finished", "this Repairer has finished");
+    const raw = this.#raw;
     let committed;
     if (typeof chunk === "string") {
-      let text = this.#pending + chunk;
+      let text = this.#pending === "" ? chunk : this.#pending + chunk;
       this.#pending = "";
-      if (text.length > 0 && endsInHighSurrogate(text)) {
+      if (text.length === 0) return "";
+      if (endsInHighSurrogate(text)) {
         this.#pending = text.slice(-1);
         text = text.slice(0, -1);
+        if (text.length === 0) return "";
       }
-      if (text.length === 0) return "";
-      ensureReady();
       try {
         if (this.#snapshotting) {
           const both = raw.feed_str_snapshot(text);
@@ -258,6 +260,7 @@ export class Repairer {
       }
       this.#snapshotting = false;
     } else {
+      checkInput(chunk, "Repairer.feed: chunk");
       this.#flushPending(raw);
       this.#tail = null;
       committed = call(() => raw.feed_bytes(chunk));
