@@ -246,10 +246,12 @@ export class Repairer {
       }
       try {
         if (this.#snapshotting) {
-          const both = raw.feed_str_snapshot(text);
-          const split = raw.last_split();
-          committed = both.slice(0, split);
-          this.#tail = both.slice(split);
+          // See RawRepairer::feed_str_coded: strings cross only when
+          // JavaScript does not have them already.
+          const code = raw.feed_str_coded(text);
+          const kind = code & 3;
+          committed = kind === 1 ? text.slice(0, code >>> 3) : kind === 2 ? raw.take_text() : "";
+          if ((code & 4) === 0 || this.#tail === null) this.#tail = raw.take_tail();
         } else {
           committed = raw.feed_str(text);
           this.#tail = null;

@@ -14,11 +14,6 @@ use wasm_bindgen::prelude::*;
 use crate::offsets::Utf16Map;
 use crate::{error, fix_json, limit_error, options, outcome_meta, set_meta};
 
-thread_local! {
-    /// The split of the last `feed_str_snapshot` (the module is one thread).
-    static SPLIT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
-}
-
 /// One stream of chunks in, committed text out.
 #[wasm_bindgen]
 pub struct RawRepairer {
@@ -28,6 +23,20 @@ pub struct RawRepairer {
     /// starts with it.
     last: usize,
     map: Utf16Map,
+    /// `feed_str_coded`'s committed text, when JavaScript must read it.
+    text: String,
+    /// `feed_str_coded`'s last tail; `None` after any other feed, when
+    /// JavaScript's copy of the tail may be another.
+    tail: Option<String>,
+}
+
+/// The length of `text` in UTF-16 code units.
+fn utf16_len(text: &str) -> usize {
+    if text.is_ascii() {
+        text.len()
+    } else {
+        text.encode_utf16().count()
+    }
 }
 
 #[wasm_bindgen]
@@ -45,6 +54,8 @@ impl RawRepairer {
             inner: Some(inner),
             last: 0,
             map: Utf16Map::default(),
+            text: String::new(),
+            tail: None,
         })
     }
 
@@ -57,6 +68,11 @@ impl RawRepairer {
     /// Feed a chunk of text (whole characters: the wrapper holds back a
     /// high surrogate that ends a chunk). Returns the newly committed text.
     pub fn feed_str(&mut self, chunk: &str) -> Result<String, JsValue> {
+        self.tail = None;
+        self.feed_text(chunk)
+    }
+
+    fn feed_text(&mut self, chunk: &str) -> Result<String, JsValue> {
         let committed = self
             .repairer()?
             .feed(chunk.as_bytes())
@@ -69,6 +85,7 @@ impl RawRepairer {
 
     /// Feed a chunk of UTF-8 bytes; it may split a character.
     pub fn feed_bytes(&mut self, chunk: &[u8]) -> Result<String, JsValue> {
+        self.tail = None;
         let committed = self
             .repairer()?
             .feed(chunk)
@@ -87,26 +104,54 @@ impl RawRepairer {
         Ok(tail)
     }
 
-    /// `feed_str` and `snapshot_tail` in one call, for a caller that takes a
-    /// snapshot after every chunk: the committed text and the tail in one
-    /// string, split where `last_split()` says (in UTF-16 units). One
-    /// crossing and one string instead of two: on a stream of 16-byte
-    /// chunks the crossings cost more than the engine.
-    pub fn feed_str_snapshot(&mut self, chunk: &str) -> Result<String, JsValue> {
-        let mut out = self.feed_str(chunk)?;
-        let split = if out.is_ascii() {
-            out.len()
-        } else {
-            out.encode_utf16().count()
+    /// `feed_str` and `snapshot_tail` in one call, for a caller that takes
+    /// a snapshot after every chunk, without building a string where
+    /// JavaScript has it already: on a stream of small chunks, turning the
+    /// module's output into JavaScript strings costs more than the engine,
+    /// and mostly the committed text is the start of the chunk itself and
+    /// the tail (a closing quote, brackets) has not changed. Returns a code:
+    /// bits 0–1 say what was committed (0 nothing, 1 the chunk's first
+    /// `code >> 3` UTF-16 units, 2 other text, read with `take_text`), bit 2
+    /// that the tail is the previous one (else read it with `take_tail`).
+    pub fn feed_str_coded(&mut self, chunk: &str) -> Result<u32, JsValue> {
+        let committed = match self.feed_text(chunk) {
+            Ok(committed) => committed,
+            Err(error) => {
+                self.tail = None;
+                return Err(error);
+            }
         };
-        self.push_tail(&mut out)?;
-        SPLIT.with(|cell| cell.set(split as u32));
-        Ok(out)
+        let mut tail = String::new();
+        self.push_tail(&mut tail)?;
+        let mut code = if committed.is_empty() {
+            0
+        } else if let Some(units) = chunk
+            .as_bytes()
+            .starts_with(committed.as_bytes())
+            .then(|| utf16_len(&committed))
+            .filter(|&units| units < 1 << 28)
+        {
+            1 | (units as u32) << 3
+        } else {
+            self.text = committed;
+            2
+        };
+        if self.tail.as_ref() == Some(&tail) {
+            code |= 4;
+        } else {
+            self.tail = Some(tail);
+        }
+        Ok(code)
     }
 
-    /// Where the last `feed_str_snapshot`'s committed text ends, in UTF-16 units.
-    pub fn last_split(&self) -> u32 {
-        SPLIT.with(std::cell::Cell::get)
+    /// The committed text of the last `feed_str_coded` that said "other".
+    pub fn take_text(&mut self) -> String {
+        std::mem::take(&mut self.text)
+    }
+
+    /// The tail as of the last `feed_str_coded`.
+    pub fn take_tail(&self) -> String {
+        self.tail.clone().unwrap_or_default()
     }
 
     fn push_tail(&self, tail: &mut String) -> Result<(), JsValue> {
