@@ -181,10 +181,15 @@ export function repair(input, options) {
   );
 }
 
-/** The string's last code unit is a high surrogate: its pair is in the next chunk. */
-function endsInHighSurrogate(text) {
+/**
+ * A string chunk, after what the last one held back, split into what can be
+ * fed now and what is held: a high surrogate that ends it, whose pair is in
+ * the next chunk (the module takes whole characters). `[text, held]`.
+ */
+function holdHighSurrogate(held, chunk) {
+  const text = held === "" ? chunk : held + chunk;
   const last = text.charCodeAt(text.length - 1);
-  return last >= 0xd800 && last <= 0xdbff;
+  return last >= 0xd800 && last <= 0xdbff ? [text.slice(0, -1), text.slice(-1)] : [text, ""];
 }
 
 /**
@@ -236,14 +241,9 @@ export class Repairer {
     const raw = this.#raw;
     let committed;
     if (typeof chunk === "string") {
-      let text = this.#pending === "" ? chunk : this.#pending + chunk;
-      this.#pending = "";
+      const [text, held] = holdHighSurrogate(this.#pending, chunk);
+      this.#pending = held;
       if (text.length === 0) return "";
-      if (endsInHighSurrogate(text)) {
-        this.#pending = text.slice(-1);
-        text = text.slice(0, -1);
-        if (text.length === 0) return "";
-      }
       try {
         if (this.#snapshotting) {
           // See RawRepairer::feed_str_coded: strings cross only when
@@ -415,12 +415,8 @@ export class ToolCallStream {
     checkInput(fragment, "ToolCallStream.feed: fragment");
     const raw = this.#live();
     if (typeof fragment === "string") {
-      let text = this.#pending + fragment;
-      this.#pending = "";
-      if (text.length > 0 && endsInHighSurrogate(text)) {
-        this.#pending = text.slice(-1);
-        text = text.slice(0, -1);
-      }
+      const [text, held] = holdHighSurrogate(this.#pending, fragment);
+      this.#pending = held;
       if (text.length === 0) return { committed: "", events: [] };
       return JSON.parse(call(() => raw.feed_str(text)));
     }

@@ -12,18 +12,9 @@ import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
+import { CHROMIUM, CHROMIUM_ARGS } from "./chromium.js";
+
 const JS = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 let work;
 let tarball;

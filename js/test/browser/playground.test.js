@@ -15,10 +15,11 @@ import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
+import { CHROMIUM, CHROMIUM_ARGS } from "./chromium.js";
+
 const JS = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const ROOT = join(JS, "..");
 const OUT = join(JS, "test-output");
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 
 /** The recording the browser test replays: four calls, one written Python-style, one cut off. */
 const RECORDING = "openai_chat.jsonl";
@@ -95,16 +96,7 @@ describe("the playground in Debian's chromium", () => {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
+      args: CHROMIUM_ARGS,
       viewport: { width: 1440, height: 900 },
       timeout: 15_000,
     });
