@@ -349,28 +349,22 @@ impl Dispatcher {
         let strategy = normalized.strategy();
         let fixes = normalized.fixes().to_vec();
         let mut doubts = normalized.doubts().to_vec();
-        if normalized.verdict() == Verdict::NotJson {
+        // Arguments that are not JSON are answered with the reason and no
+        // strategy (none found JSON); ones that are JSON but no value, with
+        // the strategy that read them. Either way in one message.
+        let read = if normalized.verdict() == Verdict::NotJson {
             let reason = normalized.reason().unwrap_or("no JSON found");
-            return self.error(
-                ToolError::new(
-                    ToolErrorKind::InvalidArguments,
-                    format!("the arguments of `{name}` could not be read: {reason}"),
-                ),
-                None,
-                fixes,
-                doubts,
-            );
-        }
-        let Some(mut args) = normalized.to_value() else {
-            return self.error(
-                ToolError::new(
-                    ToolErrorKind::InvalidArguments,
-                    format!("the arguments of `{name}` could not be read"),
-                ),
-                strategy,
-                fixes,
-                doubts,
-            );
+            Err((format!(": {reason}"), None))
+        } else {
+            normalized.to_value().ok_or((String::new(), strategy))
+        };
+        let mut args = match read {
+            Ok(args) => args,
+            Err((reason, strategy)) => {
+                let message = format!("the arguments of `{name}` could not be read{reason}");
+                let error = ToolError::new(ToolErrorKind::InvalidArguments, message);
+                return self.error(error, strategy, fixes, doubts);
+            }
         };
         let mut fixes = fixes;
         if self.options.tool_map().takes_subcommands(name) {

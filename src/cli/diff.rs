@@ -102,30 +102,27 @@ pub(crate) enum DiffVerb {
 /// How `argmend diff` names itself in its messages.
 const DIFF: Command = Command {
     name: "diff",
-    verbs: "files, text, dirs, apply, json",
     does: "diff",
 };
 
 /// Run `argmend diff` and map the outcome to an exit code.
 pub(crate) fn main(args: ToolArgs<DiffVerb>) -> ExitCode {
-    let (workspace, asked) = match DIFF.open(args) {
-        Ok(opened) => opened,
-        Err(code) => return code,
-    };
-    let from_flags = matches!(asked, Asked::Verb(_));
-    let answer = match asked {
-        Asked::Verb(verb) => run_verb(&workspace, verb),
-        Asked::Envelope(envelope) => diff::call(&workspace, &envelope).map_err(Failure::Tool),
-    };
-    match answer {
-        Ok(answer) => print(0, |out| match &answer {
-            // The command line's own wording (`--write`, not `dry_run`).
-            diff::Answer::Apply(report) if from_flags => write!(out, "{report:#}"),
-            _ => answer.write_to(out),
-        }),
-        Err(Failure::Tool(error)) => refused(&error),
-        Err(Failure::Usage(message)) => fail(&message, EXIT_ERROR),
-    }
+    DIFF.run(args, |workspace, asked| {
+        let from_flags = matches!(asked, Asked::Verb(_));
+        let answer = match asked {
+            Asked::Verb(verb) => run_verb(&workspace, verb),
+            Asked::Envelope(envelope) => diff::call(&workspace, &envelope).map_err(Failure::Tool),
+        };
+        match answer {
+            Ok(answer) => print(0, |out| match &answer {
+                // The command line's own wording (`--write`, not `dry_run`).
+                diff::Answer::Apply(report) if from_flags => write!(out, "{report:#}"),
+                _ => answer.write_to(out),
+            }),
+            Err(Failure::Tool(error)) => refused(&error),
+            Err(Failure::Usage(message)) => fail(&message, EXIT_ERROR),
+        }
+    })
 }
 
 /// Why a verb gave no answer.

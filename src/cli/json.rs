@@ -140,30 +140,27 @@ pub(crate) enum JsonVerb {
 /// How `argmend json` names itself in its messages.
 const JSON: Command = Command {
     name: "json",
-    verbs: "get, keys, query, schema, validate, pretty",
     does: "ask",
 };
 
 /// Run `argmend json` and map the outcome to an exit code.
 pub(crate) fn main(args: ToolArgs<JsonVerb>) -> ExitCode {
-    let (workspace, asked) = match JSON.open(args) {
-        Ok(opened) => opened,
-        Err(code) => return code,
-    };
-    let answer = match asked {
-        Asked::Verb(verb) => run_verb(&workspace, &verb),
-        Asked::Envelope(envelope) => json::call(&workspace, &envelope),
-    };
-    match answer {
-        Ok(answer) => {
-            let code = match &answer {
-                Answer::Validate(validation) if !validation.is_valid() => EXIT_REFUSED,
-                _ => 0,
-            };
-            print(code, |out| write!(out, "{answer}"))
+    JSON.run(args, |workspace, asked| {
+        let answer = match asked {
+            Asked::Verb(verb) => run_verb(&workspace, &verb),
+            Asked::Envelope(envelope) => json::call(&workspace, &envelope),
+        };
+        match answer {
+            Ok(answer) => {
+                let code = match &answer {
+                    Answer::Validate(validation) if !validation.is_valid() => EXIT_REFUSED,
+                    _ => 0,
+                };
+                print(code, |out| write!(out, "{answer}"))
+            }
+            Err(error) => refused(&error),
         }
-        Err(error) => refused(&error),
-    }
+    })
 }
 
 fn run_verb(workspace: &Workspace, verb: &JsonVerb) -> Result<Answer, json::Error> {

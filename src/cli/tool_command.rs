@@ -58,27 +58,35 @@ pub(super) fn envelope_help(arg: clap::Arg, example: &str) -> clap::Arg {
     ))
 }
 
-/// How a tool command names itself in its messages.
+/// How a tool command names itself in its messages (its verbs are the
+/// ones its verb enum declares).
 pub(super) struct Command {
     /// The subcommand: `json`, `diff`.
     pub(super) name: &'static str,
-    /// Its verbs, as the messages list them.
-    pub(super) verbs: &'static str,
     /// What it does, in "say what to …".
     pub(super) does: &'static str,
 }
 
 impl Command {
-    /// The workspace and what was asked; or, when either is wrong or
-    /// nothing was asked, the exit code after saying why.
-    pub(super) fn open<V: Subcommand>(
+    /// Run the command: `answer` gets the workspace and what was asked; when
+    /// either is wrong or nothing was asked, the exit code after saying why.
+    pub(super) fn run<V: Subcommand>(
         &self,
         args: ToolArgs<V>,
-    ) -> Result<(Workspace, Asked<V>), ExitCode> {
+        answer: impl FnOnce(Workspace, Asked<V>) -> ExitCode,
+    ) -> ExitCode {
+        match self.open(args) {
+            Ok((workspace, asked)) => answer(workspace, asked),
+            Err(code) => code,
+        }
+    }
+
+    /// The workspace and what was asked, or the exit code (see [`Command::run`]).
+    fn open<V: Subcommand>(&self, args: ToolArgs<V>) -> Result<(Workspace, Asked<V>), ExitCode> {
         let root = args.workspace.unwrap_or_else(|| PathBuf::from("."));
         let workspace = Workspace::new(&root).map_err(|error| fail(&error, EXIT_ERROR))?;
         let envelope = self
-            .envelope_or_unknown_verb(args.envelope)
+            .envelope_or_unknown_verb::<V>(args.envelope)
             .map_err(|message| fail(&message, EXIT_ERROR))?;
         let asked = match (args.verb, envelope) {
             (Some(verb), _) => Asked::Verb(verb),
@@ -87,7 +95,9 @@ impl Command {
                 let message = format!(
                     "say what to {}: a verb ({}) or an envelope '{{\"cmd\":…,\"args\":…}}'; see \
                      `argmend {} --help`",
-                    self.does, self.verbs, self.name
+                    self.does,
+                    verbs::<V>(),
+                    self.name
                 );
                 return Err(fail(&message, EXIT_ERROR));
             }
@@ -97,17 +107,33 @@ impl Command {
 
     /// The envelope, or why the words given are not one: an unknown verb
     /// (`gett`) is named, with the verbs there are.
-    fn envelope_or_unknown_verb(&self, words: Vec<String>) -> Result<Option<String>, String> {
+    fn envelope_or_unknown_verb<V: Subcommand>(
+        &self,
+        words: Vec<String>,
+    ) -> Result<Option<String>, String> {
         match words.as_slice() {
             [] => Ok(None),
             [envelope] if envelope.trim_start().starts_with('{') => Ok(words.into_iter().next()),
             [first, ..] => Err(format!(
                 "unknown verb `{first}`: the verbs are {}; or give one envelope \
                  '{{\"cmd\":…,\"args\":…}}'; see `argmend {} --help`",
-                self.verbs, self.name
+                verbs::<V>(),
+                self.name
             )),
         }
     }
+}
+
+/// The verbs of `V` as the messages list them (`get, keys, …`), in the
+/// order the enum declares them: taken from clap, so that a new verb cannot
+/// be missing from the list.
+fn verbs<V: Subcommand>() -> String {
+    let command = V::augment_subcommands(clap::Command::new("verbs"));
+    let names: Vec<&str> = command
+        .get_subcommands()
+        .map(clap::Command::get_name)
+        .collect();
+    names.join(", ")
 }
 
 /// Write an answer to stdout and exit with `code`; a closed stdout is not

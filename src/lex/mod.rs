@@ -190,7 +190,33 @@ pub(crate) fn next(bytes: &[u8]) -> Option<(Token, usize)> {
 /// Whether a token of this kind that ends at the end of the available input
 /// could still grow when more bytes come.
 pub(crate) fn may_grow(token: Token) -> bool {
-    !matches!(
+    !is_punctuation(token)
+        && !matches!(
+            token,
+            Token::Backslash
+                | Token::Fence
+                | Token::LineComment
+                | Token::HashComment
+                | Token::BlockComment
+                | Token::HtmlComment
+                | Token::SpecialWhitespace
+                | Token::Quote(Quote::Double | Quote::Single | Quote::DoubleLike)
+        )
+}
+
+/// Whether `token`, `len` bytes long, is punctuation written in its
+/// full-width form (`｛`, `：`, `，`), which the machine writes as ASCII.
+#[inline]
+pub(crate) fn is_wide_punctuation(token: Token, len: usize) -> bool {
+    len > 1 && is_punctuation(token)
+}
+
+/// The structural punctuation: one character, ASCII or full-width, that no
+/// more bytes can make longer. One list, so that what may grow and what is
+/// written as ASCII cannot disagree about it.
+#[inline]
+fn is_punctuation(token: Token) -> bool {
+    matches!(
         token,
         Token::BraceOpen
             | Token::BraceClose
@@ -201,36 +227,7 @@ pub(crate) fn may_grow(token: Token) -> bool {
             | Token::Colon
             | Token::Comma
             | Token::Semicolon
-            | Token::Backslash
-            | Token::Fence
-            | Token::LineComment
-            | Token::HashComment
-            | Token::BlockComment
-            | Token::HtmlComment
-            | Token::SpecialWhitespace
-    ) && !matches!(
-        token,
-        Token::Quote(Quote::Double | Quote::Single | Quote::DoubleLike)
     )
-}
-
-/// Whether `token`, `len` bytes long, is punctuation written in its
-/// full-width form (`｛`, `：`, `，`), which the machine writes as ASCII.
-#[inline]
-pub(crate) fn is_wide_punctuation(token: Token, len: usize) -> bool {
-    len > 1
-        && matches!(
-            token,
-            Token::BraceOpen
-                | Token::BraceClose
-                | Token::BracketOpen
-                | Token::BracketClose
-                | Token::ParenOpen
-                | Token::ParenClose
-                | Token::Colon
-                | Token::Comma
-                | Token::Semicolon
-        )
 }
 
 /// The longest token that starts like a shorter one (`-Infinity` after `-`).

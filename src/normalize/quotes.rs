@@ -85,97 +85,74 @@ enum Family {
 }
 
 /// Extensions (lower-case, with the dot) of the files whose text is code, and
-/// how each is read.
-const CODE_EXTENSIONS: [(&str, Family); 61] = [
+/// how each is read: the extensions read alike share a row, separated by
+/// spaces, so that a family's list is read at a glance.
+const CODE_EXTENSIONS: [(&str, Family); 21] = [
     (".go", Family::Code(&syntax::GO)),
-    (".py", Family::Code(&syntax::PYTHON)),
-    (".js", Family::Code(&syntax::JSX)),
-    (".ts", Family::Code(&syntax::BRACES)),
-    (".jsx", Family::Code(&syntax::JSX)),
-    (".tsx", Family::Code(&syntax::JSX)),
-    (".java", Family::Code(&syntax::BRACES)),
-    (".c", Family::Code(&syntax::C)),
-    (".cpp", Family::Code(&syntax::C)),
-    (".h", Family::Code(&syntax::C)),
-    (".hpp", Family::Code(&syntax::C)),
+    (
+        ".py .r .toml .ex .exs .graphql .gql .cmake",
+        Family::Code(&syntax::PYTHON),
+    ),
+    (".js .jsx .tsx", Family::Code(&syntax::JSX)),
+    (
+        ".ts .java .swift .kt .scala .cs .gradle",
+        Family::Code(&syntax::BRACES),
+    ),
+    (
+        ".json .css .scss .less .proto",
+        Family::Code(&syntax::BRACES),
+    ),
+    (".c .cpp .h .hpp .m .mm", Family::Code(&syntax::C)),
     (".rs", Family::Code(&syntax::RUST)),
-    (".rb", Family::Code(&syntax::SCRIPT)),
+    (".rb .pl .pm", Family::Code(&syntax::SCRIPT)),
     (".php", Family::Markup(markup::Markup::Php)),
-    (".swift", Family::Code(&syntax::BRACES)),
-    (".kt", Family::Code(&syntax::BRACES)),
-    (".scala", Family::Code(&syntax::BRACES)),
-    (".cs", Family::Code(&syntax::BRACES)),
-    (".r", Family::Code(&syntax::PYTHON)),
-    (".m", Family::Code(&syntax::C)),
-    (".mm", Family::Code(&syntax::C)),
-    (".sh", Family::Code(&syntax::SHELL)),
-    (".bash", Family::Code(&syntax::SHELL)),
-    (".zsh", Family::Code(&syntax::SHELL)),
-    (".fish", Family::Code(&syntax::SHELL)),
+    (
+        ".sh .bash .zsh .fish .dockerfile .makefile",
+        Family::Code(&syntax::SHELL),
+    ),
     (".sql", Family::Code(&syntax::SQL)),
-    (".json", Family::Code(&syntax::BRACES)),
-    (".yaml", Family::Yaml),
-    (".yml", Family::Yaml),
-    (".toml", Family::Code(&syntax::PYTHON)),
+    (".yaml .yml", Family::Yaml),
     (".xml", Family::Markup(markup::Markup::Xml)),
-    (".html", Family::Markup(markup::Markup::Html)),
-    (".htm", Family::Markup(markup::Markup::Html)),
-    (".css", Family::Code(&syntax::BRACES)),
-    (".scss", Family::Code(&syntax::BRACES)),
-    (".less", Family::Code(&syntax::BRACES)),
+    (".html .htm", Family::Markup(markup::Markup::Html)),
     (".lua", Family::Code(&syntax::LUA)),
-    (".pl", Family::Code(&syntax::SCRIPT)),
-    (".pm", Family::Code(&syntax::SCRIPT)),
-    (".ex", Family::Code(&syntax::PYTHON)),
-    (".exs", Family::Code(&syntax::PYTHON)),
-    (".erl", Family::Code(&syntax::ERLANG)),
-    (".hrl", Family::Code(&syntax::ERLANG)),
-    (".hs", Family::Code(&syntax::HASKELL)),
-    (".elm", Family::Code(&syntax::HASKELL)),
-    (".clj", Family::Code(&syntax::LISP)),
-    (".lisp", Family::Code(&syntax::LISP)),
-    (".el", Family::Code(&syntax::LISP)),
+    (".erl .hrl", Family::Code(&syntax::ERLANG)),
+    (".hs .elm", Family::Code(&syntax::HASKELL)),
+    (".clj .lisp .el", Family::Code(&syntax::LISP)),
     (".vim", Family::Code(&syntax::VIM)),
-    (".conf", Family::KeyValue),
-    (".ini", Family::KeyValue),
-    (".env", Family::KeyValue),
-    (".dockerfile", Family::Code(&syntax::SHELL)),
-    (".tf", Family::Code(&syntax::HCL)),
-    (".hcl", Family::Code(&syntax::HCL)),
-    (".proto", Family::Code(&syntax::BRACES)),
-    (".graphql", Family::Code(&syntax::PYTHON)),
-    (".gql", Family::Code(&syntax::PYTHON)),
-    (".makefile", Family::Code(&syntax::SHELL)),
-    (".cmake", Family::Code(&syntax::PYTHON)),
-    (".gradle", Family::Code(&syntax::BRACES)),
+    (".conf .ini .env", Family::KeyValue),
+    (".tf .hcl", Family::Code(&syntax::HCL)),
 ];
 
-/// Whole file names (no extension needed) whose text is code.
-const CODE_FILE_NAMES: [(&str, Family); 12] = [
-    ("Makefile", Family::Code(&syntax::SHELL)),
-    ("Dockerfile", Family::Code(&syntax::SHELL)),
-    ("Jenkinsfile", Family::Code(&syntax::BRACES)),
-    ("Vagrantfile", Family::Code(&syntax::SCRIPT)),
-    ("Gemfile", Family::Code(&syntax::SCRIPT)),
-    ("Rakefile", Family::Code(&syntax::SCRIPT)),
-    ("Guardfile", Family::Code(&syntax::SCRIPT)),
-    ("Procfile", Family::Code(&syntax::SHELL)),
-    (".gitignore", Family::Patterns),
-    (".dockerignore", Family::Patterns),
-    (".eslintrc", Family::Code(&syntax::BRACES)),
-    (".prettierrc", Family::Code(&syntax::BRACES)),
+/// Whole file names (no extension needed) whose text is code, in rows as
+/// [`CODE_EXTENSIONS`].
+const CODE_FILE_NAMES: [(&str, Family); 4] = [
+    ("Makefile Dockerfile Procfile", Family::Code(&syntax::SHELL)),
+    (
+        "Jenkinsfile .eslintrc .prettierrc",
+        Family::Code(&syntax::BRACES),
+    ),
+    (
+        "Vagrantfile Gemfile Rakefile Guardfile",
+        Family::Code(&syntax::SCRIPT),
+    ),
+    (".gitignore .dockerignore", Family::Patterns),
 ];
 
 /// How the file at `path` is read, if it is code.
 fn family(path: &str) -> Option<Family> {
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
-    if let Some(&(_, family)) = CODE_FILE_NAMES.iter().find(|(n, _)| *n == name) {
+    if let Some(family) = row_of(&CODE_FILE_NAMES, name) {
         return Some(family);
     }
     let extension = name[name.rfind('.')?..].to_ascii_lowercase();
-    CODE_EXTENSIONS
+    row_of(&CODE_EXTENSIONS, &extension)
+}
+
+/// The family of the row of `table` that lists `word`.
+fn row_of(table: &[(&str, Family)], word: &str) -> Option<Family> {
+    table
         .iter()
-        .find(|(e, _)| *e == extension)
+        .find(|(words, _)| words.split(' ').any(|listed| listed == word))
         .map(|&(_, family)| family)
 }
 
@@ -514,7 +491,8 @@ mod tests {
         assert!(
             CODE_EXTENSIONS
                 .iter()
-                .all(|(e, _)| e.starts_with('.') && e.to_ascii_lowercase() == *e)
+                .flat_map(|(row, _)| row.split(' '))
+                .all(|e| e.starts_with('.') && e.to_ascii_lowercase() == *e)
         );
     }
 

@@ -14,6 +14,12 @@ pub(super) const MAX_SCHEMA_DEPTH: usize = 256;
 /// How many `$ref`s in a row are followed before a cycle is assumed.
 const MAX_REF_HOPS: usize = 64;
 
+/// The bounds on a string's length (see [`Checker::count`]): the keyword
+/// after `min` and `max`, the words for too few and too many, the unit.
+const LENGTH: [&str; 4] = ["Length", "shorter", "longer", "characters"];
+/// The bounds on an array's number of items, as [`LENGTH`].
+const ITEMS: [&str; 4] = ["Items", "fewer", "more", "items"];
+
 /// One thing the tool's schema still rejects in the normalized arguments.
 ///
 /// ```
@@ -247,20 +253,25 @@ impl<'s> Checker<'s> {
 
     fn string(&mut self, text: &str, schema: &Value, path: &str) {
         let n = text.chars().count() as u64;
-        if let Some(min) = schema.get("minLength").and_then(Value::as_u64)
-            && n < min
-        {
-            self.report(path, format!("shorter than {min} characters"));
-        }
-        if let Some(max) = schema.get("maxLength").and_then(Value::as_u64)
-            && n > max
-        {
-            self.report(path, format!("longer than {max} characters"));
-        }
+        self.count(path, schema, n, LENGTH);
         if let Some(pattern) = schema.get("pattern").and_then(Value::as_str)
             && simple_match(pattern, text) == Some(false)
         {
             self.report(path, format!("does not match `{pattern}`"));
+        }
+    }
+
+    /// `min{keyword}` and `max{keyword}` against `n`, a count of `unit`s
+    /// (`minLength` of a string's characters, `minItems` of an array's
+    /// items), worded "`fewer` than 2 `unit`": one check for both families.
+    fn count(&mut self, path: &str, schema: &Value, n: u64, bounds: [&str; 4]) {
+        let [keyword, fewer, more, unit] = bounds;
+        let bound = |side: &str| schema.get(format!("{side}{keyword}"));
+        if let Some(min) = bound("min").and_then(Value::as_u64).filter(|&min| n < min) {
+            self.report(path, format!("{fewer} than {min} {unit}"));
+        }
+        if let Some(max) = bound("max").and_then(Value::as_u64).filter(|&max| n > max) {
+            self.report(path, format!("{more} than {max} {unit}"));
         }
     }
 
@@ -283,16 +294,7 @@ impl<'s> Checker<'s> {
 
     fn array(&mut self, items: &[Value], schema: &'s Value, path: &str, depth: usize) {
         let n = items.len() as u64;
-        if let Some(min) = schema.get("minItems").and_then(Value::as_u64)
-            && n < min
-        {
-            self.report(path, format!("fewer than {min} items"));
-        }
-        if let Some(max) = schema.get("maxItems").and_then(Value::as_u64)
-            && n > max
-        {
-            self.report(path, format!("more than {max} items"));
-        }
+        self.count(path, schema, n, ITEMS);
         if let Some(item_schema) = schema.get("items").filter(|s| !s.is_array()) {
             for (i, item) in items.iter().enumerate() {
                 self.check(item, item_schema, &format!("{path}[{i}]"), depth + 1);

@@ -234,14 +234,30 @@ impl<A, E: From<ArgumentError>> Table<A, E> {
     }
 }
 
-/// A tool's entry points besides `call` and `input_schema` (whose examples
-/// are the tool's own): `call_value` for the runtime, and the public
-/// `dispatch`. They are the same in every tool but for the `Answer` and
-/// `Error` their signatures name, so a macro writes them, in the tool's
-/// module, over its `VERBS`: a new tool gets them right by saying
-/// `entry_points!()`.
+/// A tool's entry points: the public `input_schema`, `call` and `dispatch`,
+/// `call_value` for the runtime, and its argument error from an
+/// [`ArgumentError`]. They are the same in every tool but for the `Answer`
+/// and `Error` their signatures name, so a macro writes them, in the tool's
+/// module, over its `VERBS` and `PARAMS`: a new tool gets them right by
+/// saying `entry_points!`. The tool gives the schema's description and the
+/// docs of `input_schema` and `call`, whose examples are its own.
 macro_rules! entry_points {
-    () => {
+    (
+        $(#[$schema_doc:meta])*
+        fn input_schema($about:literal);
+        $(#[$call_doc:meta])*
+        fn call;
+    ) => {
+        $(#[$schema_doc])*
+        pub fn input_schema() -> Value {
+            envelope::input_schema($about, &VERBS, &PARAMS)
+        }
+
+        $(#[$call_doc])*
+        pub fn call(workspace: &Workspace, envelope: &str) -> Result<Answer, Error> {
+            Table(&VERBS).call(workspace, envelope)
+        }
+
         /// [`call`] on an envelope already parsed (the runtime's normalized
         /// arguments).
         pub(crate) fn call_value(workspace: &Workspace, envelope: &Value) -> Result<Answer, Error> {
@@ -255,6 +271,12 @@ macro_rules! entry_points {
             args: &Map<String, Value>,
         ) -> Result<Answer, Error> {
             Table(&VERBS).dispatch(workspace, cmd, args)
+        }
+
+        impl From<ArgumentError> for Error {
+            fn from(error: ArgumentError) -> Self {
+                Error::argument(error.0)
+            }
         }
     };
 }

@@ -5,7 +5,7 @@ use std::fmt;
 use std::io;
 
 use crate::tools::json::Format;
-use crate::tools::{Unparsed, WorkspaceError, WorkspaceErrorKind};
+use crate::tools::{Blame, Unparsed, WorkspaceError};
 
 /// Why a diff or an apply was refused or failed.
 ///
@@ -215,12 +215,10 @@ impl Error {
             Repr::SeveralFiles { .. } | Repr::InvalidArgument(_) => ErrorKind::InvalidArgument,
             Repr::Binary { .. } => ErrorKind::Binary,
             Repr::TooLarge { .. } => ErrorKind::TooLarge,
-            Repr::Workspace(error) => match error.kind() {
-                WorkspaceErrorKind::BadRoot
-                | WorkspaceErrorKind::Empty
-                | WorkspaceErrorKind::NotAFile => ErrorKind::InvalidArgument,
-                WorkspaceErrorKind::DanglingLink => ErrorKind::Io,
-                _ => ErrorKind::OutsideWorkspace,
+            Repr::Workspace(error) => match error.blame() {
+                Blame::Argument => ErrorKind::InvalidArgument,
+                Blame::Io => ErrorKind::Io,
+                Blame::Outside => ErrorKind::OutsideWorkspace,
             },
             Repr::Unparsed(unparsed) => match unparsed.format {
                 Format::Json => ErrorKind::InvalidJson,

@@ -222,35 +222,27 @@ const PARAMS: [Param; 7] = [
     },
 ];
 
-/// The JSON Schema of `@diff`'s envelope, for an MCP client or a model
-/// API's tool definition: `cmd` lists the verbs, `args` their arguments.
-///
-/// ```
-/// let schema = argmend::tools::diff::input_schema();
-/// assert_eq!(schema["properties"]["cmd"]["enum"][3], "apply");
-/// ```
-pub fn input_schema() -> Value {
-    envelope::input_schema(
-        "Unified diffs of files, texts, trees and JSON documents, and a strict patch apply.",
-        &VERBS,
-        &PARAMS,
-    )
-}
+envelope::entry_points! {
+    /// The JSON Schema of `@diff`'s envelope, for an MCP client or a model
+    /// API's tool definition: `cmd` lists the verbs, `args` their arguments.
+    ///
+    /// ```
+    /// let schema = argmend::tools::diff::input_schema();
+    /// assert_eq!(schema["properties"]["cmd"]["enum"][3], "apply");
+    /// ```
+    fn input_schema("Unified diffs of files, texts, trees and JSON documents, and a strict patch apply.");
 
-/// Run one call in the envelope form `{"cmd": VERB, "args": {…}}`.
-///
-/// ```
-/// use argmend::tools::{Workspace, diff::call};
-///
-/// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
-/// let answer = call(&workspace, r#"{"cmd":"text","args":{"a":"x\n","b":"y\n"}}"#).unwrap();
-/// assert_eq!(answer.to_string(), "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n");
-/// ```
-pub fn call(workspace: &Workspace, envelope: &str) -> Result<Answer, Error> {
-    Table(&VERBS).call(workspace, envelope)
+    /// Run one call in the envelope form `{"cmd": VERB, "args": {…}}`.
+    ///
+    /// ```
+    /// use argmend::tools::{Workspace, diff::call};
+    ///
+    /// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
+    /// let answer = call(&workspace, r#"{"cmd":"text","args":{"a":"x\n","b":"y\n"}}"#).unwrap();
+    /// assert_eq!(answer.to_string(), "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n");
+    /// ```
+    fn call;
 }
-
-envelope::entry_points!();
 
 /// `apply`: the mode from `dry_run`, the patch text (or the file a one-line
 /// `patch` names), then the strict apply.
@@ -285,12 +277,6 @@ fn patch_file(workspace: &Workspace, patch: &str) -> Result<Option<Vec<u8>>, Err
             unified::read_located(&located, name).map(Some)
         }
         _ => Ok(None),
-    }
-}
-
-impl From<ArgumentError> for Error {
-    fn from(error: ArgumentError) -> Self {
-        Error::argument(error.0)
     }
 }
 

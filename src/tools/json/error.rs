@@ -5,7 +5,7 @@ use std::fmt;
 use std::io;
 
 use super::Format;
-use crate::tools::{Unparsed, WorkspaceError, WorkspaceErrorKind};
+use crate::tools::{Blame, Unparsed, WorkspaceError};
 
 /// Why a `@json` question got no answer.
 ///
@@ -154,12 +154,10 @@ impl Error {
                 Format::Yaml => ErrorKind::InvalidYaml,
             },
             Repr::TooLarge { .. } => ErrorKind::TooLarge,
-            Repr::Workspace(error) => match error.kind() {
-                WorkspaceErrorKind::BadRoot
-                | WorkspaceErrorKind::Empty
-                | WorkspaceErrorKind::NotAFile => ErrorKind::InvalidArgument,
-                WorkspaceErrorKind::DanglingLink => ErrorKind::Io,
-                _ => ErrorKind::OutsideWorkspace,
+            Repr::Workspace(error) => match error.blame() {
+                Blame::Argument => ErrorKind::InvalidArgument,
+                Blame::Io => ErrorKind::Io,
+                Blame::Outside => ErrorKind::OutsideWorkspace,
             },
             Repr::InvalidArgument(_) => ErrorKind::InvalidArgument,
             Repr::Io { .. } => ErrorKind::Io,

@@ -277,40 +277,26 @@ const PARAMS: [Param; 8] = [
     },
 ];
 
-/// The JSON Schema of `@json`'s envelope, for an MCP client or a model
-/// API's tool definition: `cmd` lists the verbs, `args` their arguments.
-///
-/// ```
-/// let schema = argmend::tools::json::input_schema();
-/// assert_eq!(schema["properties"]["cmd"]["enum"][0], "get");
-/// ```
-pub fn input_schema() -> Value {
-    envelope::input_schema(
-        "Questions about a JSON or YAML payload, answered without reading it whole.",
-        &VERBS,
-        &PARAMS,
-    )
-}
+envelope::entry_points! {
+    /// The JSON Schema of `@json`'s envelope, for an MCP client or a model
+    /// API's tool definition: `cmd` lists the verbs, `args` their arguments.
+    ///
+    /// ```
+    /// let schema = argmend::tools::json::input_schema();
+    /// assert_eq!(schema["properties"]["cmd"]["enum"][0], "get");
+    /// ```
+    fn input_schema("Questions about a JSON or YAML payload, answered without reading it whole.");
 
-/// Run one call in the envelope form `{"cmd": VERB, "args": {…}}`.
-///
-/// ```
-/// use argmend::tools::{Workspace, json::call};
-///
-/// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
-/// let answer = call(&workspace, r#"{"cmd":"get","args":{"text":"{\"a\":[1.0,2]}","path":"a[0]"}}"#).unwrap();
-/// assert_eq!(answer.to_string(), "1.0\n");
-/// ```
-pub fn call(workspace: &Workspace, envelope: &str) -> Result<Answer, Error> {
-    Table(&VERBS).call(workspace, envelope)
-}
-
-envelope::entry_points!();
-
-impl From<ArgumentError> for Error {
-    fn from(error: ArgumentError) -> Self {
-        Error::argument(error.0)
-    }
+    /// Run one call in the envelope form `{"cmd": VERB, "args": {…}}`.
+    ///
+    /// ```
+    /// use argmend::tools::{Workspace, json::call};
+    ///
+    /// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
+    /// let answer = call(&workspace, r#"{"cmd":"get","args":{"text":"{\"a\":[1.0,2]}","path":"a[0]"}}"#).unwrap();
+    /// assert_eq!(answer.to_string(), "1.0\n");
+    /// ```
+    fn call;
 }
 
 /// The `file` or `text` argument, exactly one of them.

@@ -69,6 +69,30 @@ impl WorkspaceError {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Which of a tool's error kinds this refusal is; every tool asks here,
+    /// so the same refusal has the same kind in `@json` and `@diff`.
+    pub(crate) fn blame(&self) -> Blame {
+        match self.kind {
+            WorkspaceErrorKind::BadRoot
+            | WorkspaceErrorKind::Empty
+            | WorkspaceErrorKind::NotAFile => Blame::Argument,
+            WorkspaceErrorKind::DanglingLink => Blame::Io,
+            _ => Blame::Outside,
+        }
+    }
+}
+
+/// What a tool's error kind says of a workspace refusal (see
+/// [`WorkspaceError::blame`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Blame {
+    /// The workspace or the path is not one to give: invalid argument.
+    Argument,
+    /// A link leads nowhere: an input/output error.
+    Io,
+    /// The path leads out of the workspace (or into what it protects).
+    Outside,
 }
 
 impl fmt::Display for WorkspaceError {

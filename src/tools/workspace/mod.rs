@@ -28,6 +28,7 @@ use std::sync::Arc;
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 
+pub(crate) use self::error::Blame;
 use self::error::Detail;
 pub use self::error::{WorkspaceError, WorkspaceErrorKind};
 pub(crate) use self::located::{Located, NodeKind, not_a_file};
