@@ -22,6 +22,7 @@ mod hostile_diff; // issue 13: git patch forms, rollback and path messages
 mod hostile_json; // issue 13: duplicate keys, real-world YAML, capped counts
 mod js; // the JavaScript package: npm test and the browser test (issue 29)
 mod json; // @json (issue 4)
+mod layers; // issue 30: the files of src/repair/ import each other in no cycle
 mod mcp; // argmend mcp (issue 6): a real MCP client and raw JSON-RPC
 mod mcp_bounds; // issue 26: mcp bounded under any client, ids on every refusal
 mod normalize; // tool-aware normalization (issue 3)

@@ -14,11 +14,9 @@
 //! once returned ([`Retain::Unreturned`](crate::Retain::Unreturned)) keeps
 //! that stretch (see `Machine::take_committed`).
 //!
-//! The same view makes two doubts: a repeated key, and containers left
-//! open at the end of a document that closed them.
-
-use super::machine::Machine;
-use super::{DoubtKind, FixKind};
+//! The same view makes two doubts, which the machine raises: a repeated
+//! key (`Machine::doubt_repeated_key`, states.rs), and containers left
+//! open at the end of a document that closed them (end.rs).
 
 /// How many keys of an object are kept.
 const MAX_KEYS: usize = 64;
@@ -298,76 +296,6 @@ fn extend(context: &mut ObjContext, bytes: &[u8], from: usize, to: usize) -> Opt
         context.colon_gap = Some(bytes[end..to].into());
     }
     Some(())
-}
-
-impl Machine<'_> {
-    /// A key about to get its colon that repeats a key of its object is a
-    /// doubt, in a document whose strings hold quoted code (or that holds a
-    /// doubt already): there the repeat is most likely code read as
-    /// structure (`"path": '/b'` inside a `write_file`'s content), and the
-    /// later value would win when parsed. Elsewhere a repeat is the
-    /// model's own, and reading the context for every key would cost.
-    pub(super) fn doubt_repeated_key(&mut self) {
-        if self.inner_at.is_none() && self.doubts.is_empty() {
-            return;
-        }
-        let Some(key) = self.key_hold else {
-            return;
-        };
-        let (held, base) = (self.out.held(), self.out.base());
-        let Some(tail) = key.out.checked_sub(base).and_then(|k| held.get(k..)) else {
-            return;
-        };
-        // `, "name"` or `"name"`, perhaps with spaces before the colon.
-        let Some(open) = tail.find('"') else {
-            return;
-        };
-        let Some(name) = tail[open + 1..].trim_end().strip_suffix('"') else {
-            return;
-        };
-        let mut cache = None;
-        let repeated = object_context(&mut cache, held, base, key.out + open)
-            .is_some_and(|context| context.has_key(name.as_bytes()));
-        if repeated {
-            self.doubt(DoubtKind::DuplicateKey, key.input);
-        }
-    }
-
-    /// The input ended with containers open although what it wrote last
-    /// was a closer (as text of a string the end closed, too), in a document whose strings hold quoted code: the
-    /// closers the model wrote were most likely read as text inside a
-    /// string, so the last quote read as text is a doubt.
-    pub(super) fn doubt_open_at_end(&mut self) {
-        let Some(at) = self.inner_at else {
-            return;
-        };
-        // (Only before the first closer the end supplies.)
-        if self
-            .fixes
-            .last()
-            .is_some_and(|f| f.kind == FixKind::ClosedContainer && f.offset == self.i)
-        {
-            return;
-        }
-        let mut text = self.out.held().trim_end();
-        if self
-            .fixes
-            .last()
-            .is_some_and(|f| f.kind == FixKind::ClosedString && f.offset == self.i)
-        {
-            // The input ended in a string (`{"a": "f("x")"⏎"b": 1}` read as
-            // one): the closer is the last of its text, before the `\n`s
-            // and spaces it may end with.
-            text = text.strip_suffix('"').unwrap_or(text);
-            while let Some(rest) = text.strip_suffix("\\n").or_else(|| text.strip_suffix(' ')) {
-                text = rest;
-            }
-        }
-        let last = text.bytes().last();
-        if matches!(last, Some(b'}' | b']')) {
-            self.doubt(DoubtKind::QuoteAsText, at);
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,8 +1,11 @@
 //! The end of input, the verdict, and snapshots.
 
-use super::machine::{Frame, Machine, State};
+use super::doubt::{Doubt, DoubtKind};
+use super::fix::{Fix, FixKind, Verdict};
+use super::frame::{Frame, State};
+use super::machine::Machine;
+use super::options::Retain;
 use super::source::SourceMap;
-use super::{Doubt, Fix, FixKind, Retain, Verdict};
 
 /// The longest scalar still being typed that a snapshot shows.
 const PENDING_SCALAR: usize = 64;
@@ -171,5 +174,43 @@ impl Machine<'_> {
         }
         let digits = super::scalar::cut_number(rest)?;
         crate::utf8::from_utf8(digits).ok()
+    }
+}
+
+impl Machine<'_> {
+    /// The input ended with containers open although what it wrote last
+    /// was a closer (as text of a string the end closed, too), in a document whose strings hold quoted code: the
+    /// closers the model wrote were most likely read as text inside a
+    /// string, so the last quote read as text is a doubt.
+    pub(super) fn doubt_open_at_end(&mut self) {
+        let Some(at) = self.inner_at else {
+            return;
+        };
+        // (Only before the first closer the end supplies.)
+        if self
+            .fixes
+            .last()
+            .is_some_and(|f| f.kind == FixKind::ClosedContainer && f.offset == self.i)
+        {
+            return;
+        }
+        let mut text = self.out.held().trim_end();
+        if self
+            .fixes
+            .last()
+            .is_some_and(|f| f.kind == FixKind::ClosedString && f.offset == self.i)
+        {
+            // The input ended in a string (`{"a": "f("x")"⏎"b": 1}` read as
+            // one): the closer is the last of its text, before the `\n`s
+            // and spaces it may end with.
+            text = text.strip_suffix('"').unwrap_or(text);
+            while let Some(rest) = text.strip_suffix("\\n").or_else(|| text.strip_suffix(' ')) {
+                text = rest;
+            }
+        }
+        let last = text.bytes().last();
+        if matches!(last, Some(b'}' | b']')) {
+            self.doubt(DoubtKind::QuoteAsText, at);
+        }
     }
 }

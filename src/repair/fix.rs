@@ -1,4 +1,4 @@
-//! What the engine changed, and where.
+//! What the engine changed, and where; and the verdict the changes add up to.
 
 /// One repair: what was done, at which absolute byte offset of the input.
 ///
@@ -176,3 +176,31 @@ impl FixKind {
 }
 
 display_by_name!(FixKind);
+
+/// The verdict on a whole input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Verdict {
+    /// The input was one JSON value; the output is the input, byte for byte.
+    Valid,
+    /// Something other than a truncation was mended.
+    Repaired,
+    /// The only fixes closed what a truncation left open.
+    Completed,
+    /// Nothing JSON-like was found (empty input, only whitespace or comments).
+    NotJson,
+}
+
+impl Verdict {
+    /// The stable snake_case name used in the CLI's JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Valid => "valid",
+            Verdict::Repaired => "repaired",
+            Verdict::Completed => "completed",
+            Verdict::NotJson => "not_json",
+        }
+    }
+}
+
+display_by_name!(Verdict);

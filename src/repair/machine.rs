@@ -20,28 +20,18 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use super::context::{CONTEXT_WINDOW, Cached, object_context};
+use super::doubt::{Doubt, DoubtKind};
+use super::fast::Scratch;
+use super::fix::{Fix, FixKind};
+use super::frame::{Frame, Stack, State};
 use super::grammar::Faults;
 use super::hints::Hints;
 use super::judge::Role;
-use super::lenient::LaneEdit;
 use super::open_string::Str;
-use super::out::Out;
-use super::step::LongToken;
-use super::{Doubt, DoubtKind, Fix, FixKind, Options, Retain};
+use super::options::{Options, Retain};
+use super::out::{Out, write_unwritten};
 use crate::error::Error;
 use crate::lex::Token;
-
-/// How far (in input bytes) the engine looks ahead to decide one question,
-/// such as whether a quote ends its string. Past it, the question is decided
-/// as if the input had ended there.
-pub(super) const LOOKAHEAD: usize = 4096;
-
-/// How long (in input bytes) a decision may stay open that would rewrite
-/// earlier output: text before the top-level value that may turn out to be the
-/// value itself, a value found inside prose that a fenced block further on
-/// may replace, a key that is not complete yet. Past it, the decision is
-/// taken as "keep what was written".
-pub(super) const WINDOW: usize = 64 * 1024;
 
 /// Why a step did not act.
 #[derive(Debug)]
@@ -53,65 +43,6 @@ pub(super) enum Halt {
 }
 
 pub(super) type Step = Result<(), Halt>;
-
-/// An open container.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Frame {
-    Object,
-    Array,
-    /// A Python tuple `(…)`, written as an array.
-    Tuple,
-    /// A function-call wrapper such as `NumberLong(…)` or `callback(…)`:
-    /// only its argument is written.
-    Call,
-    /// The array that [`Values::Array`] puts every top-level value into.
-    Root,
-}
-
-impl Frame {
-    pub(crate) fn closer(self) -> &'static str {
-        match self {
-            Frame::Object => "}",
-            Frame::Array | Frame::Tuple | Frame::Root => "]",
-            Frame::Call => "",
-        }
-    }
-
-    pub(super) fn is_closed_by(self, token: Token) -> bool {
-        matches!(
-            (self, token),
-            (Frame::Object, Token::BraceClose)
-                | (Frame::Array, Token::BracketClose)
-                | (Frame::Tuple, Token::ParenClose | Token::BracketClose)
-                | (Frame::Call, Token::ParenClose)
-        )
-    }
-}
-
-/// What the machine expects next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum State {
-    /// Top level, before anything but whitespace.
-    Start,
-    /// Top level, inside text that came before the value.
-    Prose,
-    /// A value (array element, object member value, or top-level value).
-    Value,
-    /// An object key or `}`.
-    Key,
-    /// The `:` after a key.
-    Colon,
-    /// A `,` or a closer after a value.
-    After,
-    /// A string to join after `"…" +`.
-    Concat,
-    /// Inside a string body.
-    Str,
-    /// The top-level value is complete.
-    Done,
-    /// Everything from here on is dropped.
-    Ignore,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Comment {
@@ -133,6 +64,21 @@ pub(super) struct PendingComma {
     pub(super) input: usize,
     /// The mark before it: the end of the value it follows.
     pub(super) mark_before: usize,
+}
+
+/// A word or number longer than `step::LONG_TOKEN` that reached the end of the
+/// input so far. logos lexes a token from its start, so lexing it again on
+/// every chunk would cost the square of its length; instead the scan goes on
+/// from where it stopped, over the bytes that can only continue it the way
+/// logos would (letters, digits, `_`, `$` for a word; digits, `_` and one
+/// `.` for a number, with an exponent handed back to logos).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LongToken {
+    pub(super) at: usize,
+    pub(super) token: Token,
+    pub(super) len: usize,
+    /// Whether the number so far has its one `.`.
+    pub(super) dot: bool,
 }
 
 /// Output kept provisional from `out` on, with what undoing it takes: the
@@ -173,7 +119,7 @@ pub(super) struct Machine<'a> {
     /// The closing quote of the last string value, which `+` removes.
     pub(super) hold: Option<usize>,
     // Structure.
-    pub(super) stack: SmallVec<[Frame; 32]>,
+    pub(super) stack: Stack,
     pub(super) state: State,
     pub(super) comment: Option<Comment>,
     /// Where the last whitespace the machine wrote ended, in the input,
@@ -200,12 +146,9 @@ pub(super) struct Machine<'a> {
     /// The choices the input could not settle (see `doubt.rs`), in the
     /// order they were made.
     pub(super) doubts: Vec<Doubt>,
-    /// Frames the fast lane closed during its current scan, in order, so a
-    /// scan that must be redone can put them back.
-    pub(super) frames_undo: SmallVec<[Frame; 16]>,
-    /// The lenient tokens the fast lane's current scan took (see
-    /// `lenient.rs`), kept here so the scans reuse one allocation.
-    pub(super) lane_edits: Vec<LaneEdit>,
+    /// The fast lane's working space (see `fast/`), kept here so the
+    /// scans reuse one allocation.
+    pub(super) lane: Scratch,
     /// In a one-shot repair ([`Machine::whole`]), output the fast lane took
     /// but did not copy: it is the input at the same positions
     /// (`src[out.len()..][..unwritten]`), written out only when something
@@ -284,10 +227,12 @@ impl<'a> Machine<'a> {
             long_token: None,
             fixes: Vec::new(),
             doubts: Vec::new(),
-            frames_undo: SmallVec::new(),
             // One allocation up front, not a string of small ones as a
             // call's first scan takes its lenient tokens.
-            lane_edits: Vec::with_capacity(16),
+            lane: Scratch {
+                edits: Vec::with_capacity(16),
+                undo: SmallVec::new(),
+            },
             unwritten: 0,
             lazy: false,
             whole_text: None,
@@ -638,48 +583,5 @@ impl<'a> Machine<'a> {
             self.shown_from = keep_from;
         }
         self.out.range(from..to)
-    }
-}
-
-/// Input bytes known to be ASCII (whitespace, digits, escapes) as text.
-/// Were that ever wrong, the bytes come through replaced, never dropped.
-pub(super) fn ascii(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    debug_assert!(bytes.is_ascii());
-    String::from_utf8_lossy(bytes)
-}
-
-/// [`Machine::write_out`] on the fields it needs, so a caller can hold a
-/// `&str` borrowed from the input while it writes.
-pub(super) fn write_unwritten(
-    src: &[u8],
-    whole: Option<&str>,
-    out: &mut Out,
-    unwritten: &mut usize,
-) {
-    if *unwritten > 0 {
-        let from = out.len();
-        // The lane leaves output unwritten only when it checked it (or the
-        // whole input) first.
-        match text_at(src, whole, from, from + *unwritten) {
-            Ok(text) => out.push_str(text),
-            // Never dropped, should the lane's check ever be wrong.
-            Err(_) => out.push_str(&String::from_utf8_lossy(&src[from..from + *unwritten])),
-        }
-        *unwritten = 0;
-    }
-}
-
-/// `src[from..to]` as text: a slice of the whole input's text when there is
-/// one (O(1)), else checked.
-#[inline]
-pub(super) fn text_at<'s>(
-    src: &'s [u8],
-    whole: Option<&'s str>,
-    from: usize,
-    to: usize,
-) -> Result<&'s str, std::str::Utf8Error> {
-    match whole.and_then(|text| text.get(from..to)) {
-        Some(text) => Ok(text),
-        None => crate::utf8::from_utf8(&src[from..to]),
     }
 }

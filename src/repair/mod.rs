@@ -9,10 +9,11 @@ mod doubt;
 mod end;
 mod fast;
 mod fix;
+mod frame;
 mod grammar;
 mod hints;
 mod judge;
-mod lenient;
+mod lane;
 mod machine;
 mod open_string;
 mod options;
@@ -24,6 +25,8 @@ mod states;
 mod step;
 mod strict;
 mod string;
+mod text;
+mod top;
 mod valid;
 
 use std::borrow::Cow;
@@ -31,43 +34,16 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use self::doubt::{Doubt, DoubtKind};
-pub use self::fix::{Fix, FixKind};
+pub use self::fix::{Fix, FixKind, Verdict};
+use self::frame::Frame;
 pub use self::hints::Hints;
-use self::machine::{Frame, Machine};
+use self::machine::Machine;
 pub use self::options::{Options, Retain, Values};
-pub(crate) use self::scalar::push_json_escaped;
 pub(crate) use self::source::SourceMap;
+pub(crate) use self::text::push_json_escaped;
 #[cfg(feature = "tools")]
 pub(crate) use self::valid::is_strict_json;
 use crate::error::Error;
-
-/// The verdict on a whole input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Verdict {
-    /// The input was one JSON value; the output is the input, byte for byte.
-    Valid,
-    /// Something other than a truncation was mended.
-    Repaired,
-    /// The only fixes closed what a truncation left open.
-    Completed,
-    /// Nothing JSON-like was found (empty input, only whitespace or comments).
-    NotJson,
-}
-
-impl Verdict {
-    /// The stable snake_case name used in the CLI's JSON output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Valid => "valid",
-            Verdict::Repaired => "repaired",
-            Verdict::Completed => "completed",
-            Verdict::NotJson => "not_json",
-        }
-    }
-}
-
-display_by_name!(Verdict);
 
 /// The result of a repair: the JSON text, the verdict, and the fixes.
 #[derive(Debug, Clone, PartialEq, Eq)]

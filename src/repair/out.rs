@@ -9,6 +9,7 @@
 use std::ops::Range;
 
 use super::source::SourceMap;
+use super::text::text_at;
 
 #[derive(Debug, Clone, Default)]
 pub(super) struct Out {
@@ -170,9 +171,30 @@ impl Out {
         self.text
     }
 
-    /// `text` as the body of a JSON string (see `scalar::escape_into`);
+    /// `text` as the body of a JSON string (see `text::escape_into`);
     /// `true` if invalid UTF-8 was replaced.
     pub(super) fn push_escaped(&mut self, text: &[u8]) -> bool {
-        super::scalar::escape_into(&mut self.text, text)
+        super::text::escape_into(&mut self.text, text)
+    }
+}
+
+/// [`Machine::write_out`] on the fields it needs, so a caller can hold a
+/// `&str` borrowed from the input while it writes.
+pub(in crate::repair) fn write_unwritten(
+    src: &[u8],
+    whole: Option<&str>,
+    out: &mut Out,
+    unwritten: &mut usize,
+) {
+    if *unwritten > 0 {
+        let from = out.len();
+        // The lane leaves output unwritten only when it checked it (or the
+        // whole input) first.
+        match text_at(src, whole, from, from + *unwritten) {
+            Ok(text) => out.push_str(text),
+            // Never dropped, should the lane's check ever be wrong.
+            Err(_) => out.push_str(&String::from_utf8_lossy(&src[from..from + *unwritten])),
+        }
+        *unwritten = 0;
     }
 }

@@ -1,10 +1,11 @@
 //! The end of a string: does this quote close it? (The rule is in `judge/`;
 //! this is where the machine acts on it.)
 
-use super::FixKind;
 use super::context::object_context;
+use super::fix::FixKind;
+use super::frame::{Frame, LOOKAHEAD, State};
 use super::judge::{self, Judged, Judgement, Role, Subject};
-use super::machine::{Frame, Halt, LOOKAHEAD, Machine, State, Step};
+use super::machine::{Halt, Machine, Step};
 use super::open_string::Escaping;
 use crate::lex::{Closer, Quote, Token};
 
@@ -13,6 +14,23 @@ use crate::lex::{Closer, Quote, Token};
 const RETRY_EVERY_BYTE: usize = 64;
 
 impl Machine<'_> {
+    /// Write the quote at `i` (`len` bytes) as text of the open string: `"`
+    /// escaped, a lenient quote as it is (without the backslash of an
+    /// escaped string's `\'`).
+    fn write_quote_as_text(&mut self, quote: Quote, len: usize) {
+        if quote == Quote::Double {
+            self.emit_body("\\\"");
+            return;
+        }
+        let at = self.i - self.base;
+        let quote_text = &self.src[at..at + len];
+        let quote_text = quote_text.strip_prefix(b"\\").unwrap_or(quote_text);
+        let text = crate::utf8::from_utf8(quote_text)
+            .unwrap_or("\u{FFFD}")
+            .to_owned();
+        self.emit_body(&text);
+    }
+
     /// A quote of `len` bytes at `i` that may close the open string (of its
     /// own kind or its twin, as `closer` says).
     pub(super) fn string_quote(&mut self, quote: Quote, len: usize, closer: Closer) -> Step {
@@ -126,37 +144,14 @@ impl Machine<'_> {
                 // The twin of the string's quote is text, as valid JSON
                 // has `”` inside a `"`-string: no fix, and the string does
                 // not become one known to hold code.
-                if quote == Quote::Double {
-                    self.emit_body("\\\"");
-                } else {
-                    // (Without the backslash of an escaped string's `\'`.)
-                    let at = self.i - self.base;
-                    let quote_text = &self.src[at..at + len];
-                    let quote_text = quote_text.strip_prefix(b"\\").unwrap_or(quote_text);
-                    let text = crate::utf8::from_utf8(quote_text)
-                        .unwrap_or("\u{FFFD}")
-                        .to_owned();
-                    self.emit_body(&text);
-                }
+                self.write_quote_as_text(quote, len);
                 self.i += len;
                 Ok(())
             }
             Judgement::Inner => {
                 self.fix(FixKind::EscapedQuote, self.i);
                 self.inner_at = Some(self.i);
-                if quote == Quote::Double {
-                    self.emit_body("\\\"");
-                } else {
-                    // A lenient quote inside the string is text (without the
-                    // backslash of an escaped string's `\'`).
-                    let at = self.i - self.base;
-                    let quote_text = &self.src[at..at + len];
-                    let quote_text = quote_text.strip_prefix(b"\\").unwrap_or(quote_text);
-                    let text = crate::utf8::from_utf8(quote_text)
-                        .unwrap_or("\u{FFFD}")
-                        .to_owned();
-                    self.emit_body(&text);
-                }
+                self.write_quote_as_text(quote, len);
                 let keyish = self.src[self.i - self.base + len..]
                     .iter()
                     .find(|b| !matches!(b, b' ' | b'\t'))

@@ -2,10 +2,13 @@
 
 use std::borrow::Cow;
 
+use super::doubt::DoubtKind;
+use super::fix::FixKind;
+use super::frame::{Frame, LOOKAHEAD, State, WINDOW};
 use super::grammar::Faults;
 use super::judge::{self, Role};
-use super::machine::{Frame, Halt, LOOKAHEAD, Machine, State, Step, WINDOW};
-use super::{DoubtKind, FixKind};
+use super::machine::{Halt, Machine, Step};
+use super::text::escape_into;
 use crate::lex::{self, Literal, Quote};
 
 /// What follows a bare word that stopped at a quote (see `Machine::glued`).
@@ -422,45 +425,6 @@ fn trim_cut(mut text: &[u8]) -> &[u8] {
         text = rest;
     }
     text
-}
-
-/// Append `text` as the body of a JSON string; `true` if invalid UTF-8 was replaced.
-pub(super) fn escape_into(out: &mut String, text: &[u8]) -> bool {
-    if text
-        .iter()
-        .all(|&b| (0x20..0x7F).contains(&b) && b != b'"' && b != b'\\')
-    {
-        // Printable ASCII with nothing to escape, the common bare word.
-        // Printable ASCII, so one char per byte.
-        out.extend(text.iter().map(|&b| char::from(b)));
-        return false;
-    }
-    let mut invalid = false;
-    for chunk in text.utf8_chunks() {
-        push_json_escaped(out, chunk.valid());
-        if !chunk.invalid().is_empty() {
-            invalid = true;
-            out.push('\u{FFFD}');
-        }
-    }
-    invalid
-}
-
-/// Append `text` as the body of a JSON string, escaping only what JSON
-/// requires (`"`, `\\`, control characters). Shared by every place that
-/// turns text into a JSON string.
-pub(crate) fn push_json_escaped(out: &mut String, text: &str) {
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
 }
 
 /// A normalised number (ASCII by construction; a quoted one may hold any text).

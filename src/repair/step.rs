@@ -5,30 +5,16 @@
 //! tokenizer) and hands it to the state it arrives in (`states.rs`). A step
 //! that cannot decide yet returns [`Halt::Need`] and changes nothing.
 
-use super::FixKind;
+use super::fix::FixKind;
+use super::frame::{State, WINDOW};
 use super::grammar::{self, Faults};
-use super::machine::{Comment, Halt, Machine, State, Step, WINDOW};
+use super::machine::{Comment, Halt, LongToken, Machine, Step};
 use crate::error::Error;
 use crate::lex::{self, Token};
 
 /// Tokens at least this long that may still grow are continued by hand
-/// (see [`LongToken`]) rather than lexed again from their start.
+/// (see [`LongToken`](super::machine::LongToken)) rather than lexed again from their start.
 const LONG_TOKEN: usize = 64;
-
-/// A word or number longer than [`LONG_TOKEN`] that reached the end of the
-/// input so far. logos lexes a token from its start, so lexing it again on
-/// every chunk would cost the square of its length; instead the scan goes on
-/// from where it stopped, over the bytes that can only continue it the way
-/// logos would (letters, digits, `_`, `$` for a word; digits, `_` and one
-/// `.` for a number, with an exponent handed back to logos).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct LongToken {
-    pub(super) at: usize,
-    token: Token,
-    len: usize,
-    /// Whether the number so far has its one `.`.
-    dot: bool,
-}
 
 impl Machine<'_> {
     pub(super) fn run(&mut self) -> Result<(), Error> {

@@ -3,7 +3,7 @@
 //! the lane's own (over the bytes that have arrived, `None` when a token
 //! may still grow), apart from `fast/` so its loop reads as the grammar.
 
-use super::string::{find_quote_escape_control_or_twin, find_quote_escape_or_control};
+use super::text::{find_quote_escape_control_or_twin, find_quote_escape_or_control};
 use crate::lex::{self, Quote};
 
 /// Whether a number or literal ending at `e` is complete: whitespace or a
@@ -25,22 +25,8 @@ pub(super) fn scan_body(src: &[u8], k: usize) -> Option<usize> {
 /// or invalid, a control character, or the end of `src`), and, when that
 /// byte is the closing quote, the index just past it.
 #[inline(always)]
-pub(super) fn scan_body_prefix(src: &[u8], mut k: usize) -> (usize, Option<usize>) {
-    loop {
-        let Some(n) = find_quote_escape_or_control(&src[k..]) else {
-            return (src.len(), None);
-        };
-        k += n;
-        match src[k] {
-            b'"' => return (k, Some(k + 1)),
-            b'\\' => {}
-            _ => return (k, None),
-        }
-        match escape_len(src, k) {
-            Some(len) => k += len,
-            None => return (k, None),
-        }
-    }
+pub(super) fn scan_body_prefix(src: &[u8], k: usize) -> (usize, Option<usize>) {
+    scan_prefix::<false>(src, k)
 }
 
 /// [`scan_body_prefix`] for the lane, which also stops before a
@@ -48,9 +34,22 @@ pub(super) fn scan_body_prefix(src: &[u8], mut k: usize) -> (usize, Option<usize
 /// which is the quote judge's question, so the lane leaves it to the machine.
 /// Other characters with the same lead bytes (`—`, `…`, `’`) are text.
 #[inline(always)]
-pub(super) fn scan_value_prefix(src: &[u8], mut k: usize) -> (usize, Option<usize>) {
+pub(super) fn scan_value_prefix(src: &[u8], k: usize) -> (usize, Option<usize>) {
+    scan_prefix::<true>(src, k)
+}
+
+/// The two scans above, one loop: `TWINS` says whether a twin of `"`
+/// stops it (the search then stops at every lead byte of a three- or
+/// four-byte character, and those of other characters are stepped over).
+#[inline(always)]
+fn scan_prefix<const TWINS: bool>(src: &[u8], mut k: usize) -> (usize, Option<usize>) {
     loop {
-        let Some(n) = find_quote_escape_control_or_twin(&src[k..]) else {
+        let found = if TWINS {
+            find_quote_escape_control_or_twin(&src[k..])
+        } else {
+            find_quote_escape_or_control(&src[k..])
+        };
+        let Some(n) = found else {
             return (src.len(), None);
         };
         k += n;
@@ -60,7 +59,7 @@ pub(super) fn scan_value_prefix(src: &[u8], mut k: usize) -> (usize, Option<usiz
                 Some(len) => k += len,
                 None => return (k, None),
             },
-            0xE2 | 0xEF => {
+            0xE2 | 0xEF if TWINS => {
                 let twin = match src.get(k..k + 3) {
                     Some(three) => {
                         lex::quote_at(three).is_some_and(|(q, _)| q == Quote::DoubleLike)
@@ -74,7 +73,7 @@ pub(super) fn scan_value_prefix(src: &[u8], mut k: usize) -> (usize, Option<usiz
                 k += 1;
             }
             // The lead byte of another character: text.
-            0xE0..=0xFF => k += 1,
+            0xE0..=0xFF if TWINS => k += 1,
             _ => return (k, None),
         }
     }

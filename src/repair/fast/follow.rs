@@ -3,13 +3,14 @@
 //! after a value, a trailing comma before a closer, and
 //! the frame a closer pops.
 
+use super::edit::{LaneEdit, With};
+use super::view::Lane;
 use crate::lex::{self, Quote};
-use crate::repair::FixKind;
+use crate::repair::fix::FixKind;
+use crate::repair::frame::{Frame, LOOKAHEAD, Stack, State};
 use crate::repair::judge::{self, Quick};
-use crate::repair::lenient::{LaneEdit, With};
-use crate::repair::machine::{Frame, LOOKAHEAD, Machine, State};
 
-impl Machine<'_> {
+impl Lane<'_> {
     /// Whether the clean string whose closing quote is just before `e` (an
     /// index into `src`) ends there, by the machine's own rule.
     /// `body` is the index where the part of the body scanned here starts.
@@ -20,9 +21,9 @@ impl Machine<'_> {
         let eof = self.eof || after.len() >= LOOKAHEAD;
         let comma = || {
             let prior = self.string.and_then(|s| s.comma).map(|c| c.input);
-            trailing_comma(&self.src, body, e - 1, prior, self.base)
+            trailing_comma(self.src, body, e - 1, prior, self.base)
         };
-        judge::clean_value_ends(&self.stack, Quote::Double, comma, window, eof) == Some(true)
+        judge::clean_value_ends(self.stack, Quote::Double, comma, window, eof) == Some(true)
     }
 }
 
@@ -66,7 +67,7 @@ pub(super) fn follow_value(src: &[u8], e: usize, frames: &[Frame]) -> Follow {
 /// window before the quote no longer counts. When the part scanned is only
 /// spaces, `prior` (the input position of a comma the machine saw earlier
 /// in the body) decides; `base` is the input position of `src[0]`.
-pub(in crate::repair) fn trailing_comma(
+pub(super) fn trailing_comma(
     src: &[u8],
     body: usize,
     close: usize,
@@ -114,7 +115,7 @@ pub(super) fn drop_trailing_comma(
 /// returns the new innermost frame.
 #[inline]
 pub(super) fn pop_frame(
-    stack: &mut smallvec::SmallVec<[Frame; 32]>,
+    stack: &mut Stack,
     below: &mut smallvec::SmallVec<[Frame; 16]>,
     low: &mut usize,
 ) -> Option<Frame> {
@@ -161,12 +162,7 @@ pub(super) fn after_value(top: Option<Frame>) -> State {
 /// innermost container (another closer could be inside the string). Returns
 /// where that next token is.
 #[inline]
-pub(in crate::repair) fn string_ends(
-    src: &[u8],
-    e: usize,
-    key: bool,
-    top: Option<Frame>,
-) -> Option<usize> {
+pub(super) fn string_ends(src: &[u8], e: usize, key: bool, top: Option<Frame>) -> Option<usize> {
     let next = e + src[e..].iter().position(|b| !lex::is_ws(*b))?;
     let ends = matches!(
         (src[next], key, top),

@@ -20,46 +20,62 @@
 //! (`lenient.rs`): a safe point counts the edits before it, so rolling back
 //! to it drops the rest.
 //!
-//! `apply.rs` writes what a scan took; `follow.rs` reads what follows a
-//! token (the comma after a value, whether a string ends at its quote).
+//! The lane never sees the machine. The machine lends it a [`Lane`]: the
+//! input, where the machine stands (its state, its open string, whether a
+//! comma is pending), its frame stack to move, and scratch space; the scan
+//! answers with a [`Run`], which the machine writes (`repair/lane.rs`).
+//! `follow.rs` reads what follows a token (the comma after a value, whether
+//! a string ends at its quote), `lenient.rs` the lenient tokens, and
+//! `edit.rs` says what each becomes.
 
-mod apply;
+mod edit;
 mod follow;
+mod lenient;
+mod view;
 
-use self::follow::{Follow, after_value, drop_trailing_comma, follow_value, pop_frame, take_comma};
-pub(super) use self::follow::{string_ends, trailing_comma};
-use super::FixKind;
-use super::lenient::{LaneEdit, With, comment_at, ends_line, value_body};
-use super::machine::{Frame, Machine, State};
+pub(super) use self::edit::{LaneEdit, With};
+use self::follow::{
+    Follow, after_value, drop_trailing_comma, follow_value, pop_frame, string_ends, take_comma,
+};
+use self::lenient::value_body;
+pub(super) use self::lenient::{comment_at, ends_line};
+pub(super) use self::view::{Lane, Scratch};
+use super::fix::FixKind;
+use super::frame::{Frame, State};
 use super::strict::{scan_literal, scan_number, scan_value_prefix, token_ends};
 use crate::lex;
 
-/// Below this many bytes not yet read, a scan is not started (see
-/// `fast_strict`).
-const MIN_SCAN: usize = 8;
+/// What a scan took: `src[start..safe.p]`, with the scan's first
+/// `safe.edits` edits made, leaves the machine as `safe` says; `low` is
+/// the lowest height the stack went to.
+pub(super) struct Run {
+    pub(super) start: usize,
+    pub(super) safe: Safe,
+    pub(super) low: usize,
+}
 
 /// Where the loop may stop.
 #[derive(Clone, Copy)]
-struct Safe {
+pub(super) struct Safe {
     /// Index into `src` just after the last token taken.
-    p: usize,
-    state: State,
+    pub(super) p: usize,
+    pub(super) state: State,
     /// A comma just taken: its index into `src`, its output position, and
     /// the output position where the value before it ended.
-    comma: Option<(usize, usize, usize)>,
-    /// How many of the scan's lenient edits (`Machine::lane_edits`) lie
+    pub(super) comma: Option<(usize, usize, usize)>,
+    /// How many of the scan's lenient edits (`Scratch::edits`) lie
     /// before `p`, and how much longer they made the output than the input.
-    edits: usize,
-    growth: isize,
+    pub(super) edits: usize,
+    pub(super) growth: isize,
     /// Where the machine's mark stays, when the last thing taken was a
     /// comment (the machine drops one without moving its mark); else the
     /// end of the output.
-    mark: Option<usize>,
+    pub(super) mark: Option<usize>,
     /// With `state` `Str`: the lane stopped inside a value string, at its
     /// closing quote (whose fate the machine decides) or where the strictly
     /// valid body stops; the index into `src` of its body when the lane
     /// opened it, `None` when the machine did.
-    body: Option<usize>,
+    pub(super) body: Option<usize>,
 }
 
 impl Safe {
@@ -77,77 +93,21 @@ impl Safe {
     }
 }
 
-impl Machine<'_> {
-    /// Copy the strictly valid JSON at `i` in one piece, as far as it goes,
-    /// and take the commonest lenient tokens on the way (see `lenient.rs`).
-    pub(super) fn fast_forward(&mut self) {
-        loop {
-            self.out.note_source(self.out_len(), self.i);
-            self.fast_strict();
-            let before = self.i;
-            self.out.note_source(self.out_len(), self.i);
-            if !self.lenient_step() || self.i == before {
-                return;
-            }
-        }
-    }
-
-    /// Copy the strictly valid JSON at `i` in one piece, as far as it goes.
-    fn fast_strict(&mut self) {
-        let Some(&top) = self.stack.last() else {
-            return;
-        };
-        if self.long_token.is_some_and(|t| t.at == self.i) {
-            // A long token cut by chunk ends is being continued by hand;
-            // scanning it here again would cost the square of its length.
-            return;
-        }
-        let plain_string = self.string.is_some_and(|s| s.is_plain());
-        if self.inner_at.is_some()
-            && (matches!(self.state, State::Key | State::Colon)
-                || self.string.is_some_and(|s| s.is_key()))
-        {
-            // A key of a document whose strings hold quoted code: the
-            // machine reads it (see the scan's `wary`).
-            return;
-        }
-        if !matches!(top, Frame::Object | Frame::Array)
-            || !(matches!(
-                self.state,
-                State::Key | State::Value | State::After | State::Colon
-            ) || (self.state == State::Str && plain_string))
-        {
-            return;
-        }
-        let start = self.i - self.base;
-        if self.src.len() - start < MIN_SCAN && !self.eof {
-            // A few bytes that have just arrived: the machine takes what
-            // they hold as cheaply, without the scan's set-up (small feeds
-            // paid it for every chunk; callgrind, 16-byte chunks: −2.3%,
-            // one-byte: −7.6%).
-            return;
-        }
-        // String bodies are not checked for UTF-8 as they are scanned: the
-        // whole run is checked once at the end, and if it holds invalid
-        // UTF-8 the scan runs again, stopping before it.
-        let mut end = self.src.len();
-        while let Err(valid_up_to) = self.fast_scan(start, end) {
-            end = start + valid_up_to;
-        }
-    }
-
-    /// Scan `src[start..end]` and apply it up to the last safe point; or,
-    /// when the stretch holds invalid UTF-8, apply nothing and say how much
-    /// of it is valid.
-    fn fast_scan(&mut self, start: usize, end: usize) -> Result<(), usize> {
+impl Lane<'_> {
+    /// Scan `src[start..end]` (`start` is where the machine stands) and
+    /// say how far it can be taken: up to the last safe point. `None` when
+    /// nothing can. The UTF-8 of string bodies is not checked here (see
+    /// `Machine::fast_strict`).
+    pub(super) fn scan(self, start: usize, end: usize) -> Option<Run> {
         // The lowest the stack went in this scan; the frames popped below
         // its starting height are kept in `frames_undo` to be put back.
         let mut low = self.stack.len();
-        let src = &self.src[..end];
-        let depth_limit = self.opts.depth_limit();
-        let wary = self.inner_at.is_some();
-        let out_start = self.out_len();
-        self.lane_edits.clear();
+        let all = self.src;
+        let src = &all[..end];
+        let depth_limit = self.depth_limit;
+        let wary = self.wary;
+        let out_start = self.out_start;
+        self.scratch.edits.clear();
         // How much longer the lenient edits so far made the output than
         // the input: the output position of `src[x]` past them.
         let mut growth: isize = 0;
@@ -163,7 +123,7 @@ impl Machine<'_> {
             body: None,
         };
         // A comma the machine read before: a closer after it is a repair.
-        let mut machine_comma = self.has_pending_comma();
+        let mut machine_comma = self.pending_comma;
         let mut pending: Option<(usize, usize, usize)> = None;
         let mut state = self.state;
         let mut p = start;
@@ -182,18 +142,18 @@ impl Machine<'_> {
                 scan_value_prefix(src, start)
             } else {
                 // Raw control characters are edits (see `value_body`).
-                let body = value_body(src, start, &mut self.lane_edits, &mut growth);
-                safe.edits = self.lane_edits.len();
+                let body = value_body(src, start, &mut self.scratch.edits, &mut growth);
+                safe.edits = self.scratch.edits.len();
                 safe.growth = growth;
                 body
             };
             let Some(e) = quote else {
                 // (A key stays with the machine: it is held until its colon.)
                 if key || body_end == start || self.lazy {
-                    return Ok(());
+                    return None;
                 }
                 safe.p = body_end;
-                return self.apply(start, out_start, safe, low);
+                return Some(Run { start, safe, low });
             };
             if !key
                 && e == start + 1
@@ -203,12 +163,12 @@ impl Machine<'_> {
             {
                 // `""` and then `"` (or nothing yet): perhaps a
                 // triple-quoted string, which the machine reads.
-                return Ok(());
+                return None;
             }
             // The machine judged this quote already and waits for more
             // bytes: do not ask again before it would (see `string_quote`).
             let retry = self.string.map_or((usize::MAX, 0), |s| s.retry);
-            let waiting = !self.eof && retry.0 == self.base + e - 1 && self.bytes_fed() < retry.1;
+            let waiting = !self.eof && retry.0 == self.base + e - 1 && self.fed < retry.1;
             let ends = !waiting
                 && if key {
                     string_ends(src, e, true, top).is_some()
@@ -218,10 +178,10 @@ impl Machine<'_> {
             if !ends {
                 // Copy the body up to the quote; the machine decides the quote.
                 if key || e - 1 == start || self.lazy {
-                    return Ok(());
+                    return None;
                 }
                 safe.p = e - 1;
-                return self.apply(start, out_start, safe, low);
+                return Some(Run { start, safe, low });
             }
             p = e;
             state = if key { State::Colon } else { State::After };
@@ -252,7 +212,7 @@ impl Machine<'_> {
                         p,
                         state,
                         comma: None,
-                        edits: self.lane_edits.len(),
+                        edits: self.scratch.edits.len(),
                         growth,
                         mark: None,
                         body: None,
@@ -293,14 +253,14 @@ impl Machine<'_> {
                     }
                 }
                 growth += edit.growth();
-                self.lane_edits.push(edit);
+                self.scratch.edits.push(edit);
                 p = edit.to;
                 after_comment = true;
                 safe = Safe {
                     p,
                     state,
                     comma: pending,
-                    edits: self.lane_edits.len(),
+                    edits: self.scratch.edits.len(),
                     growth,
                     mark: Some(safe.mark.unwrap_or_else(|| at_out(safe.p, safe.growth))),
                     body: None,
@@ -327,9 +287,9 @@ impl Machine<'_> {
                     }
                     b']' if top == Some(Frame::Array)
                         && !machine_comma
-                        && drop_trailing_comma(&mut self.lane_edits, pending, &mut growth) =>
+                        && drop_trailing_comma(&mut self.scratch.edits, pending, &mut growth) =>
                     {
-                        top = pop_frame(&mut self.stack, &mut self.frames_undo, &mut low);
+                        top = pop_frame(self.stack, &mut self.scratch.undo, &mut low);
                         pending = None;
                         p = q + 1;
                         state = after_value(top);
@@ -338,7 +298,7 @@ impl Machine<'_> {
                         // Raw control characters in the body (code with its
                         // line breaks unescaped) are edits.
                         let (body_end, quote) =
-                            value_body(src, q + 1, &mut self.lane_edits, &mut growth);
+                            value_body(src, q + 1, &mut self.scratch.edits, &mut growth);
                         let Some(e) = quote else {
                             if self.lazy {
                                 // One shot, the machine reads such a string
@@ -347,7 +307,8 @@ impl Machine<'_> {
                             }
                             // The body goes on past what arrived (or meets
                             // what the machine must mend): copy it so far.
-                            safe = Safe::in_string(body_end, q + 1, self.lane_edits.len(), growth);
+                            safe =
+                                Safe::in_string(body_end, q + 1, self.scratch.edits.len(), growth);
                             break;
                         };
                         if e == q + 2
@@ -358,7 +319,7 @@ impl Machine<'_> {
                             // triple-quoted string, which the machine reads.
                             break;
                         }
-                        let follow = follow_value(src, e, &self.stack);
+                        let follow = follow_value(src, e, self.stack);
                         if let Follow::Key(colon) = follow
                             && !wary
                         {
@@ -375,7 +336,7 @@ impl Machine<'_> {
                             }
                             // Stop inside the string, at its quote: the body is
                             // copied, the machine decides the quote.
-                            safe = Safe::in_string(e - 1, q + 1, self.lane_edits.len(), growth);
+                            safe = Safe::in_string(e - 1, q + 1, self.scratch.edits.len(), growth);
                             break;
                         }
                         let next = e + src[e..].iter().take_while(|b| lex::is_ws(**b)).count();
@@ -405,7 +366,7 @@ impl Machine<'_> {
                                     break;
                                 };
                                 growth += edit.growth();
-                                self.lane_edits.push(edit);
+                                self.scratch.edits.push(edit);
                                 edit.to
                             }
                         };
@@ -431,9 +392,9 @@ impl Machine<'_> {
                         after_key!();
                     }
                     b'}' if !machine_comma
-                        && drop_trailing_comma(&mut self.lane_edits, pending, &mut growth) =>
+                        && drop_trailing_comma(&mut self.scratch.edits, pending, &mut growth) =>
                     {
-                        top = pop_frame(&mut self.stack, &mut self.frames_undo, &mut low);
+                        top = pop_frame(self.stack, &mut self.scratch.undo, &mut low);
                         pending = None;
                         p = q + 1;
                         state = after_value(top);
@@ -444,7 +405,7 @@ impl Machine<'_> {
                             break;
                         };
                         growth += edit.growth();
-                        self.lane_edits.push(edit);
+                        self.scratch.edits.push(edit);
                         p = colon + 1;
                         state = State::Value;
                         pending = None;
@@ -469,7 +430,7 @@ impl Machine<'_> {
                         };
                     }
                     (b'}', Some(Frame::Object)) | (b']', Some(Frame::Array)) => {
-                        top = pop_frame(&mut self.stack, &mut self.frames_undo, &mut low);
+                        top = pop_frame(self.stack, &mut self.scratch.undo, &mut low);
                         p = q + 1;
                         state = after_value(top);
                     }
@@ -484,10 +445,10 @@ impl Machine<'_> {
                             && (b.is_ascii_alphanumeric()
                                 || matches!(b, b'"' | b'\'' | b'_' | b'$' | b'-')
                                 || (frame == Frame::Array && matches!(b, b'{' | b'[')))
-                            && self.lane_edits.last().is_none_or(|e| e.to <= p) =>
+                            && self.scratch.edits.last().is_none_or(|e| e.to <= p) =>
                     {
                         growth += 1;
-                        self.lane_edits.push(LaneEdit {
+                        self.scratch.edits.push(LaneEdit {
                             from: p,
                             to: p,
                             with: With::Text(","),
@@ -517,7 +478,7 @@ impl Machine<'_> {
                 p,
                 state,
                 comma: pending,
-                edits: self.lane_edits.len(),
+                edits: self.scratch.edits.len(),
                 growth,
                 mark: None,
                 body: None,
@@ -526,9 +487,6 @@ impl Machine<'_> {
                 break;
             }
         }
-        if safe.p == start {
-            return Ok(());
-        }
-        self.apply(start, out_start, safe, low)
+        (safe.p != start).then_some(Run { start, safe, low })
     }
 }

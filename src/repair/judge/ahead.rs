@@ -7,11 +7,11 @@ use super::fit::{
     Fit, bracket_kind, closer_byte, count_brackets, fit_after_value, is_literal, within,
 };
 use super::strict_rest::strict_rest;
-use super::{MAX_CANDIDATES, MAX_KEY, Subject};
+use super::subject::{MAX_CANDIDATES, MAX_KEY, Subject};
 use crate::lex::{Closer, Quote, Token};
+use crate::repair::frame::Frame;
 use crate::repair::grammar::Faults;
 use crate::repair::hints::KeyHint;
-use crate::repair::machine::Frame;
 
 /// Whether the value at `c` (after a key's colon or an array comma) makes
 /// sense in `frames`: a string with an end that fits (its own inner quotes

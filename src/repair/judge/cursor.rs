@@ -1,7 +1,7 @@
 //! Bytes after a quote, read with a position: whitespace, comments, tokens
 //! (through the machine's own lexer), quotes.
 
-use super::MAX_COMMENT;
+use super::subject::MAX_COMMENT;
 use crate::lex::{self, Closer, Quote, Token};
 
 /// Ran out of bytes before the input ended.

@@ -6,7 +6,7 @@
 use super::ahead::{Balanced, later_balanced_end, later_end, value_fits};
 use super::cursor::{Cursor, Scan};
 use super::fit::{Fit, KeyFit, closer_byte, fit_after_value, within};
-use super::{Judged, Subject};
+use super::subject::{Judged, Subject};
 use crate::repair::context::Layout;
 use crate::repair::doubt::DoubtKind;
 use crate::repair::grammar::Faults;

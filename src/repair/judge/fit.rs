@@ -3,11 +3,11 @@
 //! tokens, the grammar classifies them, and the lenient forms a reading
 //! needed are reported as [`Faults`].
 
-use super::MAX_KEY;
 use super::cursor::{Cursor, Gap, Scan};
+use super::subject::MAX_KEY;
 use crate::lex::{Closer, Quote, Token};
+use crate::repair::frame::{Frame, LOOKAHEAD};
 use crate::repair::grammar::{self, Faults};
-use crate::repair::machine::{Frame, LOOKAHEAD};
 
 /// What follows a value, read as a continuation of its containers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -35,7 +35,7 @@
 //! the next member, a tail dropped after an early close), the answer
 //! carries a doubt.
 //!
-//! Everything here reads at most [`LOOKAHEAD`](super::machine::LOOKAHEAD)
+//! Everything here reads at most [`LOOKAHEAD`](super::frame::LOOKAHEAD)
 //! bytes after the quote; the caller passes that window and says whether
 //! the input ends inside it. A scan that reaches the end of the bytes before
 //! the input ended answers [`Judgement::Need`], never a guess, so the
@@ -47,6 +47,7 @@ mod dirty;
 mod fit;
 mod quick;
 mod strict_rest;
+mod subject;
 
 use self::ahead::{later_end, opens_next, value_fits};
 use self::cursor::{Cursor, Scan, Short};
@@ -54,116 +55,13 @@ use self::dirty::{closed_ends, dirty_key_ends};
 use self::fit::{Fit, fit_after_value};
 pub(super) use self::quick::{Quick, quick_clean_end};
 use self::strict_rest::strict_rest;
-use super::context::{Layout, ObjContext};
+use self::subject::MAX_KEY;
+pub(super) use self::subject::{Judged, Judgement, Role, Subject};
+use super::context::Layout;
 use super::doubt::DoubtKind;
+use super::frame::Frame;
 use super::grammar::{self, Faults};
-use super::hints::Hints;
-use super::machine::Frame;
 use crate::lex::{self, Closer, Quote, Token};
-
-/// The longest key the continuation check reads; a longer "key" is text.
-const MAX_KEY: usize = 256;
-
-/// How many later quotes a look further ahead examines. With the window of
-/// bytes this bounds the work per quote, so a run of quotes costs linear
-/// time (every quote would otherwise scan the whole window).
-const MAX_CANDIDATES: usize = 64;
-
-/// The longest comment the continuation check skips; a longer one is text.
-const MAX_COMMENT: usize = 1024;
-
-/// Whether the string is a key or a value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Role {
-    Key,
-    Value,
-}
-
-/// What the string knows about itself when one of its quotes is judged.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Subject<'a> {
-    /// The open containers, outermost first (the string's own is last).
-    pub(super) frames: &'a [Frame],
-    pub(super) role: Role,
-    pub(super) open: Quote,
-    /// Whether the quote judged is of the string's own kind or its twin.
-    pub(super) closer: Closer,
-    /// How many quotes inside this string were already judged inner.
-    pub(super) inner_quotes: u32,
-    /// One of them was followed by a colon: the body holds `"key": …`
-    /// members of its own (JSON, YAML, a dict).
-    pub(super) keyish: bool,
-    /// Per kind (`()`, `[]`, `{}`): a bracket the body opened before its last
-    /// inner quote is still open.
-    pub(super) enclosed: [bool; 3],
-    /// Which closers (`)`, `]`, `}`) would close a bracket opened in the body.
-    pub(super) open_brackets: [bool; 3],
-    /// How many brackets of each kind the body has open.
-    pub(super) balance: [u32; 3],
-    /// The body ends with a comma and perhaps whitespace.
-    pub(super) trailing_comma: bool,
-    /// That comma and the whitespace after it, as read (empty when unknown).
-    pub(super) comma_gap: &'a [u8],
-    /// The lenient forms the document's structure has used so far.
-    pub(super) style: Faults,
-    /// No fix was made so far: the document may be valid JSON.
-    pub(super) valid_so_far: bool,
-    pub(super) hints: Option<&'a Hints>,
-    /// The object the string sits in, when the machine could read it.
-    pub(super) context: Option<&'a ObjContext>,
-}
-
-impl Subject<'_> {
-    fn clean(&self) -> bool {
-        self.inner_quotes == 0
-    }
-
-    /// A clean string's quote of its own kind, as valid JSON has them.
-    fn plain(&self) -> bool {
-        self.clean() && self.closer == Closer::Own
-    }
-}
-
-/// The decision on one quote.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Judgement {
-    /// The quote ends the string.
-    End,
-    /// The quote is inside the string.
-    Inner,
-    /// The string ended before the comma its body ends with; the quote opens
-    /// what comes next.
-    EndBeforeComma,
-    /// The bytes that decide it have not arrived.
-    Need,
-}
-
-/// A decision, and the doubt it carries when the input did not settle it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Judged {
-    pub(super) judgement: Judgement,
-    pub(super) doubt: Option<DoubtKind>,
-}
-
-impl Judged {
-    fn sure(judgement: Judgement) -> Self {
-        Judged {
-            judgement,
-            doubt: None,
-        }
-    }
-
-    fn ends(ends: bool, doubt: Option<DoubtKind>) -> Self {
-        Judged {
-            judgement: if ends {
-                Judgement::End
-            } else {
-                Judgement::Inner
-            },
-            doubt,
-        }
-    }
-}
 
 /// Judge the quote of a string described by `subject`; `after` holds the
 /// bytes after the quote (at most the lookahead window) and `eof` says
@@ -217,21 +115,8 @@ pub(super) fn clean_value_ends(
         return Some(false);
     }
     let subject = Subject {
-        frames,
-        role: Role::Value,
-        open,
-        closer: Closer::Own,
-        inner_quotes: 0,
-        keyish: false,
-        enclosed: [false; 3],
-        open_brackets: [false; 3],
-        balance: [0; 3],
         trailing_comma: trailing_comma(),
-        comma_gap: &[],
-        style: Faults::NONE,
-        valid_so_far: false,
-        hints: None,
-        context: None,
+        ..Subject::clean_value(frames, open)
     };
     match judge(&subject, after, eof) {
         Judged {

@@ -3,8 +3,8 @@
 //! (`fit.rs`, under the lenient grammar) ends the string too; a unit test
 //! checks that on generated followers. The fast lane asks it directly.
 
-use crate::repair::machine::Frame;
-use crate::repair::string::find_quote_escape_control_or_twin;
+use crate::repair::frame::Frame;
+use crate::repair::text::find_quote_escape_control_or_twin;
 
 /// What the quick look at a clean string's continuation found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 
 use super::cursor::{Cursor, Scan, Short};
 use crate::lex;
-use crate::repair::machine::{Frame, LOOKAHEAD};
+use crate::repair::frame::{Frame, LOOKAHEAD};
 use crate::repair::strict::{scan_body_prefix, scan_literal, scan_number};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -81,15 +81,20 @@ pub(super) fn strict_rest(c: &Cursor<'_>, frames: &[Frame], key: bool) -> Scan<b
                 Expect::After
             }
             (Expect::Colon, b':') => Expect::Value,
-            (Expect::Key | Expect::FirstKey, b'"') => match string_end(bytes, i) {
-                Some(Some(end)) => {
-                    i = end;
-                    expect = Expect::Colon;
-                    continue;
+            (Expect::Key | Expect::FirstKey | Expect::Value | Expect::FirstValue, b'"') => {
+                match string_end(bytes, i) {
+                    Some(Some(end)) => {
+                        i = end;
+                        expect = match expect {
+                            Expect::Key | Expect::FirstKey => Expect::Colon,
+                            _ => Expect::After,
+                        };
+                        continue;
+                    }
+                    Some(None) => return end(false),
+                    None => return Ok(false),
                 }
-                Some(None) => return end(false),
-                None => return Ok(false),
-            },
+            }
             (Expect::Value | Expect::FirstValue, b'{') => {
                 stack.push(true);
                 Expect::FirstKey
@@ -98,15 +103,6 @@ pub(super) fn strict_rest(c: &Cursor<'_>, frames: &[Frame], key: bool) -> Scan<b
                 stack.push(false);
                 Expect::FirstValue
             }
-            (Expect::Value | Expect::FirstValue, b'"') => match string_end(bytes, i) {
-                Some(Some(end)) => {
-                    i = end;
-                    expect = Expect::After;
-                    continue;
-                }
-                Some(None) => return end(false),
-                None => return Ok(false),
-            },
             (Expect::Value | Expect::FirstValue, b'-' | b'0'..=b'9' | b't' | b'f' | b'n') => {
                 let token = if b.is_ascii_alphabetic() {
                     scan_literal(bytes, i)

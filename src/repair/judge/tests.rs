@@ -2,21 +2,8 @@ use super::*;
 
 fn subject(frames: &[Frame]) -> Subject<'_> {
     Subject {
-        frames,
-        role: Role::Value,
-        open: Quote::Double,
-        closer: Closer::Own,
-        inner_quotes: 0,
-        keyish: false,
-        enclosed: [false; 3],
-        open_brackets: [false; 3],
-        balance: [0; 3],
-        trailing_comma: false,
-        comma_gap: &[],
-        style: Faults::NONE,
         valid_so_far: true,
-        hints: None,
-        context: None,
+        ..Subject::clean_value(frames, Quote::Double)
     }
 }
 
@@ -27,80 +14,90 @@ fn verdict(s: &Subject<'_>, after: &[u8]) -> Judgement {
     judge(s, after, true).judgement
 }
 
+/// Each of `afters` after the quote gets `want`.
+fn each(s: &Subject<'_>, afters: &[&[u8]], want: Judgement) {
+    for after in afters {
+        assert_eq!(
+            verdict(s, after),
+            want,
+            "{:?}",
+            String::from_utf8_lossy(after)
+        );
+    }
+}
+
 #[test]
 fn valid_continuations_end_a_clean_string() {
     let s = subject(OBJ);
-    for after in [
-        &b", \"b\": 1}"[..],
-        b"}",
-        b"",
-        b"  \n, 'b': 2}",
-        b",b:1}",
-        b" /* c */ }",
-    ] {
-        assert_eq!(verdict(&s, after), Judgement::End, "{after:?}");
-    }
+    each(
+        &s,
+        &[
+            &b", \"b\": 1}"[..],
+            b"}",
+            b"",
+            b"  \n, 'b': 2}",
+            b",b:1}",
+            b" /* c */ }",
+        ],
+        Judgement::End,
+    );
 }
 
 #[test]
 fn every_fault_the_engine_mends_ends_a_clean_string() {
     let s = subject(OBJ);
-    for after in [
-        &b",, \"b\": 1}"[..],
-        b"; \"b\": 1}",
-        b";\"b\":\"y\"}",
-        b" \"b\": 1}",
-        b"\n  b: 1}",
-        b", 2.17: \"e\"}",
-        b", true: 1}",
-        b", \"b\" = 1}",
-        b", \"b\" => 1}",
-        b", \xE2\x80\x9Cb\xE2\x80\x9D: 1}",
-        b", \xE2\x80\x98b\xE2\x80\x99: 1}",
-        b", `b`: 1}",
-        b" // note\n, \"b\": 1}",
-        b" <!-- note --> }",
-        b", ...}",
-        b", ..., \"z\": 1}",
-        b"\xEF\xBC\x8C\xEF\xBC\x82b\xEF\xBC\x82\xEF\xBC\x9A1\xEF\xBD\x9D",
-    ] {
-        assert_eq!(
-            verdict(&s, after),
-            Judgement::End,
-            "{:?}",
-            String::from_utf8_lossy(after)
-        );
-    }
+    each(
+        &s,
+        &[
+            &b",, \"b\": 1}"[..],
+            b"; \"b\": 1}",
+            b";\"b\":\"y\"}",
+            b" \"b\": 1}",
+            b"\n  b: 1}",
+            b", 2.17: \"e\"}",
+            b", true: 1}",
+            b", \"b\" = 1}",
+            b", \"b\" => 1}",
+            b", \xE2\x80\x9Cb\xE2\x80\x9D: 1}",
+            b", \xE2\x80\x98b\xE2\x80\x99: 1}",
+            b", `b`: 1}",
+            b" // note\n, \"b\": 1}",
+            b" <!-- note --> }",
+            b", ...}",
+            b", ..., \"z\": 1}",
+            b"\xEF\xBC\x8C\xEF\xBC\x82b\xEF\xBC\x82\xEF\xBC\x9A1\xEF\xBD\x9D",
+        ],
+        Judgement::End,
+    );
     let s = subject(ARR);
-    for after in [
-        &b",,\"b\"]"[..],
-        b", ...]",
-        b",\n  ...\n]",
-        b", ..., \"z\"]",
-        b";\"b\"]",
-        b" \"b\"]",
-        b", \xE2\x80\x9Cb\xE2\x80\x9D]",
-    ] {
-        assert_eq!(
-            verdict(&s, after),
-            Judgement::End,
-            "{:?}",
-            String::from_utf8_lossy(after)
-        );
-    }
+    each(
+        &s,
+        &[
+            &b",,\"b\"]"[..],
+            b", ...]",
+            b",\n  ...\n]",
+            b", ..., \"z\"]",
+            b";\"b\"]",
+            b" \"b\"]",
+            b", \xE2\x80\x9Cb\xE2\x80\x9D]",
+        ],
+        Judgement::End,
+    );
 }
 
 #[test]
 fn text_after_a_quote_makes_it_inner() {
     let s = subject(OBJ);
-    for after in [
-        &b"hello, world\")\"}"[..],
-        b": 1}\"}",
-        b", then left\"}",
-        b"; echo \"b\"}",
-    ] {
-        assert_eq!(verdict(&s, after), Judgement::Inner, "{after:?}");
-    }
+    each(
+        &s,
+        &[
+            &b"hello, world\")\"}"[..],
+            b": 1}\"}",
+            b", then left\"}",
+            b"; echo \"b\"}",
+        ],
+        Judgement::Inner,
+    );
 }
 
 #[test]

@@ -1,0 +1,302 @@
+//! The machine's side of the fast lane (`fast/`): when to scan, the view
+//! of the machine the scan is lent, and writing what it took: the run
+//! copied (or left unwritten) with its lenient edits made, and the machine
+//! left in exactly the state the scan's safe point describes. Also the one
+//! lenient token taken outside a scan: a comment where one would start.
+
+use super::fast::{Lane, Run, Safe, With, comment_at, ends_line};
+use super::fix::{Fix, FixKind};
+use super::frame::{Frame, State};
+use super::grammar::Faults;
+use super::judge::Role;
+use super::machine::Machine;
+use super::open_string::{Comma, Escaping, Str};
+use super::out::{Out, write_unwritten};
+use super::strict::escape_len;
+use super::text::{find_quote_escape_or_control, text_at};
+use crate::lex::{self, Quote};
+
+/// Below this many bytes not yet read, a scan is not started (see
+/// `fast_strict`).
+const MIN_SCAN: usize = 8;
+
+impl Machine<'_> {
+    /// Copy the strictly valid JSON at `i` in one piece, as far as it goes,
+    /// and take the commonest lenient tokens on the way (see `lenient.rs`).
+    pub(super) fn fast_forward(&mut self) {
+        loop {
+            self.out.note_source(self.out_len(), self.i);
+            self.fast_strict();
+            let before = self.i;
+            self.out.note_source(self.out_len(), self.i);
+            if !self.lenient_step() || self.i == before {
+                return;
+            }
+        }
+    }
+
+    /// Copy the strictly valid JSON at `i` in one piece, as far as it goes.
+    fn fast_strict(&mut self) {
+        let Some(&top) = self.stack.last() else {
+            return;
+        };
+        if self.long_token.is_some_and(|t| t.at == self.i) {
+            // A long token cut by chunk ends is being continued by hand;
+            // scanning it here again would cost the square of its length.
+            return;
+        }
+        let plain_string = self.string.is_some_and(|s| s.is_plain());
+        if self.inner_at.is_some()
+            && (matches!(self.state, State::Key | State::Colon)
+                || self.string.is_some_and(|s| s.is_key()))
+        {
+            // A key of a document whose strings hold quoted code: the
+            // machine reads it (see the scan's `wary`).
+            return;
+        }
+        if !matches!(top, Frame::Object | Frame::Array)
+            || !(matches!(
+                self.state,
+                State::Key | State::Value | State::After | State::Colon
+            ) || (self.state == State::Str && plain_string))
+        {
+            return;
+        }
+        let start = self.i - self.base;
+        if self.src.len() - start < MIN_SCAN && !self.eof {
+            // A few bytes that have just arrived: the machine takes what
+            // they hold as cheaply, without the scan's set-up (small feeds
+            // paid it for every chunk; callgrind, 16-byte chunks: −2.3%,
+            // one-byte: −7.6%).
+            return;
+        }
+        // String bodies are not checked for UTF-8 as they are scanned: the
+        // whole run is checked once at the end, and if it holds invalid
+        // UTF-8 the scan runs again, stopping before it.
+        let mut end = self.src.len();
+        loop {
+            let lane = Lane {
+                src: &self.src,
+                base: self.base,
+                eof: self.eof,
+                lazy: self.lazy,
+                wary: self.inner_at.is_some(),
+                depth_limit: self.opts.depth_limit(),
+                state: self.state,
+                string: self.string,
+                mark: self.mark,
+                pending_comma: self.has_pending_comma(),
+                fed: self.bytes_fed(),
+                out_start: self.out_len(),
+                stack: &mut self.stack,
+                scratch: &mut self.lane,
+            };
+            let Some(run) = lane.scan(start, end) else {
+                return;
+            };
+            match self.apply(run) {
+                Ok(()) => return,
+                Err(valid_up_to) => end = start + valid_up_to,
+            }
+        }
+    }
+
+    /// The lane's one step outside its scan: a comment where a scan would
+    /// start (after whitespace). Inside a scan a comment is an edit like the
+    /// others; at its start, taking it here keeps the held quote, the held
+    /// bracket and the mark where the machine keeps them (it drops a comment
+    /// without touching them). `false` if there is none to take.
+    fn lenient_step(&mut self) -> bool {
+        if !matches!(self.stack.last(), Some(Frame::Object | Frame::Array))
+            || self.comment.is_some()
+            || !matches!(
+                self.state,
+                State::Key | State::Value | State::After | State::Colon
+            )
+        {
+            return false;
+        }
+        let at = self.i - self.base;
+        let src = &self.src[..];
+        let q = at + src[at..].iter().take_while(|b| lex::is_ws(**b)).count();
+        let Some(edit) = comment_at(src, q) else {
+            return false;
+        };
+        // Right after spaces (these, or the machine's before them), a
+        // comment that ends its line takes them along, as the machine
+        // drops it (`step_comment`).
+        let after_spaces = match q.checked_sub(1) {
+            Some(k) if k >= at => matches!(src[k], b' ' | b'\t'),
+            _ => self.spaces_to == Some(self.i),
+        };
+        let ends_line = match ends_line(src, edit.to, self.eof) {
+            Some(ends_line) => after_spaces && ends_line,
+            None if after_spaces => return false,
+            None => false,
+        };
+        write_unwritten(src, self.whole_text, &mut self.out, &mut self.unwritten);
+        self.out.push_ascii(&src[at..q]);
+        if ends_line {
+            self.trim_line_spaces();
+        }
+        self.fix(FixKind::RemovedComment, self.base + q);
+        self.style |= Faults::COMMENT;
+        self.i = self.base + edit.to;
+        true
+    }
+
+    /// Copy `src[start..safe.p]` of what the lane took to the output (or leave it unwritten, see
+    /// `unwritten`), with the lenient edits before `safe.p` made, and put
+    /// the machine in the state `safe` describes.
+    #[inline]
+    fn apply(&mut self, run: Run) -> Result<(), usize> {
+        let Run { start, safe, low } = run;
+        let out_start = self.out_len();
+        // The output so far ends where the input read so far does: this
+        // stretch is the input at the same positions, so it need not be copied.
+        let unwritten = safe.edits == 0
+            && self.lazy
+            && self.base == 0
+            && self.out.base() == 0
+            && out_start == self.i;
+        if !unwritten {
+            self.write_out();
+        }
+        if unwritten && self.whole_text.is_some() {
+            // One-shot repair checked the whole input's UTF-8 up front.
+            self.unwritten += safe.p - start;
+        } else {
+            let text = match text_at(&self.src, self.whole_text, start, safe.p) {
+                Ok(text) => text,
+                Err(error) => {
+                    // Undo the frames: the caller scans again up to the bad byte.
+                    self.stack.truncate(low);
+                    self.stack.extend(self.lane.undo.drain(..).rev());
+                    return Err(error.valid_up_to());
+                }
+            };
+            if unwritten {
+                self.unwritten += text.len();
+            } else if safe.edits == 0 {
+                self.out.push_str(text);
+            } else {
+                // Edits sit on ASCII bytes, so every cut is a character boundary.
+                let mut at = start;
+                for edit in &self.lane.edits[..safe.edits] {
+                    self.out.push_str(&text[at - start..edit.from - start]);
+                    self.out.note_source(self.out.len(), self.base + edit.from);
+                    match edit.with {
+                        With::Quoted(from, to) => {
+                            self.out.push('"');
+                            self.out.push_str(&text[from - start..to - start]);
+                            self.out.push('"');
+                        }
+                        With::Escaped(from, to, _) => {
+                            self.out.push('"');
+                            push_escaped_quotes(&mut self.out, &text[from - start..to - start]);
+                            self.out.push('"');
+                        }
+                        With::Text(json) => self.out.push_str(json),
+                        With::Nothing => {}
+                    }
+                    self.out.note_source(self.out.len(), self.base + edit.to);
+                    self.fixes.push(Fix {
+                        kind: edit.fix,
+                        offset: self.base + edit.fix_at,
+                    });
+                    self.style |= edit.style();
+                    at = edit.to;
+                }
+                self.out.push_str(&text[at - start..]);
+            }
+        }
+        self.lane.undo.clear();
+        self.wrote();
+        if let Some(mark) = safe.mark {
+            self.mark = mark;
+        }
+        self.hold = None;
+        self.open_hold = None;
+        if safe.state != State::Colon {
+            self.key_hold = None;
+        }
+        let out_start = out_start.wrapping_add_signed(safe.growth);
+        if safe.state == State::Str {
+            self.string_at_quote(start, out_start, safe);
+        } else if self.state == State::Str {
+            self.string = None;
+        }
+        if let Some((comma, out, value_end)) = safe.comma {
+            self.set_pending_comma(out, self.base + comma, value_end);
+        }
+        self.i = self.base + safe.p;
+        self.state = safe.state;
+        Ok(())
+    }
+
+    /// The lane stopped inside a value string (at its closing quote, or
+    /// where what arrived ends): leave the string as the machine would have
+    /// after copying the same body (see `open_string::Str`), its trailing comma
+    /// included. `out_start` is where `src[start]` would be in the output had
+    /// the scan's edits all come before it (it may wrap below zero when they
+    /// shrank the output). The body's own edits (its raw control characters,
+    /// `lenient::value_body`) come after some of the positions asked for,
+    /// so each position leaves out the edits at or past it.
+    fn string_at_quote(&mut self, start: usize, out_start: usize, safe: Safe) {
+        let edits = &self.lane.edits[..safe.edits];
+        // The growth and the number of the edits at or past input index `x`.
+        let past = |x: usize| {
+            edits
+                .iter()
+                .rev()
+                .take_while(|e| e.from >= x)
+                .fold((0, 0), |(growth, n), e| (growth + e.growth(), n + 1))
+        };
+        let out_at = |x: usize| {
+            out_start
+                .wrapping_add(x - start)
+                .wrapping_add_signed(-past(x).0)
+        };
+        let (from, mut string) = match (safe.body, self.string) {
+            (Some(body), _) => (
+                body,
+                Str::new(Quote::Double, Role::Value, Escaping::Plain, out_at(body)),
+            ),
+            (None, Some(string)) => (start, string),
+            (None, None) => return,
+        };
+        let copied = &self.src[from..safe.p];
+        if let Some(k) = copied.iter().rposition(|&b| !lex::is_ws(b)) {
+            let at = from + k;
+            string.comma = (copied[k] == b',').then(|| Comma {
+                input: self.base + at,
+                out: out_at(at),
+                // The fixes of the line breaks after the comma are not
+                // before it.
+                n_fixes: self.fix_count() - past(at).1,
+            });
+        }
+        self.string = Some(string);
+    }
+}
+
+/// Write a single-quoted string's body (checked by `single_quoted`) as the
+/// body of a double-quoted one: each `"` escaped, escapes as they are.
+fn push_escaped_quotes(out: &mut Out, body: &str) {
+    let bytes = body.as_bytes();
+    let mut from = 0;
+    let mut k = 0;
+    while let Some(n) = find_quote_escape_or_control(&bytes[k..]) {
+        k += n;
+        if bytes[k] == b'"' {
+            out.push_str(&body[from..k]);
+            out.push_str("\\\"");
+            k += 1;
+            from = k;
+        } else {
+            // A valid escape (checked): step over it whole.
+            k += escape_len(bytes, k).unwrap_or(1);
+        }
+    }
+    out.push_str(&body[from..]);
+}
