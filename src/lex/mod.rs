@@ -76,6 +76,20 @@ impl Literal {
     }
 }
 
+/// The spellings models write most, JSON's own and Python's: a word cut
+/// off by the end of input is completed to the one it starts, and the quote
+/// judge takes these (and only these) as a value after a key. Each lexes as
+/// the literal beside it (a test checks), so they cannot drift from the
+/// tokenizer's spellings.
+pub(crate) const COMMON_LITERALS: [(&[u8], Literal); 6] = [
+    (b"true", Literal::True),
+    (b"false", Literal::False),
+    (b"null", Literal::Null),
+    (b"True", Literal::LenientTrue),
+    (b"False", Literal::LenientFalse),
+    (b"None", Literal::LenientNull),
+];
+
 /// A token outside string bodies.
 #[derive(Logos, Debug, Clone, Copy, PartialEq, Eq)]
 #[logos(utf8 = false)]
@@ -489,5 +503,16 @@ mod tests {
     fn invalid_bytes_are_other() {
         assert_eq!(next(b"\xFFa"), Some((Token::Other, 1)));
         assert_eq!(next(b"\xC3\xA9t"), Some((Token::Other, 2)));
+    }
+
+    #[test]
+    fn the_common_literals_lex_as_their_literal() {
+        for (spelling, literal) in COMMON_LITERALS {
+            assert_eq!(
+                next(spelling),
+                Some((Token::Literal(literal), spelling.len())),
+                "{spelling:?}"
+            );
+        }
     }
 }

@@ -22,17 +22,6 @@ enum Glued {
     Until(usize),
 }
 
-/// The literals a cut-off word completes to, with the spellings it may be a
-/// prefix of.
-const LITERAL_PREFIXES: [(&[u8], &str); 6] = [
-    (b"true", "true"),
-    (b"false", "false"),
-    (b"null", "null"),
-    (b"True", "true"),
-    (b"False", "false"),
-    (b"None", "null"),
-];
-
 impl Machine<'_> {
     pub(super) fn literal(&mut self, literal: Literal, len: usize) -> Step {
         let (text, lenient) = literal.json();
@@ -396,10 +385,10 @@ pub(super) fn literal_prefix(word: &[u8]) -> Option<&'static str> {
     if word.is_empty() {
         return None;
     }
-    LITERAL_PREFIXES
+    lex::COMMON_LITERALS
         .iter()
         .find(|(spelling, _)| spelling.starts_with(word))
-        .map(|&(_, json)| json)
+        .map(|&(_, literal)| literal.json().0)
 }
 
 /// A pending number token as far as it can be kept without inventing

@@ -5,7 +5,7 @@
 
 use super::cursor::{Cursor, Gap, Scan};
 use super::subject::MAX_KEY;
-use crate::lex::{Closer, Quote, Token};
+use crate::lex::{self, Closer, Quote, Token};
 use crate::repair::frame::{Frame, LOOKAHEAD};
 use crate::repair::grammar::{self, Faults};
 
@@ -368,11 +368,12 @@ pub(super) fn has_structure(text: &[u8]) -> bool {
         .any(|b| matches!(b, b'{' | b'}' | b'[' | b']' | b',' | b':'))
 }
 
+/// Whether `word` is one of the common literal spellings (see
+/// `lex::COMMON_LITERALS`).
 pub(super) fn is_literal(word: &[u8]) -> bool {
-    matches!(
-        word,
-        b"true" | b"false" | b"null" | b"True" | b"False" | b"None"
-    )
+    lex::COMMON_LITERALS
+        .iter()
+        .any(|(spelling, _)| *spelling == word)
 }
 
 pub(super) fn bracket_kind(b: u8) -> usize {
