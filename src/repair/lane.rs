@@ -22,7 +22,7 @@ const MIN_SCAN: usize = 8;
 
 impl Machine<'_> {
     /// Copy the strictly valid JSON at `i` in one piece, as far as it goes,
-    /// and take the commonest lenient tokens on the way (see `lenient.rs`).
+    /// and take the commonest lenient tokens on the way (see `fast/lenient.rs`).
     pub(super) fn fast_forward(&mut self) {
         loop {
             self.out.note_source(self.out_len(), self.i);
@@ -240,7 +240,7 @@ impl Machine<'_> {
     /// included. `out_start` is where `src[start]` would be in the output had
     /// the scan's edits all come before it (it may wrap below zero when they
     /// shrank the output). The body's own edits (its raw control characters,
-    /// `lenient::value_body`) come after some of the positions asked for,
+    /// `fast/lenient.rs` `value_body`) come after some of the positions asked for,
     /// so each position leaves out the edits at or past it.
     fn string_at_quote(&mut self, start: usize, out_start: usize, safe: Safe) {
         let edits = &self.lane.edits[..safe.edits];

@@ -108,13 +108,7 @@ impl Machine<'_> {
             Token::Number | Token::Minus | Token::Plus => self.number(len),
             Token::Word => self.word_value(len),
             Token::Slash => self.regex(),
-            Token::Backslash => match self.escaped_quote()? {
-                Some((quote, len)) => {
-                    self.begin_escaped_string(quote, len, Role::Value);
-                    Ok(())
-                }
-                None => self.bare_string(Role::Value),
-            },
+            Token::Backslash => self.backslash(Role::Value),
             _ => self.bare_string(Role::Value),
         }
     }
@@ -214,6 +208,19 @@ impl Machine<'_> {
         Ok(())
     }
 
+    /// A `\` where a value or key starts: an escaped quote (`\"text\"`, a
+    /// string copied with its escapes) opens a string, anything else is a
+    /// bare word.
+    fn backslash(&mut self, role: Role) -> Step {
+        match self.escaped_quote()? {
+            Some((quote, len)) => {
+                self.begin_escaped_string(quote, len, role);
+                Ok(())
+            }
+            None => self.bare_string(role),
+        }
+    }
+
     pub(super) fn on_value(&mut self, token: Token, len: usize) -> Step {
         self.wait_after_ellipsis(token, len)?;
         if let Some(hold) = self.open_hold.take()
@@ -292,13 +299,7 @@ impl Machine<'_> {
                 self.begin_string(quote, len, Role::Key);
                 Ok(())
             }
-            Token::Backslash => match self.escaped_quote()? {
-                Some((quote, len)) => {
-                    self.begin_escaped_string(quote, len, Role::Key);
-                    Ok(())
-                }
-                None => self.bare_string(Role::Key),
-            },
+            Token::Backslash => self.backslash(Role::Key),
             _ => self.bare_string(Role::Key),
         }
     }

@@ -5,7 +5,7 @@
 
 /// How a raw control character inside a string body is written: the short
 /// escapes JSON has, else `\u00XX`. The machine (`string_step`) and the
-/// lane (`lenient::value_body`) both write from this table.
+/// lane (`fast/lenient.rs` `value_body`) both write from this table.
 pub(in crate::repair) const CONTROL_ESCAPES: [&str; 32] = {
     let mut table = [
         "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007",
@@ -42,7 +42,7 @@ pub(in crate::repair) fn find_quote_escape_or_control(bytes: &[u8]) -> Option<us
 /// The offset of the first `'`, `"`, `\\`, control character, backtick or
 /// lead byte of a typographic single quote (`’`, `´`, `＇`: the twins of
 /// `'`): what a `'`-string body must stop at, in the machine and in the
-/// lane (`lenient.rs`), found in one pass.
+/// lane (`fast/lenient.rs`), found in one pass.
 #[inline(always)]
 pub(in crate::repair) fn find_single_quote_special(bytes: &[u8]) -> Option<usize> {
     // (Every lead byte of a multi-byte character stops it, found with one

@@ -100,7 +100,7 @@ impl Lane<'_> {
     /// `Machine::fast_strict`).
     pub(super) fn scan(self, start: usize, end: usize) -> Option<Run> {
         // The lowest the stack went in this scan; the frames popped below
-        // its starting height are kept in `frames_undo` to be put back.
+        // its starting height are kept in `Scratch::undo` to be put back.
         let mut low = self.stack.len();
         let all = self.src;
         let src = &all[..end];
