@@ -1,5 +1,41 @@
 //! Byte scanners for the call forms: where a raw value ends, and the fields
 //! of a `{"tool_call": …, "args": …}` object.
+//!
+//! They read broken text a byte at a time as it streams, so they cannot use
+//! the strict document layer (`doc/`), and they only find where things end:
+//! what a value means is the engine's job once its bytes are handed on. The
+//! classes they need come from the tokenizer (`lex`): which byte is which
+//! quote, and which bytes end a bare word. What is their own is the call's
+//! shape: which keys hold the name and the arguments, and that a bare value
+//! runs on past an opener (see [`ends_bare_value`]). Between tokens they
+//! skip ASCII whitespace, a form feed too, rather than [`lex::is_ws`]: any
+//! other byte there starts a bare key or value, and a stray form feed before
+//! `{` would make the arguments a bare word cut at their first comma.
+
+use crate::lex::{self, Quote};
+
+/// The straight quote `b` is, as the tokenizer names it (`"` is
+/// [`Quote::Double`], `'` [`Quote::Single`]). The call forms quote with
+/// these two only: a backtick or a typographic quote is text to them, so an
+/// `args='…'` attribute ends where its own quote does, and whether a quote
+/// inside the arguments was right is left to the engine.
+#[inline]
+fn straight_quote(b: u8) -> Option<Quote> {
+    match lex::quote_at(std::slice::from_ref(&b)) {
+        Some((quote @ (Quote::Double | Quote::Single), _)) => Some(quote),
+        _ => None,
+    }
+}
+
+/// Whether `b` ends a bare (unquoted) value: where the tokenizer ends a bare
+/// word ([`lex::ends_bare_word`]), except at an opener. A `{` or `[` after a
+/// bare word (`data[0]`, `f{`) stays in the value, because a value that
+/// ended there would leave the opener to be read as the start of the next
+/// key.
+#[inline]
+fn ends_bare_value(b: u8) -> bool {
+    lex::ends_bare_word(b) && !matches!(b, b'{' | b'[')
+}
 
 /// What a byte did to a [`ValueScanner`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,7 +57,7 @@ pub(super) struct ValueScanner {
     started: bool,
     depth: usize,
     /// The quote of the string being read, if any.
-    quote: Option<u8>,
+    quote: Option<Quote>,
     escaped: bool,
     /// The value is one string, not a container.
     string_only: bool,
@@ -43,21 +79,23 @@ impl ValueScanner {
             self.started = true;
             match b {
                 b'{' | b'[' => self.depth = 1,
-                b'"' | b'\'' => {
-                    self.quote = Some(b);
-                    self.string_only = true;
-                }
                 b',' | b'}' | b']' => return Step::EndBefore,
-                _ => {}
+                _ => {
+                    self.quote = straight_quote(b);
+                    self.string_only = self.quote.is_some();
+                }
             }
             return Step::More;
         }
         if let Some(quote) = self.quote {
+            // A backslash takes the next byte, whatever it is: where the
+            // string ends is all that is asked here, not what the escape
+            // means.
             if self.escaped {
                 self.escaped = false;
             } else if b == b'\\' {
                 self.escaped = true;
-            } else if b == quote {
+            } else if straight_quote(b) == Some(quote) {
                 self.quote = None;
                 if self.string_only {
                     return Step::EndAfter;
@@ -66,14 +104,17 @@ impl ValueScanner {
             return Step::More;
         }
         if self.depth == 0 {
-            // A bare word.
-            return match b {
-                b',' | b'}' | b']' | b'\n' => Step::EndBefore,
-                _ => Step::More,
+            return if ends_bare_value(b) {
+                Step::EndBefore
+            } else {
+                Step::More
             };
         }
+        if let Some(quote) = straight_quote(b) {
+            self.quote = Some(quote);
+            return Step::More;
+        }
         match b {
-            b'"' | b'\'' => self.quote = Some(b),
             b'{' | b'[' => self.depth += 1,
             b'}' | b']' => {
                 self.depth -= 1;
@@ -113,7 +154,7 @@ enum Phase {
     /// Before the object's `{`.
     Open,
     Key,
-    KeyQuoted(u8),
+    KeyQuoted(Quote),
     KeyBare,
     Colon,
     ValueStart,
@@ -174,11 +215,8 @@ impl ObjectScanner {
         self.name_ready = false;
         let name = std::mem::take(&mut self.name);
         let name = String::from_utf8_lossy(&name);
-        Some(
-            name.trim()
-                .trim_matches(|c| c == '"' || c == '\'')
-                .to_owned(),
-        )
+        let is_quote = |c: char| u8::try_from(c).is_ok_and(|b| straight_quote(b).is_some());
+        Some(name.trim().trim_matches(is_quote).to_owned())
     }
 
     pub(super) fn step(&mut self, b: u8) -> Action {
@@ -188,22 +226,29 @@ impl ObjectScanner {
                     self.phase = Phase::Key;
                 }
             }
-            Phase::Key => match b {
-                b'}' => return Action::Done,
-                b'"' | b'\'' => {
+            Phase::Key => {
+                if let Some(quote) = straight_quote(b) {
                     self.key.clear();
-                    self.phase = Phase::KeyQuoted(b);
+                    self.phase = Phase::KeyQuoted(quote);
+                    return Action::None;
                 }
-                b',' => {}
-                b if b.is_ascii_whitespace() => {}
-                b => {
-                    self.key.clear();
-                    self.key.push(b);
-                    self.phase = Phase::KeyBare;
+                match b {
+                    b'}' => return Action::Done,
+                    b',' => {}
+                    b if b.is_ascii_whitespace() => {}
+                    b => {
+                        self.key.clear();
+                        self.key.push(b);
+                        self.phase = Phase::KeyBare;
+                    }
                 }
-            },
+            }
             Phase::KeyQuoted(quote) => {
-                if b == quote {
+                // The first quote of the key's kind ends it, escaped or not:
+                // the keys asked about (`name`, `args`, …) hold neither, and
+                // a stray backslash before an end quote (`{"a\": 1`) then
+                // costs the keys after it nothing.
+                if straight_quote(b) == Some(quote) {
                     self.phase = Phase::Colon;
                 } else {
                     self.key.push(b);
@@ -351,12 +396,14 @@ impl<'a> HeadCursor<'a> {
     }
 
     /// A string in `"` or `'` of at most `max` bytes. While it is open, it
-    /// must be a prefix of one of `words` (when there are any).
+    /// must be a prefix of one of `words` (when there are any). It must be
+    /// plain, no escape and no control character: no key or tool name the
+    /// head looks for needs one, and the head is a lookahead that calls
+    /// anything unusual prose rather than hold text back for it.
     fn quoted(&mut self, max: usize, words: &[&[u8]]) -> Result<&'a [u8], Head> {
         let quote = match self.bytes.get(self.at) {
             None => return Err(Head::Need),
-            Some(&q @ (b'"' | b'\'')) => q,
-            Some(_) => return Err(Head::Text),
+            Some(&b) => straight_quote(b).ok_or(Head::Text)?,
         };
         let start = self.at + 1;
         let mut end = start;
@@ -367,7 +414,7 @@ impl<'a> HeadCursor<'a> {
                     let fits = words.is_empty() || words.iter().any(|w| w.starts_with(so_far));
                     return Err(if fits { Head::Need } else { Head::Text });
                 }
-                Some(&c) if c == quote => break,
+                Some(&c) if straight_quote(c) == Some(quote) => break,
                 Some(&c) if c < 0x20 || c == b'\\' || end - start >= max => return Err(Head::Text),
                 Some(_) => end += 1,
             }
