@@ -5,13 +5,16 @@
 //! the strict document layer (`doc/`), and they only find where things end:
 //! what a value means is the engine's job once its bytes are handed on. The
 //! classes they need come from the tokenizer (`lex`): which byte is which
-//! quote, and which bytes end a bare word. What is their own is the call's
+//! quote, and which bytes end a bare word. Once a key or a name has ended,
+//! its text is decoded by `doc/`'s string decoder, as `@json` decodes keys.
+//! What is their own is the call's
 //! shape: which keys hold the name and the arguments, and that a bare value
 //! runs on past an opener (see [`ends_bare_value`]). Between tokens they
 //! skip ASCII whitespace, a form feed too, rather than [`lex::is_ws`]: any
 //! other byte there starts a bare key or value, and a stray form feed before
 //! `{` would make the arguments a bare word cut at their first comma.
 
+use crate::doc::syntax::decode_body;
 use crate::lex::{self, Quote};
 
 /// The straight quote `b` is, as the tokenizer names it (`"` is
@@ -216,7 +219,10 @@ impl ObjectScanner {
         let name = std::mem::take(&mut self.name);
         let name = String::from_utf8_lossy(&name);
         let is_quote = |c: char| u8::try_from(c).is_ok_and(|b| straight_quote(b).is_some());
-        Some(name.trim().trim_matches(is_quote).to_owned())
+        // The text between the quotes is decoded as `doc/` decodes every
+        // string body (`"\u0040json"` is `@json`); one that does not decode
+        // is taken as written.
+        Some(decode_body(name.trim().trim_matches(is_quote).as_bytes()))
     }
 
     pub(super) fn step(&mut self, b: u8) -> Action {
@@ -268,10 +274,13 @@ impl ObjectScanner {
                 if b.is_ascii_whitespace() {
                     return Action::None;
                 }
-                let target = if is_name_key(&self.key) {
+                // The key as `doc/` decodes a string body, so `"n\u0061me"`
+                // is `name` here as it is to `@json`.
+                let key = decode_body(&self.key);
+                let target = if is_name_key(key.as_bytes()) {
                     self.name.clear();
                     Target::Name
-                } else if is_args_key(&self.key) {
+                } else if is_args_key(key.as_bytes()) {
                     Target::Args
                 } else {
                     Target::Skip
@@ -421,5 +430,39 @@ impl<'a> HeadCursor<'a> {
         }
         self.at = end + 1;
         Ok(&self.bytes[start..end])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The name and the argument bytes an object scanner finds in `text`
+    /// (which starts after the object's `{`).
+    fn read(text: &str) -> (Option<String>, String) {
+        let mut scanner = ObjectScanner::new();
+        let mut name = None;
+        let mut args = Vec::new();
+        for &b in text.as_bytes() {
+            let action = scanner.step(b);
+            name = scanner.take_name().or(name);
+            if action == Action::Args {
+                args.push(b);
+            }
+        }
+        (name, String::from_utf8(args).unwrap_or_default())
+    }
+
+    #[test]
+    fn keys_and_names_are_decoded_as_doc_decodes_strings() {
+        assert_eq!(
+            read(r#""n\u0061me": "\u0040json", "\u0061rgs": {"a": 1}}"#),
+            (Some("@json".to_owned()), r#"{"a": 1}"#.to_owned())
+        );
+        // A body that does not decode is taken as written.
+        assert_eq!(
+            read(r#""name": "a\qb", "args": 1}"#),
+            (Some(r"a\qb".to_owned()), "1".to_owned())
+        );
     }
 }
