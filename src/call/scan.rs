@@ -1,5 +1,44 @@
 //! Byte scanners for the call forms: where a raw value ends, and the fields
 //! of a `{"tool_call": …, "args": …}` object.
+//!
+//! They read broken text a byte at a time as it streams, so they cannot use
+//! the strict document layer (`doc/`), and they only find where things end:
+//! what a value means is the engine's job once its bytes are handed on. The
+//! classes they need come from the tokenizer (`lex`): which byte is which
+//! quote, and which bytes end a bare word. Once a key or a name has ended,
+//! its text is decoded by `doc/`'s string decoder, as `@json` decodes keys.
+//! What is their own is the call's
+//! shape: which keys hold the name and the arguments, and that a bare value
+//! runs on past an opener (see [`ends_bare_value`]). Between tokens they
+//! skip ASCII whitespace, a form feed too, rather than [`lex::is_ws`]: any
+//! other byte there starts a bare key or value, and a stray form feed before
+//! `{` would make the arguments a bare word cut at their first comma.
+
+use crate::doc::syntax::decode_body;
+use crate::lex::{self, Quote};
+
+/// The straight quote `b` is, as the tokenizer names it (`"` is
+/// [`Quote::Double`], `'` [`Quote::Single`]). The call forms quote with
+/// these two only: a backtick or a typographic quote is text to them, so an
+/// `args='…'` attribute ends where its own quote does, and whether a quote
+/// inside the arguments was right is left to the engine.
+#[inline]
+fn straight_quote(b: u8) -> Option<Quote> {
+    match lex::quote_at(std::slice::from_ref(&b)) {
+        Some((quote @ (Quote::Double | Quote::Single), _)) => Some(quote),
+        _ => None,
+    }
+}
+
+/// Whether `b` ends a bare (unquoted) value: where the tokenizer ends a bare
+/// word ([`lex::ends_bare_word`]), except at an opener. A `{` or `[` after a
+/// bare word (`data[0]`, `f{`) stays in the value, because a value that
+/// ended there would leave the opener to be read as the start of the next
+/// key.
+#[inline]
+fn ends_bare_value(b: u8) -> bool {
+    lex::ends_bare_word(b) && !matches!(b, b'{' | b'[')
+}
 
 /// What a byte did to a [`ValueScanner`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,7 +60,7 @@ pub(super) struct ValueScanner {
     started: bool,
     depth: usize,
     /// The quote of the string being read, if any.
-    quote: Option<u8>,
+    quote: Option<Quote>,
     escaped: bool,
     /// The value is one string, not a container.
     string_only: bool,
@@ -43,21 +82,23 @@ impl ValueScanner {
             self.started = true;
             match b {
                 b'{' | b'[' => self.depth = 1,
-                b'"' | b'\'' => {
-                    self.quote = Some(b);
-                    self.string_only = true;
-                }
                 b',' | b'}' | b']' => return Step::EndBefore,
-                _ => {}
+                _ => {
+                    self.quote = straight_quote(b);
+                    self.string_only = self.quote.is_some();
+                }
             }
             return Step::More;
         }
         if let Some(quote) = self.quote {
+            // A backslash takes the next byte, whatever it is: where the
+            // string ends is all that is asked here, not what the escape
+            // means.
             if self.escaped {
                 self.escaped = false;
             } else if b == b'\\' {
                 self.escaped = true;
-            } else if b == quote {
+            } else if straight_quote(b) == Some(quote) {
                 self.quote = None;
                 if self.string_only {
                     return Step::EndAfter;
@@ -66,14 +107,17 @@ impl ValueScanner {
             return Step::More;
         }
         if self.depth == 0 {
-            // A bare word.
-            return match b {
-                b',' | b'}' | b']' | b'\n' => Step::EndBefore,
-                _ => Step::More,
+            return if ends_bare_value(b) {
+                Step::EndBefore
+            } else {
+                Step::More
             };
         }
+        if let Some(quote) = straight_quote(b) {
+            self.quote = Some(quote);
+            return Step::More;
+        }
         match b {
-            b'"' | b'\'' => self.quote = Some(b),
             b'{' | b'[' => self.depth += 1,
             b'}' | b']' => {
                 self.depth -= 1;
@@ -113,7 +157,7 @@ enum Phase {
     /// Before the object's `{`.
     Open,
     Key,
-    KeyQuoted(u8),
+    KeyQuoted(Quote),
     KeyBare,
     Colon,
     ValueStart,
@@ -174,11 +218,11 @@ impl ObjectScanner {
         self.name_ready = false;
         let name = std::mem::take(&mut self.name);
         let name = String::from_utf8_lossy(&name);
-        Some(
-            name.trim()
-                .trim_matches(|c| c == '"' || c == '\'')
-                .to_owned(),
-        )
+        let is_quote = |c: char| u8::try_from(c).is_ok_and(|b| straight_quote(b).is_some());
+        // The text between the quotes is decoded as `doc/` decodes every
+        // string body (`"\u0040json"` is `@json`); one that does not decode
+        // is taken as written.
+        Some(decode_body(name.trim().trim_matches(is_quote).as_bytes()))
     }
 
     pub(super) fn step(&mut self, b: u8) -> Action {
@@ -188,22 +232,29 @@ impl ObjectScanner {
                     self.phase = Phase::Key;
                 }
             }
-            Phase::Key => match b {
-                b'}' => return Action::Done,
-                b'"' | b'\'' => {
+            Phase::Key => {
+                if let Some(quote) = straight_quote(b) {
                     self.key.clear();
-                    self.phase = Phase::KeyQuoted(b);
+                    self.phase = Phase::KeyQuoted(quote);
+                    return Action::None;
                 }
-                b',' => {}
-                b if b.is_ascii_whitespace() => {}
-                b => {
-                    self.key.clear();
-                    self.key.push(b);
-                    self.phase = Phase::KeyBare;
+                match b {
+                    b'}' => return Action::Done,
+                    b',' => {}
+                    b if b.is_ascii_whitespace() => {}
+                    b => {
+                        self.key.clear();
+                        self.key.push(b);
+                        self.phase = Phase::KeyBare;
+                    }
                 }
-            },
+            }
             Phase::KeyQuoted(quote) => {
-                if b == quote {
+                // The first quote of the key's kind ends it, escaped or not:
+                // the keys asked about (`name`, `args`, …) hold neither, and
+                // a stray backslash before an end quote (`{"a\": 1`) then
+                // costs the keys after it nothing.
+                if straight_quote(b) == Some(quote) {
                     self.phase = Phase::Colon;
                 } else {
                     self.key.push(b);
@@ -223,10 +274,13 @@ impl ObjectScanner {
                 if b.is_ascii_whitespace() {
                     return Action::None;
                 }
-                let target = if is_name_key(&self.key) {
+                // The key as `doc/` decodes a string body, so `"n\u0061me"`
+                // is `name` here as it is to `@json`.
+                let key = decode_body(&self.key);
+                let target = if is_name_key(key.as_bytes()) {
                     self.name.clear();
                     Target::Name
-                } else if is_args_key(&self.key) {
+                } else if is_args_key(key.as_bytes()) {
                     Target::Args
                 } else {
                     Target::Skip
@@ -351,12 +405,14 @@ impl<'a> HeadCursor<'a> {
     }
 
     /// A string in `"` or `'` of at most `max` bytes. While it is open, it
-    /// must be a prefix of one of `words` (when there are any).
+    /// must be a prefix of one of `words` (when there are any). It must be
+    /// plain, no escape and no control character: no key or tool name the
+    /// head looks for needs one, and the head is a lookahead that calls
+    /// anything unusual prose rather than hold text back for it.
     fn quoted(&mut self, max: usize, words: &[&[u8]]) -> Result<&'a [u8], Head> {
         let quote = match self.bytes.get(self.at) {
             None => return Err(Head::Need),
-            Some(&q @ (b'"' | b'\'')) => q,
-            Some(_) => return Err(Head::Text),
+            Some(&b) => straight_quote(b).ok_or(Head::Text)?,
         };
         let start = self.at + 1;
         let mut end = start;
@@ -367,12 +423,46 @@ impl<'a> HeadCursor<'a> {
                     let fits = words.is_empty() || words.iter().any(|w| w.starts_with(so_far));
                     return Err(if fits { Head::Need } else { Head::Text });
                 }
-                Some(&c) if c == quote => break,
+                Some(&c) if straight_quote(c) == Some(quote) => break,
                 Some(&c) if c < 0x20 || c == b'\\' || end - start >= max => return Err(Head::Text),
                 Some(_) => end += 1,
             }
         }
         self.at = end + 1;
         Ok(&self.bytes[start..end])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The name and the argument bytes an object scanner finds in `text`
+    /// (which starts after the object's `{`).
+    fn read(text: &str) -> (Option<String>, String) {
+        let mut scanner = ObjectScanner::new();
+        let mut name = None;
+        let mut args = Vec::new();
+        for &b in text.as_bytes() {
+            let action = scanner.step(b);
+            name = scanner.take_name().or(name);
+            if action == Action::Args {
+                args.push(b);
+            }
+        }
+        (name, String::from_utf8(args).unwrap_or_default())
+    }
+
+    #[test]
+    fn keys_and_names_are_decoded_as_doc_decodes_strings() {
+        assert_eq!(
+            read(r#""n\u0061me": "\u0040json", "\u0061rgs": {"a": 1}}"#),
+            (Some("@json".to_owned()), r#"{"a": 1}"#.to_owned())
+        );
+        // A body that does not decode is taken as written.
+        assert_eq!(
+            read(r#""name": "a\qb", "args": 1}"#),
+            (Some(r"a\qb".to_owned()), "1".to_owned())
+        );
     }
 }
