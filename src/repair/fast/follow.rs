@@ -113,7 +113,7 @@ pub(super) fn drop_trailing_comma(
 
 /// Pop a frame, remembering it if it was there before the scan began;
 /// returns the new innermost frame.
-#[inline]
+#[inline(always)]
 pub(super) fn pop_frame(
     stack: &mut Stack,
     below: &mut smallvec::SmallVec<[Frame; 16]>,

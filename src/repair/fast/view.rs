@@ -27,7 +27,7 @@ pub(in crate::repair) struct Lane<'m> {
     pub(in crate::repair) depth_limit: usize,
     pub(in crate::repair) state: State,
     /// The string the machine has open, if any.
-    pub(in crate::repair) string: Option<Str>,
+    pub(in crate::repair) string: Option<&'m Str>,
     /// The machine's mark: where the last value ended in the output.
     pub(in crate::repair) mark: usize,
     /// Whether the machine holds a comma after the last value.
