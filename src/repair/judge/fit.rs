@@ -309,10 +309,20 @@ pub(super) fn key_at(
                 Some(b'\\') => k += 2,
                 Some(_) => {
                     if let Some((n, closer)) = probe.closing_quote(quote)? {
-                        if closer == Closer::Twin {
-                            faults |= Faults::KEY_TYPOGRAPHIC;
+                        if closer == Closer::Own {
+                            break ((start, k), Some(quote), c.at(k + n));
                         }
-                        break ((start, k), Some(quote), c.at(k + n));
+                        // A twin ends the key only where a colon follows it,
+                        // as the machine reads a key: a twin only where no
+                        // own quote would (`'`': 1`, `'it’s': 1`).
+                        let mut after = c.at(k + n);
+                        after.skip_ws()?;
+                        if after.peek()? == Some(b':') {
+                            faults |= Faults::KEY_TYPOGRAPHIC;
+                            break ((start, k), Some(quote), c.at(k + n));
+                        }
+                        k += n;
+                        continue;
                     }
                     k += 1;
                 }

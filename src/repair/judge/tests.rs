@@ -186,3 +186,24 @@ fn the_quick_rule_reads_comments_after_a_comma_and_a_key_on_the_next_line() {
         assert_ne!(quick_clean_end(OBJ, after, false), Quick::End, "{after:?}");
     }
 }
+
+/// A twin inside a key after the comma is text unless a colon follows it,
+/// as the machine reads the key: one-shot (the lane's quick rule) and
+/// byte-at-a-time feeds (this rule) then agree.
+#[test]
+fn a_twin_inside_the_next_key_is_text() {
+    let s = Subject {
+        open: Quote::Single,
+        ..subject(OBJ)
+    };
+    each(
+        &s,
+        &[
+            b", '`': 1}",
+            b", '```': 1}",
+            b", 'it\xE2\x80\x99s': 1}",
+            b", 'it\xE2\x80\x99': 1}",
+        ],
+        Judgement::End,
+    );
+}
