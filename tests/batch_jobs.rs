@@ -468,7 +468,7 @@ fn peak_kb(input: String) -> u64 {
 
 /// Ten times the lines, the same peak memory: the window of lines in
 /// flight bounds it, not the input (200k lines are 21 MB). Measured on
-/// 2026-12-02: 8.1 MB for 20k lines, 9.0 MB for 200k.
+/// 2026-12-02: about 8 MB for 20k lines and 9 MB for 200k.
 #[cfg(target_os = "linux")]
 #[test]
 fn memory_stays_flat_as_the_input_grows_tenfold() {
