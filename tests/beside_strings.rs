@@ -75,6 +75,16 @@ fn generated() -> &'static Generated {
     CASES.get_or_init(|| generate(CASES_PER_FAMILY, SEED))
 }
 
+/// The broken texts of the generated cases: `batch_jobs` draws part of its
+/// dataset of mixed faults from them.
+pub(crate) fn broken_texts() -> Vec<&'static str> {
+    generated()
+        .cases
+        .iter()
+        .map(|case| case.raw.as_str())
+        .collect()
+}
+
 // ---------------------------------------------------------------------------
 // Scoring.
 // ---------------------------------------------------------------------------
@@ -420,7 +430,8 @@ fn targets() {
     );
 }
 
-fn target_dir() -> PathBuf {
+/// Where generated files go for the scripts of `benches/` to read.
+pub(crate) fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))

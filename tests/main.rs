@@ -3,6 +3,7 @@
 mod adapters; // issue 27: every event an SDK stream sends, per-tool schemas, live values
 mod adversarial; // issue 7: inputs built to break the engine
 mod api; // facts about the public API (Send + Sync, limits)
+mod batch_jobs; // issue 31: repair --batch --jobs N, in order, in bounded memory
 mod beside_strings; // issue 25: faults beside strings
 mod boundary; // issue 26: the workspace boundary held by the kernel
 mod bounds; // issue 26: work bounded by the request

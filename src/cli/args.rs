@@ -41,6 +41,7 @@ Examples:
       prints {\"name\": \"Ada\", \"tags\": [\"x\"]}
   some-llm-client | argmend repair --stream --fixes
   argmend repair --batch --snapshots recorded.jsonl > repaired.jsonl
+  argmend repair --batch --jobs 2 --summary calls.jsonl > repaired.jsonl
   printf 'main.go' | argmend repair --tool read_file
       prints {\"file\":\"main.go\"}
   argmend repair --tool @coder --schema coder-tool.json args.txt
@@ -172,6 +173,23 @@ pub(crate) struct RepairArgs {
     /// With --batch: add "deltas" and "snapshots" (one per chunk) to each line.
     #[arg(long, requires = "batch")]
     pub(crate) snapshots: bool,
+
+    /// With --batch: answer the lines on N threads (default: one per core).
+    /// The output is the same for every N, line for line in input order, and
+    /// at most a few thousand lines are in flight, whatever the input's size.
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "batch",
+        value_parser = clap::value_parser!(u16).range(1..=super::batch_jobs::MAX_JOBS as i64)
+    )]
+    pub(crate) jobs: Option<u16>,
+
+    /// With --batch: at the end, write the totals to stderr as one JSON
+    /// line, {"lines":N,"errors":N,"verdicts":{…},"fixes":{…},"doubts":{…}},
+    /// where each {…} counts by kind: {"repaired":N,…}, {"quoted_key":N,…}.
+    #[arg(long, requires = "batch")]
+    pub(crate) summary: bool,
 
     /// Normalize the input as the arguments of tool NAME: a plain value is
     /// wrapped into its primary field (`main.go` for read_file →

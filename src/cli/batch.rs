@@ -12,6 +12,7 @@ use anyhow::Context;
 use argmend::{Doubt, Fix, Options, Repairer, Retain, ToolOptions, ToolRepairer, Verdict};
 use serde_json::Value;
 
+use super::batch_report::{Progress, Tally};
 use super::{Failure, output_error, tool};
 
 /// What the input line asked for; the `Err` is the message of an error line.
@@ -36,19 +37,24 @@ impl Line {
     }
 }
 
-/// Process every line of `input`, writing one line to `out` for each.
+/// Process every line of `input`, writing one line to `out` for each, on
+/// this thread (`--jobs 1`; [`super::batch_jobs`] spreads the same work
+/// over a pool); the totals of `--summary` come back.
 ///
 /// Output is flushed whenever the next line has not arrived yet, so a
 /// pipeline sees each answer as soon as its question is complete.
 pub(super) fn run(
-    mut input: BufReader<Box<dyn Read>>,
+    mut input: BufReader<Box<dyn Read + Send>>,
     out: &mut impl Write,
     options: Options,
     snapshots: bool,
     name: &str,
-) -> Result<(), Failure> {
+    mut progress: Progress,
+) -> Result<Tally, Failure> {
     let options = options.retain(Retain::All);
+    let mut tally = Tally::default();
     let mut line = Vec::new();
+    let mut output = String::new();
     let mut number = 0usize;
     loop {
         line.clear();
@@ -56,29 +62,53 @@ pub(super) fn run(
             .read_until(b'\n', &mut line)
             .with_context(|| format!("cannot read {name}"))?;
         if n == 0 {
-            return Ok(());
+            return Ok(tally);
         }
+        progress.line(n);
         number += 1;
-        let mut text = trim_line_end(&line);
-        if number == 1 {
-            text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
-        }
-        let answer = match parse(text) {
-            Ok(line) if line.tool.is_some() || line.schema.is_some() => {
-                tool_answer(line, options, snapshots)
-            }
-            Ok(line) => answer(&line.chunks, options, snapshots),
-            Err(message) => Err(message),
-        };
-        let mut output =
-            answer.unwrap_or_else(|message| error_line(&format!("line {number}: {message}")));
-        output.push('\n');
+        output.clear();
+        answer_line(&mut output, &line, number, options, snapshots, &mut tally);
         out.write_all(output.as_bytes())
             .map_err(|e| output_error(e, "stdout"))?;
         if input.buffer().is_empty() {
             out.flush().map_err(|e| output_error(e, "stdout"))?;
         }
     }
+}
+
+/// Answer input line `number` (as read, with its line end): append its
+/// output line, newline included, to `output`, and count it in `tally`.
+///
+/// `options` already retain everything (see [`run`]). This is all the work
+/// a line costs, and it depends on nothing but the line, its number and the
+/// flags, so any thread may answer any line and the output stays the same.
+pub(super) fn answer_line(
+    output: &mut String,
+    line: &[u8],
+    number: usize,
+    options: Options,
+    snapshots: bool,
+    tally: &mut Tally,
+) {
+    let mut text = trim_line_end(line);
+    if number == 1 {
+        text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+    }
+    let answer = match parse(text) {
+        Ok(line) if line.tool.is_some() || line.schema.is_some() => {
+            tool_answer(line, options, snapshots, tally)
+        }
+        Ok(line) => answer(&line.chunks, options, snapshots, tally),
+        Err(message) => Err(message),
+    };
+    match answer {
+        Ok(answer) => output.push_str(&answer),
+        Err(message) => {
+            tally.error();
+            output.push_str(&error_line(&format!("line {number}: {message}")));
+        }
+    }
+    output.push('\n');
 }
 
 /// The line without its `\n` or `\r\n`.
@@ -148,7 +178,13 @@ fn parse(line: &[u8]) -> Request {
 }
 
 /// Repair one request and build its output line (without the newline).
-fn answer(chunks: &[String], options: Options, snapshots: bool) -> Result<String, String> {
+/// The line is counted in `tally` once it cannot fail any more.
+fn answer(
+    chunks: &[String],
+    options: Options,
+    snapshots: bool,
+    tally: &mut Tally,
+) -> Result<String, String> {
     let mut repairer = Repairer::new(options);
     let mut deltas = Vec::new();
     let mut shots = Vec::new();
@@ -180,14 +216,26 @@ fn answer(chunks: &[String], options: Options, snapshots: bool) -> Result<String
         push_strings(&mut line, &shots);
     }
     line.push('}');
+    tally.answer(outcome.verdict());
+    for fix in outcome.fixes() {
+        tally.fix(fix.kind.name());
+    }
+    for doubt in outcome.doubts() {
+        tally.doubt(doubt.kind.name());
+    }
     Ok(line)
 }
 
 /// Normalize one line for its tool (and schema) and build its output line:
 /// `{"json":…,"verdict":…,"strategy":1-7|null,"fixes":[…]}`, plus `"doubt"`
 /// when the engine doubted and `"violations"` when the schema still rejects
-/// something.
-fn tool_answer(line: Line, options: Options, snapshots: bool) -> Result<String, String> {
+/// something. The line is counted in `tally` once it cannot fail any more.
+fn tool_answer(
+    line: Line,
+    options: Options,
+    snapshots: bool,
+    tally: &mut Tally,
+) -> Result<String, String> {
     if snapshots {
         return Err(r#"--snapshots is not available for lines with "tool" or "schema""#.to_owned());
     }
@@ -203,7 +251,7 @@ fn tool_answer(line: Line, options: Options, snapshots: bool) -> Result<String, 
     let normalized = repairer.finish();
     if tool::holds_no_document(tool, &normalized) {
         // A schema alone and an empty input: the line a plain repair gives.
-        return answer(&line.chunks, options, false);
+        return answer(&line.chunks, options, false, tally);
     }
     let json = framed(
         normalized.verdict(),
@@ -235,6 +283,13 @@ fn tool_answer(line: Line, options: Options, snapshots: bool) -> Result<String, 
         push_strings(&mut out, &violations);
     }
     out.push('}');
+    tally.answer(normalized.verdict());
+    for fix in normalized.fixes() {
+        tally.fix(fix.kind.name());
+    }
+    for doubt in normalized.doubts() {
+        tally.doubt(doubt.kind.name());
+    }
     Ok(out)
 }
 

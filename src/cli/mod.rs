@@ -3,6 +3,8 @@
 
 mod args;
 mod batch;
+mod batch_jobs;
+mod batch_report;
 mod call;
 mod diff;
 mod json;
@@ -115,8 +117,18 @@ fn run(args: &RepairArgs) -> Result<ExitCode, Failure> {
     if args.batch {
         let reader = BufReader::with_capacity(CHUNK, input);
         let mut out = BufWriter::new(stdout.lock());
-        batch::run(reader, &mut out, options, args.snapshots, &name)?;
+        let progress = batch_report::Progress::of(args.file.as_deref());
+        let jobs = args.jobs.map_or_else(batch_jobs::default_jobs, usize::from);
+        let tally = if jobs == 1 {
+            batch::run(reader, &mut out, options, args.snapshots, &name, progress)?
+        } else {
+            let snapshots = args.snapshots;
+            batch_jobs::run(reader, &mut out, options, snapshots, &name, progress, jobs)?
+        };
         out.flush().map_err(|e| output_error(e, "stdout"))?;
+        if args.summary {
+            tally.write()?;
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = stdout.lock();
@@ -154,7 +166,9 @@ fn run(args: &RepairArgs) -> Result<ExitCode, Failure> {
 }
 
 /// The input: FILE, or stdin when there is none or it is `-`; and its name for messages.
-fn open(file: Option<&Path>) -> Result<(Box<dyn Read>, String), Failure> {
+///
+/// `Send`, so that `--batch --jobs` can read on a thread of its own.
+fn open(file: Option<&Path>) -> Result<(Box<dyn Read + Send>, String), Failure> {
     match file {
         Some(path) if path != Path::new("-") => {
             let name = format!("'{}'", path.display());
