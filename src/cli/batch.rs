@@ -216,13 +216,11 @@ fn answer(
         push_strings(&mut line, &shots);
     }
     line.push('}');
-    tally.answer(outcome.verdict());
-    for fix in outcome.fixes() {
-        tally.fix(fix.kind.name());
-    }
-    for doubt in outcome.doubts() {
-        tally.doubt(doubt.kind.name());
-    }
+    tally.answer(
+        outcome.verdict(),
+        outcome.fixes().iter().map(|fix| fix.kind.name()),
+        outcome.doubts().iter().map(|doubt| doubt.kind.name()),
+    );
     Ok(line)
 }
 
@@ -283,13 +281,11 @@ fn tool_answer(
         push_strings(&mut out, &violations);
     }
     out.push('}');
-    tally.answer(normalized.verdict());
-    for fix in normalized.fixes() {
-        tally.fix(fix.kind.name());
-    }
-    for doubt in normalized.doubts() {
-        tally.doubt(doubt.kind.name());
-    }
+    tally.answer(
+        normalized.verdict(),
+        normalized.fixes().iter().map(|fix| fix.kind.name()),
+        normalized.doubts().iter().map(|doubt| doubt.kind.name()),
+    );
     Ok(out)
 }
 

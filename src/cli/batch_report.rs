@@ -35,21 +35,22 @@ impl Tally {
         self.errors += 1;
     }
 
-    /// A line that got an answer with `verdict`; its fixes and doubts are
-    /// counted by [`Tally::fix`] and [`Tally::doubt`].
-    pub(super) fn answer(&mut self, verdict: Verdict) {
+    /// A line that got an answer with `verdict`, and the kinds of its fixes
+    /// and doubts (the `"kind"` names its output line shows).
+    pub(super) fn answer(
+        &mut self,
+        verdict: Verdict,
+        fixes: impl IntoIterator<Item = &'static str>,
+        doubts: impl IntoIterator<Item = &'static str>,
+    ) {
         self.lines += 1;
         *self.verdicts.entry(verdict.name()).or_default() += 1;
-    }
-
-    /// One fix of an output line, by its `"kind"`.
-    pub(super) fn fix(&mut self, kind: &'static str) {
-        *self.fixes.entry(kind).or_default() += 1;
-    }
-
-    /// One doubt of an output line, by its `"kind"`.
-    pub(super) fn doubt(&mut self, kind: &'static str) {
-        *self.doubts.entry(kind).or_default() += 1;
+        for kind in fixes {
+            *self.fixes.entry(kind).or_default() += 1;
+        }
+        for kind in doubts {
+            *self.doubts.entry(kind).or_default() += 1;
+        }
     }
 
     /// Add the counts of `other` to these.
@@ -208,14 +209,14 @@ mod tests {
     #[test]
     fn tallies_add_up_by_kind() {
         let mut one = Tally::default();
-        one.answer(Verdict::Repaired);
-        one.fix("quoted_key");
-        one.fix("quoted_key");
-        one.doubt("early_close");
+        one.answer(
+            Verdict::Repaired,
+            ["quoted_key", "quoted_key"],
+            ["early_close"],
+        );
         let mut two = Tally::default();
-        two.answer(Verdict::Valid);
+        two.answer(Verdict::Valid, ["removed_comma"], []);
         two.error();
-        two.fix("removed_comma");
         one.add(two);
         assert_eq!(
             one.to_json(),
