@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::thread;
 
 use serde_json::{Value, json};
@@ -295,6 +295,18 @@ fn count(output: &str) -> Value {
 // The tests.
 // ---------------------------------------------------------------------------
 
+/// `argmend repair --batch` with `args`, its three streams piped.
+fn batch(args: &[&str]) -> Child {
+    Command::new(BIN)
+        .args(["repair", "--batch"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 /// `--jobs 2` and `--jobs 4` write what `--jobs 1` writes on the 100k
 /// dataset, and `--summary` counts exactly what those lines carry. Nothing
 /// else reaches stderr: an 11 MB input gets no progress bar when stderr is
@@ -352,20 +364,7 @@ fn jobs_write_what_one_job_writes() {
 fn snapshots_and_stdin_with_jobs() {
     let data = dataset(3000);
     let run = |jobs: &str| {
-        let mut child = Command::new(BIN)
-            .args([
-                "repair",
-                "--batch",
-                "--snapshots",
-                "--summary",
-                "--jobs",
-                jobs,
-            ])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = batch(&["--snapshots", "--summary", "--jobs", jobs]);
         let mut stdin = child.stdin.take().unwrap();
         let input = data.clone();
         let writer = thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
@@ -389,12 +388,7 @@ fn snapshots_and_stdin_with_jobs() {
 /// at once, as from one thread.
 #[test]
 fn jobs_answer_each_line_before_the_next_arrives() {
-    let mut child = Command::new(BIN)
-        .args(["repair", "--batch", "--jobs", "2"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = batch(&["--jobs", "2"]);
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     for i in 0..3 {
@@ -438,12 +432,7 @@ fn jobs_and_summary_need_batch_and_a_sane_count() {
 #[cfg(target_os = "linux")]
 fn peak_kb(input: String) -> u64 {
     let n_lines = input.lines().count();
-    let mut child = Command::new(BIN)
-        .args(["repair", "--batch", "--jobs", "2"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = batch(&["--jobs", "2"]);
     let mut stdin = child.stdin.take().unwrap();
     let writer = thread::spawn(move || {
         stdin.write_all(input.as_bytes()).unwrap();
