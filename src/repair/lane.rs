@@ -86,7 +86,6 @@ impl Machine<'_> {
                 string: self.string.as_ref(),
                 mark: self.mark,
                 pending_comma: self.has_pending_comma(),
-                fed: self.bytes_fed(),
                 out_start: self.out_len(),
                 stack: &mut self.stack,
                 scratch: &mut self.lane,

@@ -168,7 +168,8 @@ impl Lane<'_> {
             // The machine judged this quote already and waits for more
             // bytes: do not ask again before it would (see `string_quote`).
             let retry = self.string.map_or((usize::MAX, 0), |s| s.retry);
-            let waiting = !self.eof && retry.0 == self.base + e - 1 && self.fed < retry.1;
+            let waiting =
+                !self.eof && retry.0 == self.base + e - 1 && self.base + self.src.len() < retry.1;
             let ends = !waiting
                 && if key {
                     string_ends(src, e, true, top).is_some()

@@ -32,8 +32,6 @@ pub(in crate::repair) struct Lane<'m> {
     pub(in crate::repair) mark: usize,
     /// Whether the machine holds a comma after the last value.
     pub(in crate::repair) pending_comma: bool,
-    /// How many input bytes have arrived.
-    pub(in crate::repair) fed: usize,
     /// The output's length: where `src[start]` goes.
     pub(in crate::repair) out_start: usize,
     pub(in crate::repair) stack: &'m mut Stack,
