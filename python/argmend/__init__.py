@@ -7,6 +7,10 @@ times faster (``python/bench.py``). Beside them, argmend's own API:
 
 - :func:`repair` returns an :class:`Outcome` (text, verdict, fixes, and the
   doubts: places the input could be read two ways);
+- :func:`repair_many` and :func:`normalize_many` answer a whole batch with
+  the GIL released, spread over every core (datasets of recorded calls);
+  :func:`argmend.arrow.repair_arrow` does the same for a pyarrow column,
+  with no Python object per row;
 - :class:`Repairer` repairs a stream chunk by chunk, with a valid-JSON
   snapshot after every chunk;
 - :func:`normalize_tool_args` and :class:`Tool` use the tool's name and JSON
@@ -47,9 +51,11 @@ from ._argmend import (
     from_file,
     load,
     loads,
+    normalize_many,
     normalize_tool_args,
     repair,
     repair_json,
+    repair_many,
 )
 
 __all__ = [
@@ -68,7 +74,9 @@ __all__ = [
     "from_file",
     "load",
     "loads",
+    "normalize_many",
     "normalize_tool_args",
     "repair",
     "repair_json",
+    "repair_many",
 ]

@@ -1,7 +1,7 @@
 """Type stubs of the Rust extension module (see the docstrings at runtime)."""
 
 from os import PathLike
-from typing import IO, Any, ClassVar, Literal, Optional, Sequence, Tuple, Union, overload
+from typing import IO, Any, ClassVar, Iterable, Literal, Optional, Sequence, Tuple, Union, overload
 
 Verdict = Literal["valid", "repaired", "completed", "not_json"]
 Strategy = Literal[1, 2, 3, 4, 5, 6, 7]
@@ -289,6 +289,65 @@ def repair(s: Union[str, bytes, bytearray], *, max_depth: int = 512, max_input_b
 def normalize_tool_args(
     tool: str, raw: Union[str, bytes, bytearray], schema: Any = None, *, drop_unknown_keys: bool = False
 ) -> Normalized: ...
+@overload
+def repair_many(
+    texts: Iterable[Union[str, bytes, bytearray]],
+    *,
+    tool: None = None,
+    schema: None = None,
+    threads: Optional[int] = None,
+    max_depth: int = 512,
+    max_input_bytes: Optional[int] = None,
+    drop_unknown_keys: bool = False,
+    return_exceptions: Literal[False] = False,
+) -> list[Outcome]: ...
+@overload
+def repair_many(
+    texts: Iterable[Union[str, bytes, bytearray]],
+    *,
+    tool: None = None,
+    schema: None = None,
+    threads: Optional[int] = None,
+    max_depth: int = 512,
+    max_input_bytes: Optional[int] = None,
+    drop_unknown_keys: bool = False,
+    return_exceptions: bool,
+) -> list[Union[Outcome, Error]]: ...
+@overload
+def repair_many(
+    texts: Iterable[Union[str, bytes, bytearray]],
+    *,
+    tool: Union[str, Tool, None] = None,
+    schema: Any = None,
+    threads: Optional[int] = None,
+    max_depth: int = 512,
+    max_input_bytes: Optional[int] = None,
+    drop_unknown_keys: bool = False,
+    return_exceptions: bool = False,
+) -> list[Normalized]: ...
+def normalize_many(
+    tool: Union[str, Tool],
+    texts: Iterable[Union[str, bytes, bytearray]],
+    schema: Any = None,
+    *,
+    threads: Optional[int] = None,
+    drop_unknown_keys: bool = False,
+) -> list[Normalized]: ...
+def repair_arrow_buffers(
+    data: bytes,
+    offsets: bytes,
+    wide: bool,
+    start: int,
+    length: int,
+    validity: Optional[bytes],
+    *,
+    tool: Union[str, Tool, None] = None,
+    schema: Any = None,
+    threads: Optional[int] = None,
+    max_depth: int = 512,
+    max_input_bytes: Optional[int] = None,
+    drop_unknown_keys: bool = False,
+) -> dict[str, Any]: ...
 @overload
 def repair_json(
     json_str: Union[str, bytes] = "",

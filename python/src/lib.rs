@@ -12,11 +12,13 @@
 #![forbid(unsafe_code)]
 
 mod adapters;
+mod arrow;
 mod call_events;
 mod compat;
 mod events;
 mod input;
 mod live;
+mod many;
 mod outcome;
 mod stream;
 
@@ -162,9 +164,9 @@ fn normalize_tool_args(
 /// >>> tool.normalize('{"path": "a.py", "content": "print("hi")"}').value()
 /// {'path': 'a.py', 'content': 'print("hi")'}
 #[pyclass(module = "argmend", frozen)]
-struct Tool {
-    name: String,
-    options: ToolOptions,
+pub(crate) struct Tool {
+    pub(crate) name: String,
+    pub(crate) options: ToolOptions,
 }
 
 #[pymethods]
@@ -369,6 +371,9 @@ fn _argmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Error", m.py().get_type::<Error>())?;
     m.add_function(wrap_pyfunction!(repair, m)?)?;
     m.add_function(wrap_pyfunction!(normalize_tool_args, m)?)?;
+    m.add_function(wrap_pyfunction!(many::repair_many, m)?)?;
+    m.add_function(wrap_pyfunction!(many::normalize_many, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::repair_arrow_buffers, m)?)?;
     m.add_function(wrap_pyfunction!(compat::repair_json, m)?)?;
     m.add_function(wrap_pyfunction!(compat::loads, m)?)?;
     m.add_function(wrap_pyfunction!(compat::load, m)?)?;

@@ -154,16 +154,20 @@ impl<'i> Mended<'i> {
     /// Run the engine over `input` (with the GIL released when it is big).
     pub(crate) fn repair(py: Python<'_>, input: &'i Input, options: Options) -> PyResult<Self> {
         let bytes = input.bytes();
-        let result = maybe_detached(py, bytes.len(), || {
-            argmend::repair_with(bytes, options).map(|outcome| Mended {
-                verdict: outcome.verdict(),
-                fixes: fixes(&outcome),
-                doubts: doubts(outcome.doubts()),
-                reason: outcome.reason().map(str::to_owned),
-                text: outcome.into_text(),
-            })
-        });
+        let result = maybe_detached(py, bytes.len(), || Mended::run(bytes, options));
         result.map_err(|error| limit_error(&error))
+    }
+
+    /// Run the engine over `bytes`; no Python here, so batches call it from
+    /// worker threads with the GIL released.
+    pub(crate) fn run(bytes: &'i [u8], options: Options) -> Result<Self, argmend::Error> {
+        argmend::repair_with(bytes, options).map(|outcome| Mended {
+            verdict: outcome.verdict(),
+            fixes: fixes(&outcome),
+            doubts: doubts(outcome.doubts()),
+            reason: outcome.reason().map(str::to_owned),
+            text: outcome.into_text(),
+        })
     }
 
     /// The text as a Python `str`: the input's own object when it came back unchanged.
@@ -293,14 +297,25 @@ impl Normalized {
         let normalized = maybe_detached(py, text.len(), || {
             argmend::normalize_tool_args_with(tool, &text, options)
         });
+        Ok(Normalized::new(py, input, text.len(), &normalized))
+    }
+
+    /// The Python face of `normalized`, the result for `input`, whose text
+    /// (as the tool layer read it) is `text_len` bytes long.
+    pub(crate) fn new(
+        py: Python<'_>,
+        input: &Input,
+        text_len: usize,
+        normalized: &argmend::Normalized,
+    ) -> Normalized {
         let verdict = normalized.verdict();
         // Valid: the text is the input, so the input's own object serves.
-        let json = if verdict == Verdict::Valid && normalized.text().len() == text.len() {
+        let json = if verdict == Verdict::Valid && normalized.text().len() == text_len {
             input.to_str(py)
         } else {
             PyString::new(py, normalized.text())
         };
-        Ok(Normalized {
+        Normalized {
             json: json.unbind(),
             strategy: normalized.strategy(),
             verdict: verdict.name(),
@@ -315,7 +330,7 @@ impl Normalized {
                 })
                 .collect(),
             reason: normalized.reason().map(str::to_owned),
-        })
+        }
     }
 }
 

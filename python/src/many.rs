@@ -1,0 +1,260 @@
+//! Batches: `repair_many` and `normalize_many` (issue 31).
+//!
+//! A dataset of recorded tool calls is repaired a list at a time, not a call
+//! at a time: one Python call reads every input (holding the GIL, as it
+//! must), then releases the GIL for the whole batch and spreads the repairs
+//! over a rayon pool, then builds the results in input order. The engine
+//! runs with no Python in it, so other Python threads run meanwhile, and a
+//! 200-byte call costs the repair and one object, not a Python call each.
+
+use std::sync::{Arc, Mutex};
+
+use argmend::ToolOptions;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyList, PyString};
+use rayon::prelude::*;
+
+use crate::input::Input;
+use crate::outcome::{Mended, Normalized, Outcome};
+use crate::{Tool, limit_error, options, tool_options};
+
+/// The most threads a batch may ask for: more only cost memory.
+const MAX_THREADS: usize = 256;
+
+/// Inputs one rayon task takes at least: below that, splitting the work
+/// costs more than the repairs it spreads.
+const MIN_PER_TASK: usize = 16;
+
+/// The pools made for an explicit `threads=N`, kept so that a loop of
+/// batches (a Dask partition after another) does not start threads for each.
+static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
+
+/// Where a batch runs: the calling thread alone, rayon's global pool (one
+/// thread per core), or a pool of the size asked for.
+pub(crate) enum Pool {
+    Caller,
+    Global,
+    Sized(Arc<rayon::ThreadPool>),
+}
+
+impl Pool {
+    /// The pool for `threads` (`None`: every core).
+    pub(crate) fn get(threads: Option<usize>) -> PyResult<Pool> {
+        match threads {
+            None => Ok(Pool::Global),
+            Some(0) => Err(PyValueError::new_err("threads must be at least 1")),
+            Some(1) => Ok(Pool::Caller),
+            Some(n) if n > MAX_THREADS => Err(PyValueError::new_err(format!(
+                "threads must be at most {MAX_THREADS}, not {n}"
+            ))),
+            Some(n) => {
+                let mut pools = POOLS.lock().unwrap_or_else(|poison| poison.into_inner());
+                if let Some((_, pool)) = pools.iter().find(|(size, _)| *size == n) {
+                    return Ok(Pool::Sized(Arc::clone(pool)));
+                }
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .thread_name(|i| format!("argmend-{i}"))
+                    .build()
+                    .map_err(|error| PyValueError::new_err(format!("no thread pool: {error}")))?;
+                let pool = Arc::new(pool);
+                pools.push((n, Arc::clone(&pool)));
+                Ok(Pool::Sized(pool))
+            }
+        }
+    }
+
+    /// `work(i)` for every `i` below `n`, in order, spread over the pool.
+    pub(crate) fn map<T: Send>(&self, n: usize, work: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+        let spread = || {
+            (0..n)
+                .into_par_iter()
+                .with_min_len(MIN_PER_TASK)
+                .map(&work)
+                .collect()
+        };
+        match self {
+            Pool::Caller => (0..n).map(&work).collect(),
+            Pool::Global => spread(),
+            Pool::Sized(pool) => pool.install(spread),
+        }
+    }
+}
+
+/// Every input of `texts`, read before the GIL is released.
+///
+/// A `str` given whole is a mistake (it would be a batch of one-character
+/// inputs), so it is a `TypeError`, as is any item but `str` or `bytes`.
+pub(crate) fn inputs(texts: &Bound<'_, PyAny>) -> PyResult<Vec<Input>> {
+    if texts.is_instance_of::<PyString>()
+        || texts.is_instance_of::<PyBytes>()
+        || texts.is_instance_of::<PyByteArray>()
+    {
+        return Err(PyTypeError::new_err(format!(
+            "texts must be an iterable of str or bytes, not a {} itself: wrap one input in a list",
+            texts.get_type().name()?
+        )));
+    }
+    let mut inputs = Vec::with_capacity(texts.len().unwrap_or(0));
+    for (i, item) in texts.try_iter()?.enumerate() {
+        let item = item?;
+        match Input::extract(&item, "") {
+            Ok(input) => inputs.push(input),
+            Err(error) if error.is_instance_of::<PyTypeError>(texts.py()) => {
+                return Err(PyTypeError::new_err(format!(
+                    "texts[{i}] must be str or bytes, not {}",
+                    item.get_type().name()?
+                )));
+            }
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(inputs)
+}
+
+/// Repair every input of `texts` at once; the same results as
+/// `[repair(t) for t in texts]`, in the same order.
+///
+/// The GIL is released for the whole batch and the repairs are spread over
+/// `threads` threads (default: one per core; `threads=1` repairs in the
+/// calling thread). With `tool` (a name or a :class:`Tool`) or `schema`,
+/// each input is normalized for that tool instead, as by
+/// :func:`normalize_many`, and the results are :class:`Normalized`.
+///
+/// A crossed limit raises :class:`argmend.Error` naming the input, as the
+/// loop would; with `return_exceptions=True` the error takes that input's
+/// place in the list and the others are repaired.
+///
+/// >>> import argmend
+/// >>> [o.text for o in argmend.repair_many(["{a: 1}", "[1, 2,", '{"ok": true}'])]
+/// ['{"a": 1}', '[1, 2]', '{"ok": true}']
+/// >>> [o.verdict for o in argmend.repair_many([b"{'x': 'y'}", "not json"])]
+/// ['repaired', 'not_json']
+#[pyfunction]
+#[pyo3(signature = (
+    texts, *, tool = None, schema = None, threads = None, max_depth = 512,
+    max_input_bytes = None, drop_unknown_keys = false, return_exceptions = false,
+))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments, one per option
+pub(crate) fn repair_many<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    tool: Option<&Bound<'py, PyAny>>,
+    schema: Option<&Bound<'py, PyAny>>,
+    threads: Option<usize>,
+    max_depth: usize,
+    max_input_bytes: Option<usize>,
+    drop_unknown_keys: bool,
+    return_exceptions: bool,
+) -> PyResult<Bound<'py, PyList>> {
+    let tool = tool.filter(|tool| !tool.is_none());
+    let schema = schema.filter(|schema| !schema.is_none());
+    if tool.is_some() || schema.is_some() {
+        let empty = PyString::new(py, "");
+        let tool = tool.unwrap_or(empty.as_any());
+        return normalize_many(py, tool, texts, schema, threads, drop_unknown_keys);
+    }
+    let pool = Pool::get(threads)?;
+    let inputs = inputs(texts)?;
+    let options = options(max_depth, max_input_bytes, argmend::Values::First);
+    let results = py.detach(|| pool.map(inputs.len(), |i| Mended::run(inputs[i].bytes(), options)));
+    let list = PyList::empty(py);
+    for (i, (input, result)) in inputs.iter().zip(results).enumerate() {
+        match result {
+            Ok(mended) => {
+                let text = mended.to_py(py, input);
+                list.append(Outcome::new(text, mended))?;
+            }
+            Err(error) => {
+                let error = limit_error(&error);
+                if !return_exceptions {
+                    let message = format!("texts[{i}]: {}", error.value(py));
+                    return Err(crate::Error::new_err(message));
+                }
+                list.append(error.into_value(py))?;
+            }
+        }
+    }
+    Ok(list)
+}
+
+/// Normalize every input of `texts` as arguments of one `tool` at once;
+/// the same results as `[normalize_tool_args(tool, t, schema) for t in
+/// texts]`, in the same order, with the GIL released and the work spread
+/// over `threads` threads as by :func:`repair_many`.
+///
+/// `tool` is a name or a :class:`Tool` (whose schema was read once; then
+/// `schema` must be `None`).
+///
+/// >>> import argmend
+/// >>> schema = {"type": "object", "properties": {"paths": {"type": "array", "items": {"type": "string"}}}}
+/// >>> [n.json for n in argmend.normalize_many("read_many", ['{"paths": "a.py"}', "{paths: ['b.py']}"], schema)]
+/// ['{"paths": ["a.py"]}', '{"paths": ["b.py"]}']
+#[pyfunction]
+#[pyo3(signature = (tool, texts, schema = None, *, threads = None, drop_unknown_keys = false))]
+pub(crate) fn normalize_many<'py>(
+    py: Python<'py>,
+    tool: &Bound<'py, PyAny>,
+    texts: &Bound<'py, PyAny>,
+    schema: Option<&Bound<'py, PyAny>>,
+    threads: Option<usize>,
+    drop_unknown_keys: bool,
+) -> PyResult<Bound<'py, PyList>> {
+    let tool = ToolArg::extract(tool, schema, drop_unknown_keys)?;
+    let (name, options) = tool.parts();
+    let pool = Pool::get(threads)?;
+    let inputs = inputs(texts)?;
+    let results = py.detach(|| {
+        pool.map(inputs.len(), |i| {
+            let text = inputs[i].text();
+            let normalized = argmend::normalize_tool_args_with(name, &text, options);
+            (text.len(), normalized)
+        })
+    });
+    let list = PyList::empty(py);
+    for (input, (len, normalized)) in inputs.iter().zip(results) {
+        list.append(Normalized::new(py, input, len, &normalized))?;
+    }
+    Ok(list)
+}
+
+/// The `tool` of a batch: a name with options made from `schema`, or a
+/// :class:`Tool` whose options were made once.
+pub(crate) enum ToolArg<'py> {
+    Named(String, ToolOptions),
+    Made(Bound<'py, Tool>),
+}
+
+impl<'py> ToolArg<'py> {
+    pub(crate) fn extract(
+        tool: &Bound<'py, PyAny>,
+        schema: Option<&Bound<'py, PyAny>>,
+        drop_unknown_keys: bool,
+    ) -> PyResult<Self> {
+        if let Ok(made) = tool.cast::<Tool>() {
+            if schema.is_some_and(|schema| !schema.is_none()) || drop_unknown_keys {
+                return Err(PyTypeError::new_err(
+                    "a Tool carries its own schema and mode: pass schema and drop_unknown_keys to Tool()",
+                ));
+            }
+            return Ok(ToolArg::Made(made.clone()));
+        }
+        let Ok(name) = tool.cast::<PyString>() else {
+            return Err(PyTypeError::new_err(format!(
+                "tool must be a str or an argmend.Tool, not {}",
+                tool.get_type().name()?
+            )));
+        };
+        let options = tool_options(schema, drop_unknown_keys)?;
+        Ok(ToolArg::Named(name.to_cow()?.into_owned(), options))
+    }
+
+    /// The tool's name and options.
+    pub(crate) fn parts(&self) -> (&str, &ToolOptions) {
+        match self {
+            ToolArg::Named(name, options) => (name, options),
+            ToolArg::Made(tool) => (&tool.get().name, &tool.get().options),
+        }
+    }
+}
