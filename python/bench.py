@@ -2,6 +2,7 @@
 
     python python/bench.py            # the table in the README's Python section
     python python/bench.py --quick    # fewer repeats, for a smoke run
+    python python/bench.py --batches  # the batch rows alone
 
 Rows:
 - `repair_json` on 200-byte malformed tool calls, 50 KB `write_file` calls and
@@ -9,6 +10,9 @@ Rows:
   Harness calls json_repair (`skip_json_loads=True, ensure_ascii=False`);
 - `loads` on valid JSON, argmend vs `json.loads` (what going through argmend
   costs when the input was fine);
+- batches (issue 31): `repair_many` over 20,000 small calls, on every core
+  and on one thread, against a Python loop of `repair` and of `repair_json`
+  on the same calls, and json_repair's loop (calls per second);
 - the pydantic-ai capability's hook per tool call, argmend's
   `RepairToolArguments` vs the harness's (json_repair), on valid and broken
   arguments.
@@ -198,7 +202,66 @@ def hook_latency():
             print(f"| capability hook, {label} | {len(args)} B | {mine * 1e6:,.1f} µs | | | |")
 
 
+def batches():
+    """Calls per second of a batch of small calls, several ways, and ratios to the loop.
+
+    The ways take turns, round after round, and each keeps its best round
+    (as `timeit` advises): on a shared machine, a neighbour's burst then
+    slows one round of each, not every round of one.
+    """
+    import os
+
+    calls = small_calls(20_000)
+    average = sum(len(c) for c in calls) // len(calls)
+    ways = {
+        "`repair_many(calls)` (every core)": lambda: argmend.repair_many(calls),
+        "`repair_many(calls, threads=1)`": lambda: argmend.repair_many(calls, threads=1),
+        "`[repair(t) for t in calls]`": lambda: [argmend.repair(t) for t in calls],
+        "`[repair_json(t) for t in calls]`": lambda: [argmend.repair_json(t) for t in calls],
+    }
+    try:
+        import pyarrow
+        from argmend.arrow import repair_arrow
+
+        column = pyarrow.array(calls)
+        ways["`repair_arrow(column)` (every core)"] = lambda: repair_arrow(column)
+        ways["`repair_arrow(column, threads=1)`"] = lambda: repair_arrow(column, threads=1)
+    except ImportError:
+        pass
+    best = dict.fromkeys(ways, float("inf"))
+    for _ in range(5 if QUICK else 25):
+        for label, way in ways.items():
+            start = time.perf_counter()
+            result = way()
+            best[label] = min(best[label], time.perf_counter() - start)
+            del result
+    peer_calls = calls[:500]
+    peer = len(peer_calls) / min(
+        timed_once(lambda: [json_repair.repair_json(t) for t in peer_calls]) for _ in range(3)
+    )
+    rates = {label: len(calls) / seconds for label, seconds in best.items()}
+    rates["`[json_repair.repair_json(t) for t in calls]`"] = peer
+    loop_repair = rates["`[repair(t) for t in calls]`"]
+    loop_json = rates["`[repair_json(t) for t in calls]`"]
+    print()
+    print(f"Batches of {len(calls):,} calls of about {average} B, {os.cpu_count()} cores, best round of each:")
+    print()
+    print("| what | calls/s | × loop of `repair` | × loop of `repair_json` |")
+    print("|---|---|---|---|")
+    for label, rate in rates.items():
+        print(f"| {label} | {rate:,.0f} | {rate / loop_repair:.2f}× | {rate / loop_json:.2f}× |")
+
+
+def timed_once(function):
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
 def main():
+    if "--batches" in sys.argv:
+        batches()
+        return
     print("| what | input | argmend | peer | peer ÷ argmend | target |")
     print("|---|---|---|---|---|---|")
     harness = {"skip_json_loads": True, "ensure_ascii": False}
@@ -239,6 +302,7 @@ def main():
             f"| argmend takes {ours / theirs:.2f}× | ≤ 1.5× |"
         )
     hook_latency()
+    batches()
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 //! three buffers (validity bitmap, offsets, UTF-8 data), passes them here as
 //! `bytes`, and builds the result table from the buffers this returns with
 //! `pyarrow.Array.from_buffers`. Why buffers and not the Arrow C data
-//! interface: the wheel is built for the stable ABI of Python 3.9, which has
+//! interface: the wheel is built for the stable ABI of Python 3.10, which has
 //! no buffer protocol, and the Rust Arrow crates would pin a pyo3 of their
 //! own; two `bytes` copies of a batch cost far less than its repair.
 //!

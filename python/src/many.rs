@@ -7,16 +7,19 @@
 //! runs with no Python in it, so other Python threads run meanwhile, and a
 //! 200-byte call costs the repair and one object, not a Python call each.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::sync::{Arc, Mutex};
 
 use argmend::ToolOptions;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyString};
 use rayon::prelude::*;
 
 use crate::input::Input;
-use crate::outcome::{Mended, Normalized, Outcome};
+use crate::outcome::{Mended, Normalized};
 use crate::{Tool, limit_error, options, tool_options};
 
 /// The most threads a batch may ask for: more only cost memory.
@@ -25,6 +28,11 @@ const MAX_THREADS: usize = 256;
 /// Inputs one rayon task takes at least: below that, splitting the work
 /// costs more than the repairs it spreads.
 const MIN_PER_TASK: usize = 16;
+
+/// Inputs per window of [`pipeline`]: about a millisecond of repairs, so a
+/// window's hand-over costs nothing next to it, and the calling thread
+/// starts building results soon after the batch starts.
+const WINDOW: usize = 256;
 
 /// The pools made for an explicit `threads=N`, kept so that a loop of
 /// batches (a Dask partition after another) does not start threads for each.
@@ -82,6 +90,134 @@ impl Pool {
     }
 }
 
+impl Pool {
+    /// How many threads answer at once.
+    fn threads(&self) -> usize {
+        match self {
+            Pool::Caller => 1,
+            Pool::Global => rayon::current_num_threads(),
+            Pool::Sized(pool) => pool.current_num_threads(),
+        }
+    }
+
+    /// Run `job` on the pool, without waiting for it.
+    fn spawn(&self, job: impl FnOnce() + Send + 'static) {
+        match self {
+            Pool::Sized(pool) => pool.spawn(job),
+            _ => rayon::spawn(job),
+        }
+    }
+}
+
+/// A window's answers, or the panic that stopped them.
+type Answers<T> = (usize, std::thread::Result<Vec<T>>);
+
+/// Answer every input with `work` on `pool`, and hand each answer, in input
+/// order, to `build` on the calling thread, which holds the GIL.
+///
+/// Why a pipeline and not "repair all, then build all": turning answers into
+/// Python objects takes about half as long as the repairs of small inputs,
+/// and only the thread holding the GIL may do it. So the pool's threads
+/// repair window after window (taking the next from a shared counter, so
+/// the windows finish about in order) while the calling thread builds the
+/// objects of the windows already done. When the next window is not done,
+/// the calling thread repairs one itself with the GIL released, rather than
+/// wait: so the pool has one thread fewer than asked for, and the calling
+/// thread makes up the number. On two cores, one thread repairs and the
+/// other builds and repairs, and neither waits.
+pub(crate) fn pipeline<T: Send + 'static>(
+    py: Python<'_>,
+    pool: &Pool,
+    inputs: Vec<Input>,
+    work: impl Fn(&Input) -> T + Send + Sync + 'static,
+    mut build: impl FnMut(usize, &Input, T) -> PyResult<()>,
+) -> PyResult<()> {
+    if matches!(pool, Pool::Caller) || inputs.len() <= WINDOW {
+        let answers = py.detach(|| pool.map(inputs.len(), |i| work(&inputs[i])));
+        for (i, (input, answer)) in inputs.iter().zip(answers).enumerate() {
+            build(i, input, answer)?;
+        }
+        return Ok(());
+    }
+    let inputs = Arc::new(inputs);
+    let work = Arc::new(work);
+    let windows = inputs.len().div_ceil(WINDOW);
+    let next = Arc::new(AtomicUsize::new(0));
+    let answer = {
+        let (inputs, work) = (Arc::clone(&inputs), Arc::clone(&work));
+        move |window: usize| -> Vec<T> {
+            let part = &inputs[window * WINDOW..inputs.len().min((window + 1) * WINDOW)];
+            part.iter().map(&*work).collect()
+        }
+    };
+    let answer = Arc::new(answer);
+    let (sender, mut receiver) = mpsc::channel::<Answers<T>>();
+    for _ in 0..(pool.threads() - 1).clamp(1, windows) {
+        let (next, answer, sender) = (Arc::clone(&next), Arc::clone(&answer), sender.clone());
+        pool.spawn(move || {
+            loop {
+                let window = next.fetch_add(1, Ordering::Relaxed);
+                if window >= windows {
+                    break;
+                }
+                // The engine does not panic on any input (it is fuzzed for
+                // that); were it to, the batch fails instead of the process.
+                let answers = catch_unwind(AssertUnwindSafe(|| answer(window)));
+                // A send fails only when the caller gave up (an error while
+                // building): then the rest is not wanted.
+                if sender.send((window, answers)).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    drop(sender);
+    let mut done: Vec<Option<Vec<T>>> = (0..windows).map(|_| None).collect();
+    for window in 0..windows {
+        while done[window].is_none() {
+            let (finished, answers) = match receiver.try_recv() {
+                Ok(answers) => answers,
+                Err(TryRecvError::Empty) => {
+                    let mine = next.fetch_add(1, Ordering::Relaxed);
+                    if mine < windows {
+                        done[mine] = Some(py.detach(|| answer(mine)));
+                        continue;
+                    }
+                    let answers;
+                    (answers, receiver) = wait(py, receiver)?;
+                    answers
+                }
+                Err(TryRecvError::Disconnected) => return Err(stopped()),
+            };
+            let answers = answers.map_err(|_| {
+                PyRuntimeError::new_err("argmend panicked in a batch: please report the inputs")
+            })?;
+            done[finished] = Some(answers);
+        }
+        let answers = done[window].take().unwrap_or_default();
+        for (k, answer) in answers.into_iter().enumerate() {
+            let i = window * WINDOW + k;
+            build(i, &inputs[i], answer)?;
+        }
+    }
+    Ok(())
+}
+
+fn stopped() -> PyErr {
+    PyRuntimeError::new_err("argmend's batch workers stopped")
+}
+
+/// The next window's answers from the pool, waited for with the GIL
+/// released. (The receiver moves into the wait and back because it may not
+/// be shared with another thread.)
+fn wait<T: Send>(
+    py: Python<'_>,
+    receiver: Receiver<Answers<T>>,
+) -> PyResult<(Answers<T>, Receiver<Answers<T>>)> {
+    let (answers, receiver) = py.detach(move || (receiver.recv(), receiver));
+    Ok((answers.map_err(|_| stopped())?, receiver))
+}
+
 /// Every input of `texts`, read before the GIL is released.
 ///
 /// A `str` given whole is a mistake (it would be a batch of one-character
@@ -129,7 +265,7 @@ pub(crate) fn inputs(texts: &Bound<'_, PyAny>) -> PyResult<Vec<Input>> {
 /// >>> import argmend
 /// >>> [o.text for o in argmend.repair_many(["{a: 1}", "[1, 2,", '{"ok": true}'])]
 /// ['{"a": 1}', '[1, 2]', '{"ok": true}']
-/// >>> [o.verdict for o in argmend.repair_many([b"{'x': 'y'}", "not json"])]
+/// >>> [o.verdict for o in argmend.repair_many([b"{'x': 'y'}", "  "])]
 /// ['repaired', 'not_json']
 #[pyfunction]
 #[pyo3(signature = (
@@ -158,24 +294,19 @@ pub(crate) fn repair_many<'py>(
     let pool = Pool::get(threads)?;
     let inputs = inputs(texts)?;
     let options = options(max_depth, max_input_bytes, argmend::Values::First);
-    let results = py.detach(|| pool.map(inputs.len(), |i| Mended::run(inputs[i].bytes(), options)));
     let list = PyList::empty(py);
-    for (i, (input, result)) in inputs.iter().zip(results).enumerate() {
-        match result {
-            Ok(mended) => {
-                let text = mended.to_py(py, input);
-                list.append(Outcome::new(text, mended))?;
+    let work = move |input: &Input| Mended::run(input.bytes(), options).map(Mended::into_kept);
+    pipeline(py, &pool, inputs, work, |i, input, answer| match answer {
+        Ok(kept) => list.append(kept.into_outcome(py, input)),
+        Err(error) => {
+            let error = limit_error(&error);
+            if !return_exceptions {
+                let message = format!("texts[{i}]: {}", error.value(py));
+                return Err(crate::Error::new_err(message));
             }
-            Err(error) => {
-                let error = limit_error(&error);
-                if !return_exceptions {
-                    let message = format!("texts[{i}]: {}", error.value(py));
-                    return Err(crate::Error::new_err(message));
-                }
-                list.append(error.into_value(py))?;
-            }
+            list.append(error.into_value(py))
         }
-    }
+    })?;
     Ok(list)
 }
 
@@ -203,19 +334,18 @@ pub(crate) fn normalize_many<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let tool = ToolArg::extract(tool, schema, drop_unknown_keys)?;
     let (name, options) = tool.parts();
+    let (name, options) = (name.to_owned(), options.clone());
     let pool = Pool::get(threads)?;
     let inputs = inputs(texts)?;
-    let results = py.detach(|| {
-        pool.map(inputs.len(), |i| {
-            let text = inputs[i].text();
-            let normalized = argmend::normalize_tool_args_with(name, &text, options);
-            (text.len(), normalized)
-        })
-    });
+    let work = move |input: &Input| {
+        let text = input.text();
+        let normalized = argmend::normalize_tool_args_with(&name, &text, &options);
+        (text.len(), normalized)
+    };
     let list = PyList::empty(py);
-    for (input, (len, normalized)) in inputs.iter().zip(results) {
-        list.append(Normalized::new(py, input, len, &normalized))?;
-    }
+    pipeline(py, &pool, inputs, work, |_, input, (len, normalized)| {
+        list.append(Normalized::new(py, input, len, &normalized))
+    })?;
     Ok(list)
 }
 

@@ -170,12 +170,51 @@ impl<'i> Mended<'i> {
         })
     }
 
+    /// The same result with no borrow of its input, for a batch's worker
+    /// threads, whose results outlive the borrow: the text is owned, or
+    /// `None` when it is the input byte for byte.
+    pub(crate) fn into_kept(self) -> Kept {
+        let text = match self.text {
+            Cow::Borrowed(_) => None,
+            Cow::Owned(text) => Some(text),
+        };
+        Kept {
+            text,
+            mended: Mended {
+                text: Cow::Borrowed(""),
+                verdict: self.verdict,
+                fixes: self.fixes,
+                doubts: self.doubts,
+                reason: self.reason,
+            },
+        }
+    }
+
     /// The text as a Python `str`: the input's own object when it came back unchanged.
     pub(crate) fn to_py<'py>(&self, py: Python<'py>, input: &Input) -> Bound<'py, PyString> {
         match &self.text {
             Cow::Borrowed(_) => input.to_str(py),
             Cow::Owned(text) => PyString::new(py, text),
         }
+    }
+}
+
+/// A [`Mended`] that owns its text (see [`Mended::into_kept`]).
+pub(crate) struct Kept {
+    /// The repaired text; `None` when it is the input itself.
+    text: Option<String>,
+    /// The rest of the result (its `text` is empty).
+    mended: Mended<'static>,
+}
+
+impl Kept {
+    /// The Python result for `input`, whose engine result this is.
+    pub(crate) fn into_outcome(self, py: Python<'_>, input: &Input) -> Outcome {
+        let text = match &self.text {
+            None => input.to_str(py),
+            Some(text) => PyString::new(py, text),
+        };
+        Outcome::new(text, self.mended)
     }
 }
 

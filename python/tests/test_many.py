@@ -93,6 +93,20 @@ def test_repair_many_raises_as_the_loop_would_naming_the_input():
         argmend.repair_many(["{}"], tool=3)
 
 
+def test_a_large_batch_raises_at_its_input_and_the_next_batch_runs():
+    """Past a window's worth of inputs the pool repairs ahead of the
+    results being built; an error part way stops it, and nothing is left
+    running that the next batch would trip on."""
+    calls = broken_calls(5000, seed=4)
+    calls[2500] = "[" * 700
+    with pytest.raises(argmend.Error, match=r"texts\[2500\]: nesting deeper than 512"):
+        argmend.repair_many(calls, threads=2)
+    answers = argmend.repair_many(calls, threads=2, return_exceptions=True)
+    assert isinstance(answers[2500], argmend.Error)
+    del calls[2500], answers[2500]
+    assert [facts(o) for o in answers] == [facts(o) for o in argmend.repair_many(calls, threads=1)]
+
+
 SCHEMA = {
     "type": "object",
     "properties": {
