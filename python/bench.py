@@ -3,6 +3,7 @@
     python python/bench.py            # the table in the README's Python section
     python python/bench.py --quick    # fewer repeats, for a smoke run
     python python/bench.py --batches  # the batch rows alone
+    python python/bench.py --dask [N] # the Dask example over N calls (200,000), on a local cluster and in one thread
 
 Rows:
 - `repair_json` on 200-byte malformed tool calls, 50 KB `write_file` calls and
@@ -258,9 +259,54 @@ def timed_once(function):
     return time.perf_counter() - start
 
 
+def dask_run(calls: int = 200_000):
+    """Seconds for python/examples/dask_repair.py over `calls` generated calls:
+    on a LocalCluster of 2 worker processes, on Dask's synchronous scheduler
+    (one thread, the same graph), and `single_process_counts` (a plain
+    `repair_many` over the lines, no Parquet written)."""
+    import pathlib
+    import tempfile
+
+    import dask
+    from dask.distributed import Client, LocalCluster
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "examples"))
+    import dask_repair
+
+    with tempfile.TemporaryDirectory() as tmp:
+        source = f"{tmp}/calls"
+        dask_repair.generate(source, calls, files=16, seed=0)
+
+        def timed(function, runs=3):
+            return min(timed_once(function) for _ in range(runs))
+
+        single = timed(lambda: dask_repair.single_process_counts(source))
+        with dask.config.set(scheduler="synchronous"):
+            synchronous = timed(lambda: dask_repair.run(source, f"{tmp}/sync"))
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+            with Client(cluster):
+                dask_repair.run(source, f"{tmp}/warm")  # workers import argmend and pyarrow once
+                cluster_time = timed(lambda: dask_repair.run(source, f"{tmp}/cluster"))
+    print()
+    print(f"python/examples/dask_repair.py over {calls:,} generated calls (16 JSON Lines files), best of 3:")
+    print()
+    print("| how | seconds | calls/s |")
+    print("|---|---|---|")
+    for label, seconds in [
+        ("`LocalCluster(n_workers=2)`: read, repair, write Parquet, count", cluster_time),
+        ("the same graph on Dask's synchronous scheduler (one thread)", synchronous),
+        ("`single_process_counts`: `json.loads` per line and one `repair_many`", single),
+    ]:
+        print(f"| {label} | {seconds:.2f} | {calls / seconds:,.0f} |")
+
+
 def main():
     if "--batches" in sys.argv:
         batches()
+        return
+    if "--dask" in sys.argv:
+        after = sys.argv[sys.argv.index("--dask") + 1 :]
+        dask_run(int(after[0]) if after and after[0].isdigit() else 200_000)
         return
     print("| what | input | argmend | peer | peer ÷ argmend | target |")
     print("|---|---|---|---|---|---|")

@@ -95,15 +95,32 @@ def run(source: str, target: str, *, threads: int = 1) -> dict[str, int]:
 
 
 def _read(dd: Any, source: str) -> Any:
+    import fsspec
+
     source = source.rstrip("/")
     if source.endswith(".parquet") or (Path(source).is_dir() and any(Path(source).glob("*.parquet"))):
         # The Arrow types of the columns it wrote (lists of fix kinds) read back
         # as they were written.
         return dd.read_parquet(source, dtype_backend="pyarrow")
     pattern = source if source.endswith(".jsonl") or "*" in source else f"{source}/*.jsonl"
-    # Each file is one partition (blocksize=None); dtype=False keeps pandas
-    # from reading `arguments` such as "42" as numbers.
-    return dd.read_json(pattern, lines=True, blocksize=None, dtype=False, convert_dates=False)
+    # One partition per file, read by pyarrow's JSON reader straight into
+    # Arrow columns: no Python object per line on the way in either. fsspec
+    # (which Dask uses) lists local paths and s3://, gs://, ... alike.
+    paths = [f.path if "://" not in pattern else f.full_name for f in fsspec.open_files(pattern)]
+    if not paths:
+        raise FileNotFoundError(f"no *.jsonl files match {pattern}")
+    return dd.from_map(_read_jsonl, paths)
+
+
+def _read_jsonl(path: str) -> pd.DataFrame:
+    import fsspec
+    import pyarrow.json as pj
+
+    # `arguments` is always text, even where a line's is "42" or missing.
+    options = pj.ParseOptions(explicit_schema=pa.schema([("arguments", pa.string())]), unexpected_field_behavior="infer")
+    with fsspec.open(path, "rb") as lines:
+        table = pj.read_json(lines, parse_options=options)
+    return table.to_pandas(types_mapper=pd.ArrowDtype)
 
 
 def single_process_counts(source: str) -> dict[str, int]:

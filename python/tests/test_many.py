@@ -248,6 +248,12 @@ def test_repair_arrow_takes_a_pandas_series_and_refuses_other_types():
         argmend._argmend.repair_arrow_buffers(b"abc", b"\0\0\0\0", False, 0, 1, None)
 
 
+def test_repair_arrow_without_pyarrow_says_how_to_get_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # `import pyarrow` fails
+    with pytest.raises(ImportError, match=r"pip install 'argmend\[arrow\]'"):
+        repair_arrow(["{}"])
+
+
 def test_the_arrow_docstring_runs():
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
