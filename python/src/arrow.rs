@@ -283,16 +283,13 @@ pub(crate) fn repair_arrow_buffers<'py>(
     drop_unknown_keys: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let rows = Rows::read(data, offsets, wide, start, length, validity)?;
-    let tool = tool.filter(|tool| !tool.is_none());
-    let schema = schema.filter(|schema| !schema.is_none());
-    let normalize = tool.is_some() || schema.is_some();
-    let empty = pyo3::types::PyString::new(py, "");
-    let tool = ToolArg::extract(tool.unwrap_or(empty.as_any()), schema, drop_unknown_keys)?;
-    let (name, tool_options) = tool.parts();
-    let work = if normalize {
-        Work::Normalize(name, tool_options)
-    } else {
-        Work::Repair(options(max_depth, max_input_bytes, argmend::Values::First))
+    let tool = ToolArg::optional(py, tool, schema, drop_unknown_keys)?;
+    let work = match &tool {
+        Some(tool) => {
+            let (name, options) = tool.parts();
+            Work::Normalize(name, options)
+        }
+        None => Work::Repair(options(max_depth, max_input_bytes, argmend::Values::First)),
     };
     let pool = Pool::get(threads)?;
     let columns = py.detach(|| {

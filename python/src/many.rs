@@ -2,10 +2,11 @@
 //!
 //! A dataset of recorded tool calls is repaired a list at a time, not a call
 //! at a time: one Python call reads every input (holding the GIL, as it
-//! must), then releases the GIL for the whole batch and spreads the repairs
-//! over a rayon pool, then builds the results in input order. The engine
-//! runs with no Python in it, so other Python threads run meanwhile, and a
-//! 200-byte call costs the repair and one object, not a Python call each.
+//! must), then repairs them on a rayon pool with no Python in the engine,
+//! while the calling thread builds the results in input order as windows of
+//! them finish (see [`pipeline`]). The GIL is held only to build; other
+//! Python threads run meanwhile, and a 200-byte call costs its repair and
+//! one object, not a Python call each.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -284,12 +285,8 @@ pub(crate) fn repair_many<'py>(
     drop_unknown_keys: bool,
     return_exceptions: bool,
 ) -> PyResult<Bound<'py, PyList>> {
-    let tool = tool.filter(|tool| !tool.is_none());
-    let schema = schema.filter(|schema| !schema.is_none());
-    if tool.is_some() || schema.is_some() {
-        let empty = PyString::new(py, "");
-        let tool = tool.unwrap_or(empty.as_any());
-        return normalize_many(py, tool, texts, schema, threads, drop_unknown_keys);
+    if let Some(tool) = ToolArg::optional(py, tool, schema, drop_unknown_keys)? {
+        return normalize_all(py, &tool, texts, threads);
     }
     let pool = Pool::get(threads)?;
     let inputs = inputs(texts)?;
@@ -333,6 +330,16 @@ pub(crate) fn normalize_many<'py>(
     drop_unknown_keys: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     let tool = ToolArg::extract(tool, schema, drop_unknown_keys)?;
+    normalize_all(py, &tool, texts, threads)
+}
+
+/// `normalize_many`'s work, once its `tool` is read.
+fn normalize_all<'py>(
+    py: Python<'py>,
+    tool: &ToolArg<'py>,
+    texts: &Bound<'py, PyAny>,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyList>> {
     let (name, options) = tool.parts();
     let (name, options) = (name.to_owned(), options.clone());
     let pool = Pool::get(threads)?;
@@ -357,6 +364,25 @@ pub(crate) enum ToolArg<'py> {
 }
 
 impl<'py> ToolArg<'py> {
+    /// The tool of a call that may normalize: `None` when neither `tool`
+    /// nor `schema` is given (then the call repairs), else the tool, named
+    /// `""` (no built-in entry) when only a schema is given.
+    pub(crate) fn optional(
+        py: Python<'py>,
+        tool: Option<&Bound<'py, PyAny>>,
+        schema: Option<&Bound<'py, PyAny>>,
+        drop_unknown_keys: bool,
+    ) -> PyResult<Option<Self>> {
+        let tool = tool.filter(|tool| !tool.is_none());
+        let schema = schema.filter(|schema| !schema.is_none());
+        if tool.is_none() && schema.is_none() {
+            return Ok(None);
+        }
+        let empty = PyString::new(py, "");
+        let tool = tool.unwrap_or(empty.as_any());
+        ToolArg::extract(tool, schema, drop_unknown_keys).map(Some)
+    }
+
     pub(crate) fn extract(
         tool: &Bound<'py, PyAny>,
         schema: Option<&Bound<'py, PyAny>>,
