@@ -262,7 +262,8 @@ def timed_once(function):
 def dask_run(calls: int = 200_000):
     """Seconds for python/examples/dask_repair.py over `calls` generated calls:
     on a LocalCluster of 2 worker processes, on Dask's synchronous scheduler
-    (one thread, the same graph), and `single_process_counts` (a plain
+    (the same graph, one task at a time; pyarrow's reader and writer still use
+    threads of their own), and `single_process_counts` (a plain
     `repair_many` over the lines, no Parquet written)."""
     import pathlib
     import tempfile
@@ -294,7 +295,7 @@ def dask_run(calls: int = 200_000):
     print("|---|---|---|")
     for label, seconds in [
         ("`LocalCluster(n_workers=2)`: read, repair, write Parquet, count", cluster_time),
-        ("the same graph on Dask's synchronous scheduler (one thread)", synchronous),
+        ("the same graph on Dask's synchronous scheduler (one task at a time)", synchronous),
         ("`single_process_counts`: `json.loads` per line and one `repair_many`", single),
     ]:
         print(f"| {label} | {seconds:.2f} | {calls / seconds:,.0f} |")
