@@ -11,7 +11,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, TryRecvError};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use argmend::ToolOptions;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -39,6 +39,18 @@ const WINDOW: usize = 256;
 /// batches (a Dask partition after another) does not start threads for each.
 static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
 
+/// The process whose pools have threads: set when a batch first uses a pool.
+/// A process forked after that (`os.fork`, `multiprocessing`'s "fork") has
+/// the pools but none of their threads, since fork copies only the calling
+/// thread: a batch there would wait for ever on workers that do not exist.
+/// So there every batch runs in the calling thread.
+static POOL_PROCESS: OnceLock<u32> = OnceLock::new();
+
+/// Whether this process was forked from one whose pools have threads.
+fn forked_after_pools() -> bool {
+    *POOL_PROCESS.get_or_init(std::process::id) != std::process::id()
+}
+
 /// Where a batch runs: the calling thread alone, rayon's global pool (one
 /// thread per core), or a pool of the size asked for.
 pub(crate) enum Pool {
@@ -51,12 +63,13 @@ impl Pool {
     /// The pool for `threads` (`None`: every core).
     pub(crate) fn get(threads: Option<usize>) -> PyResult<Pool> {
         match threads {
-            None => Ok(Pool::Global),
             Some(0) => Err(PyValueError::new_err("threads must be at least 1")),
-            Some(1) => Ok(Pool::Caller),
             Some(n) if n > MAX_THREADS => Err(PyValueError::new_err(format!(
                 "threads must be at most {MAX_THREADS}, not {n}"
             ))),
+            Some(1) => Ok(Pool::Caller),
+            _ if forked_after_pools() => Ok(Pool::Caller),
+            None => Ok(Pool::Global),
             Some(n) => {
                 let mut pools = POOLS.lock().unwrap_or_else(|poison| poison.into_inner());
                 if let Some((_, pool)) = pools.iter().find(|(size, _)| *size == n) {

@@ -107,6 +107,38 @@ def test_a_large_batch_raises_at_its_input_and_the_next_batch_runs():
     assert [facts(o) for o in answers] == [facts(o) for o in argmend.repair_many(calls, threads=1)]
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_child_repairs_without_the_parents_threads():
+    """A process forked after a batch has none of the pool's threads (fork
+    copies only the calling thread); its batches must still finish, in its
+    own thread, instead of waiting for workers that do not exist."""
+    import signal
+
+    argmend.repair_many(broken_calls(600))  # the parent's pools have threads now
+    argmend.repair_many(broken_calls(600), threads=2)
+    repair_arrow(pa.array(["{a: 1}"] * 600))
+    pid = os.fork()
+    if pid == 0:  # the child: report by exit code only
+        try:
+            calls = ["{a: 1}"] * 600
+            ok = [o.text for o in argmend.repair_many(calls)] == ['{"a": 1}'] * 600
+            ok = ok and [o.text for o in argmend.repair_many(calls[:10], threads=2)] == ['{"a": 1}'] * 10
+            ok = ok and repair_arrow(pa.array(calls[:10])).column("text").to_pylist() == ['{"a": 1}'] * 10
+            os._exit(0 if ok else 1)
+        except BaseException:
+            os._exit(2)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    pytest.fail("the forked child hung in a batch")
+
+
 SCHEMA = {
     "type": "object",
     "properties": {
