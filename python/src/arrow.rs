@@ -19,7 +19,6 @@ use pyo3::types::{PyBytes, PyDict};
 
 use crate::many::{Pool, ToolArg};
 use crate::options;
-use crate::outcome::{Doubt, Fix, Mended};
 
 /// Rows one task answers: enough that joining blocks costs nothing next to
 /// their repairs, few enough that a partition spreads over every thread.
@@ -109,25 +108,28 @@ impl Columns {
     fn null_row(&mut self) {
         self.text.push(None);
         self.present.push(false);
-        self.row_counts(0, &[], &[], 0, 0);
+        self.row_counts(0, [], [], 0, 0);
         self.reason.push(None);
     }
 
-    fn row_counts(
+    /// A row's verdict, its counts, and the kinds of its fixes and doubts
+    /// (their names, read straight off the engine's result).
+    fn row_counts<'k>(
         &mut self,
         verdict: i8,
-        fixes: &[Fix],
-        doubts: &[Doubt],
+        fix_kinds: impl IntoIterator<Item = &'k str, IntoIter: ExactSizeIterator>,
+        doubt_kinds: impl IntoIterator<Item = &'k str, IntoIter: ExactSizeIterator>,
         violations: usize,
         strategy: i8,
     ) {
+        let (fix_kinds, doubt_kinds) = (fix_kinds.into_iter(), doubt_kinds.into_iter());
         self.verdict.push(verdict);
-        self.fixes.push(count(fixes.len()));
-        self.doubts.push(count(doubts.len()));
+        self.fixes.push(count(fix_kinds.len()));
+        self.doubts.push(count(doubt_kinds.len()));
         self.violations.push(count(violations));
         self.strategy.push(strategy);
-        self.fix_kinds.push(fixes.iter().map(|fix| fix.kind));
-        self.doubt_kinds.push(doubts.iter().map(|doubt| doubt.kind));
+        self.fix_kinds.push(fix_kinds);
+        self.doubt_kinds.push(doubt_kinds);
     }
 
     fn append(&mut self, other: Columns) {
@@ -229,18 +231,23 @@ impl Work<'_> {
         };
         columns.present.push(true);
         match self {
-            Work::Repair(options) => match Mended::run(input, *options) {
-                Ok(mended) => {
-                    columns.text.push(Some(mended.text.as_bytes()));
-                    let code = verdict_code(mended.verdict);
-                    columns.row_counts(code, &mended.fixes, &mended.doubts, 0, 0);
-                    columns
-                        .reason
-                        .push(mended.reason.as_deref().map(str::as_bytes));
+            // The engine's result is read directly: no per-row Vec of
+            // `Fix`/`Doubt` as the Python objects need.
+            Work::Repair(options) => match argmend::repair_with(input, *options) {
+                Ok(outcome) => {
+                    columns.text.push(Some(outcome.text().as_bytes()));
+                    columns.row_counts(
+                        verdict_code(outcome.verdict()),
+                        outcome.fixes().iter().map(|fix| fix.kind.name()),
+                        outcome.doubts().iter().map(|doubt| doubt.kind.name()),
+                        0,
+                        0,
+                    );
+                    columns.reason.push(outcome.reason().map(str::as_bytes));
                 }
                 Err(error) => {
                     columns.text.push(None);
-                    columns.row_counts(ERROR_CODE, &[], &[], 0, 0);
+                    columns.row_counts(ERROR_CODE, [], [], 0, 0);
                     columns.reason.push(Some(error.to_string().as_bytes()));
                 }
             },
@@ -248,12 +255,13 @@ impl Work<'_> {
                 let text = String::from_utf8_lossy(input);
                 let normalized = argmend::normalize_tool_args_with(tool, &text, options);
                 columns.text.push(Some(normalized.text().as_bytes()));
-                let fixes: Vec<Fix> = normalized.fixes().iter().map(Fix::tool).collect();
-                let doubts = crate::outcome::doubts(normalized.doubts());
-                let strategy = normalized.strategy().map_or(0, |s| s.number() as i8);
-                let violations = normalized.violations().len();
-                let code = verdict_code(normalized.verdict());
-                columns.row_counts(code, &fixes, &doubts, violations, strategy);
+                columns.row_counts(
+                    verdict_code(normalized.verdict()),
+                    normalized.fixes().iter().map(|fix| fix.kind.name()),
+                    normalized.doubts().iter().map(|doubt| doubt.kind.name()),
+                    normalized.violations().len(),
+                    normalized.strategy().map_or(0, |s| s.number() as i8),
+                );
                 columns.reason.push(normalized.reason().map(str::as_bytes));
             }
         }
