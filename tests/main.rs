@@ -32,11 +32,14 @@ mod python; // the Python package: pytest in target/py-venv (issue 12)
 mod quoted_code; // generated tool calls with unescaped quotes in code (issue 11)
 mod readme; // the guide's table of what is mended
 mod real_calls; // issue 25: tool calls from real files
+mod real_failures; // issue 42: broken JSON models really wrote (../shared/real_failures)
 mod rng; // the seeded splitmix64 PRNG of the generated tests
 mod sdk_streams; // issue 27: the SDKs' own recorded streams
 mod serve; // argmend serve: bad lines, ids, bounded memory (issue 14)
+mod shared; // third-party data read from ../shared, skipped when absent
 mod stream; // ToolCallStream: field events, the snapshot as a value (issue 15)
 mod stream_corruptions; // issue 27: recorded streams cut, stopped, finals only, quotes
+mod structure; // issue 42: generated structural damage, per family
 mod support; // helpers shared by the modules above (a temp dir with a workspace)
 mod truncation; // real calls cut at every byte: a prefix of the truth (issue 11)
 mod values; // several top-level values: First, Lines, Array
