@@ -56,7 +56,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use argmend::{ToolOptions, Verdict};
+use argmend::{DoubtKind, ToolOptions, Verdict};
 use serde_json::{Map, Value, json};
 
 use crate::rng::Rng;
@@ -1117,34 +1117,42 @@ struct Answer {
     right: bool,
     verdict: Verdict,
     text: String,
+    /// The kinds of the doubts the answer carries.
+    doubts: Vec<DoubtKind>,
 }
 
 fn answer(call: &Call, mode: Mode) -> Answer {
-    let (value, verdict, text) = match mode {
+    let kinds = |doubts: &[argmend::Doubt]| doubts.iter().map(|d| d.kind).collect::<Vec<_>>();
+    let (value, verdict, text, doubts) = match mode {
         Mode::None => {
             let outcome = argmend::repair(call.raw.as_bytes());
             (
                 outcome.to_value(),
                 outcome.verdict(),
                 outcome.text().to_owned(),
+                kinds(outcome.doubts()),
             )
         }
         Mode::Tool => {
             let normalized = argmend::normalize_tool_args(call.tool.name(), &call.raw);
+            let doubts = kinds(normalized.doubts());
             (
                 normalized.to_value(),
                 normalized.verdict(),
                 normalized.into_text(),
+                doubts,
             )
         }
         Mode::Schema => {
             let options = ToolOptions::default().schema(call.tool.schema());
             let normalized =
                 argmend::normalize_tool_args_with(call.tool.name(), &call.raw, &options);
+            let doubts = kinds(normalized.doubts());
             (
                 normalized.to_value(),
                 normalized.verdict(),
                 normalized.into_text(),
+                doubts,
             )
         }
     };
@@ -1152,6 +1160,44 @@ fn answer(call: &Call, mode: Mode) -> Answer {
         right: value.as_ref() == Some(&call.truth),
         verdict,
         text,
+        doubts,
+    }
+}
+
+/// Per mode: how the doubts fall on right and wrong answers (issue 42: a
+/// doubt on a right answer costs the caller a retry, one missing on a wrong
+/// answer lets a guess through).
+#[derive(Debug, Clone, Copy, Default)]
+struct DoubtTally {
+    right: usize,
+    right_with_doubt: usize,
+    right_with_quote_as_text: usize,
+    wrong: usize,
+    wrong_with_doubt: usize,
+}
+
+impl DoubtTally {
+    fn add(&mut self, answer: &Answer) {
+        if answer.right {
+            self.right += 1;
+            self.right_with_doubt += usize::from(!answer.doubts.is_empty());
+            self.right_with_quote_as_text +=
+                usize::from(answer.doubts.contains(&DoubtKind::QuoteAsText));
+        } else {
+            self.wrong += 1;
+            self.wrong_with_doubt += usize::from(!answer.doubts.is_empty());
+        }
+    }
+
+    fn share(part: usize, whole: usize) -> f64 {
+        if whole == 0 {
+            return 0.0;
+        }
+        100.0 * part as f64 / whole as f64
+    }
+
+    fn right_doubt_percent(&self) -> f64 {
+        Self::share(self.right_with_doubt, self.right)
     }
 }
 
@@ -1588,8 +1634,12 @@ fn scores_against_the_floors() {
     let mut printed_fresh = Vec::new();
     let mut printed_fresh_schema = Vec::new();
     let mut fresh_schema_failures = 0;
+    let mut doubt_tallies = [DoubtTally::default(); 3];
     for call in calls {
         let answers: Vec<Answer> = Mode::ALL.iter().map(|&mode| answer(call, mode)).collect();
+        for (tally, answer) in doubt_tallies.iter_mut().zip(&answers) {
+            tally.add(answer);
+        }
         for key in row_keys(call) {
             let tally = rows.entry(key).or_default();
             tally.calls += 1;
@@ -1675,6 +1725,21 @@ fn scores_against_the_floors() {
             dev.other,
             held.other,
             fresh.other,
+        );
+    }
+    println!("doubts (right answers with one cost a retry; wrong ones without one pass as right):");
+    for (mode, d) in Mode::ALL.iter().zip(&doubt_tallies) {
+        println!(
+            "  {:<7} right with a doubt {:.1}% ({} of {}; quote_as_text {:.1}%, {}), wrong with a doubt {:.1}% ({} of {})",
+            mode.name(),
+            d.right_doubt_percent(),
+            d.right_with_doubt,
+            d.right,
+            DoubtTally::share(d.right_with_quote_as_text, d.right),
+            d.right_with_quote_as_text,
+            DoubtTally::share(d.wrong_with_doubt, d.wrong),
+            d.wrong_with_doubt,
+            d.wrong,
         );
     }
     for (what, printed) in [
