@@ -50,6 +50,9 @@ pub enum DoubtKind {
     /// A key repeats one of the same object, and the engine kept both (the
     /// later value wins when parsed): `{"path": "a", "content": "x", "path": "b"}`.
     DuplicateKey,
+    /// A lone `\*` was read as a Markdown escape (`*`), though its backslash
+    /// may be the text's own (a glob, a regex): `{"cmd": "ls \*.txt"}`.
+    MarkdownEscape,
 }
 
 impl DoubtKind {
@@ -61,6 +64,7 @@ impl DoubtKind {
             DoubtKind::EarlyClose => "early_close",
             DoubtKind::NewlineBoundary => "newline_boundary",
             DoubtKind::DuplicateKey => "duplicate_key",
+            DoubtKind::MarkdownEscape => "markdown_escape",
         }
     }
 
@@ -80,6 +84,9 @@ impl DoubtKind {
                 "a member boundary was read from a line break alone (no comma)"
             }
             DoubtKind::DuplicateKey => "a key repeats one of the same object",
+            DoubtKind::MarkdownEscape => {
+                "a backslash before * was read as a Markdown escape, though it may be the text's own (a glob, a regex)"
+            }
         }
     }
 }

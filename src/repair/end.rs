@@ -140,6 +140,13 @@ impl Machine<'_> {
             _ => None,
         };
         let comma = if pending.is_some() { None } else { comma };
+        if self.state == State::Str
+            && let Some(cut) = self.cut_at_end()
+        {
+            // The string ends before the closers its body ends with.
+            let at = cut.saturating_sub(from).min(held.len());
+            return (&held[..at], "", "\"", &self.stack);
+        }
         let (head, rest) = match comma {
             Some(p) => {
                 let at = p.out - from;

@@ -24,8 +24,12 @@ pub enum FixKind {
     EscapedControl,
     /// `"C:\q"` → `"C:\\q"`: an invalid escape keeps its backslash.
     EscapedBackslash,
-    /// `'it\'s'` → `"it's"`: an escape JSON does not need.
+    /// `'it\'s'` → `"it's"`: an escape JSON does not need; also a Markdown escape,
+    /// `"hello\_world"` → `"hello_world"`, `"\*\*bold\*\*"` → `"**bold**"`.
     RemovedEscape,
+    /// `"{\\"a\\": 1}"` → `"{\"a\": 1}"`: JSON written into a string with its quotes escaped
+    /// twice (a `\\"` that does not end the string).
+    UndoubledEscape,
     /// Invalid UTF-8 → U+FFFD.
     ReplacedInvalidUtf8,
     /// `"\ud800"` (a lone surrogate, which serde_json refuses) → `"\ufffd"`.
@@ -49,6 +53,9 @@ pub enum FixKind {
     QuotedNumber,
     /// `{"a":}` → `{"a":null}`.
     InsertedNull,
+    /// `{"notes": "notes": "You did well."}` → `{"notes": "You did well."}`: a key written
+    /// again as the start of its own value.
+    RemovedEchoedKey,
     /// `NumberLong(2)`, `callback({});` → `2`, `{}`.
     UnwrappedCall,
     /// `/ab+c/` → `"/ab+c/"`.
@@ -72,11 +79,15 @@ pub enum FixKind {
     InsertedCloser,
     /// `[1, 2, ...]` → `[1, 2]`.
     RemovedEllipsis,
+    /// `{"a": "1",", "b": "2","",", "c": "3"}` → `{"a": "1", "b": "2", "c": "3"}`: a stray
+    /// `",` or `"",` between members (what is left of a member written twice).
+    RemovedFragment,
     /// A character that cannot start anything where it stands is dropped: `{"a":1;}` → `{"a":1}`.
     RemovedCharacter,
     /// `/* c */`, `// c`, `# c`, `<!-- c -->` → removed.
     RemovedComment,
-    /// A non-breaking or other special space → ` `.
+    /// A non-breaking or other special space → ` `; a line break or tab written as its escape
+    /// outside a string, `{"a":\n1}` → `{"a":` + a line break + `1}`.
     ReplacedWhitespace,
     /// ```` ```json … ``` ```` → the fence lines are removed.
     RemovedFence,
@@ -134,6 +145,7 @@ impl FixKind {
             FixKind::EscapedControl => "escaped_control",
             FixKind::EscapedBackslash => "escaped_backslash",
             FixKind::RemovedEscape => "removed_escape",
+            FixKind::UndoubledEscape => "undoubled_escape",
             FixKind::ReplacedInvalidUtf8 => "replaced_invalid_utf8",
             FixKind::ReplacedSurrogate => "replaced_surrogate",
             FixKind::InsertedQuote => "inserted_quote",
@@ -145,6 +157,7 @@ impl FixKind {
             FixKind::NormalizedNumber => "normalized_number",
             FixKind::QuotedNumber => "quoted_number",
             FixKind::InsertedNull => "inserted_null",
+            FixKind::RemovedEchoedKey => "removed_echoed_key",
             FixKind::UnwrappedCall => "unwrapped_call",
             FixKind::QuotedRegex => "quoted_regex",
             FixKind::ConvertedTuple => "converted_tuple",
@@ -156,6 +169,7 @@ impl FixKind {
             FixKind::RemovedCloser => "removed_closer",
             FixKind::InsertedCloser => "inserted_closer",
             FixKind::RemovedEllipsis => "removed_ellipsis",
+            FixKind::RemovedFragment => "removed_fragment",
             FixKind::RemovedCharacter => "removed_character",
             FixKind::RemovedComment => "removed_comment",
             FixKind::ReplacedWhitespace => "replaced_whitespace",

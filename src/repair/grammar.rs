@@ -44,6 +44,8 @@ impl Faults {
     pub(super) const COMMENT: Faults = Faults(1 << 9);
     /// Full-width punctuation: `，`, `：`, `｝`.
     pub(super) const WIDE: Faults = Faults(1 << 10);
+    /// A stray `",` or `"",` between members (see [`fragment_at`]).
+    pub(super) const FRAGMENT: Faults = Faults(1 << 11);
 
     #[inline]
     pub(super) fn contains(self, other: Faults) -> bool {
@@ -168,6 +170,72 @@ pub(super) fn starts_solid_value(token: Token) -> bool {
     )
 }
 
+/// What stands at a quote where a key would start (see [`fragment_at`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Fragment {
+    /// A key (or anything else): not a fragment.
+    No,
+    /// A stray fragment of this many bytes, its comma included.
+    Len(usize),
+    /// The bytes that decide it have not arrived.
+    Need,
+}
+
+/// A stray fragment at `bytes` (which start with `"`) where a key would
+/// start: `",` or `"",` (spaces before its comma allowed), the remains of
+/// members a model wrote twice or cut (`{"a": "1",", "b": "2","",", "c":
+/// "3"}`). Both readers take it as damage to the separator: the machine drops
+/// it, the quote judge reads past it. It is not a fragment where a key reads
+/// (`","` or `""` then a colon: the keys `,` and the empty one). `eof` says
+/// whether the input ends where `bytes` do.
+pub(super) fn fragment_at(bytes: &[u8], eof: bool) -> Fragment {
+    let short = |k: usize| {
+        if k >= bytes.len() && !eof {
+            Fragment::Need
+        } else {
+            Fragment::No
+        }
+    };
+    match bytes.get(1) {
+        Some(b'"') => {
+            // `""` then spaces and a comma; `"":` is the empty key.
+            let mut k = 2;
+            loop {
+                match bytes.get(k) {
+                    Some(b' ' | b'\t') => k += 1,
+                    Some(b',') => return Fragment::Len(k + 1),
+                    _ => return short(k),
+                }
+            }
+        }
+        Some(b',') => {
+            // `",` then the next key's opening quote, unless that quote
+            // closes a key (`", ": 1`: the key `, `) or the key goes on
+            // past it. Only spaces and line breaks between.
+            let mut k = 2;
+            while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(k) {
+                k += 1;
+            }
+            match bytes.get(k) {
+                None => short(k),
+                Some(b'"') => {
+                    let mut j = k + 1;
+                    while let Some(b' ' | b'\t') = bytes.get(j) {
+                        j += 1;
+                    }
+                    match bytes.get(j) {
+                        None => short(j),
+                        Some(b':') => Fragment::No,
+                        Some(_) => Fragment::Len(2),
+                    }
+                }
+                Some(_) => Fragment::No,
+            }
+        }
+        _ => short(1),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,6 +254,30 @@ mod tests {
         assert_eq!(colon("\u{FF1A} 1"), Some((3, Faults::WIDE)));
         assert_eq!(colon("== 1"), None);
         assert_eq!(colon(", 1"), None);
+    }
+
+    #[test]
+    fn fragments() {
+        let at = |text: &str| fragment_at(text.as_bytes(), true);
+        assert_eq!(at("\", \"b\": 1"), Fragment::Len(2));
+        assert_eq!(at("\",\"b\":1"), Fragment::Len(2));
+        assert_eq!(at("\"\", \"b\": 1"), Fragment::Len(3));
+        assert_eq!(at("\"\" , \"b\": 1"), Fragment::Len(4));
+        assert_eq!(at("\",\n  \"b\": 1"), Fragment::Len(2));
+        // The keys `,`, `, ` and the empty one.
+        assert_eq!(at("\",\": 1"), Fragment::No);
+        assert_eq!(at("\", \" : 1"), Fragment::No);
+        assert_eq!(at("\"\": 1"), Fragment::No);
+        assert_eq!(at("\"\"}"), Fragment::No);
+        assert_eq!(at("\"b\": 1"), Fragment::No);
+        // A key that starts with `,` (valid JSON), however long.
+        assert_eq!(at("\",“A0 long text\": null"), Fragment::No);
+        assert_eq!(at("\",x\": null"), Fragment::No);
+        // Undecided until more arrives.
+        assert_eq!(fragment_at(b"\"", false), Fragment::Need);
+        assert_eq!(fragment_at(b"\",", false), Fragment::Need);
+        assert_eq!(fragment_at(b"\"\" ", false), Fragment::Need);
+        assert_eq!(fragment_at(b"\", \"", false), Fragment::Need);
     }
 
     #[test]

@@ -4,14 +4,15 @@
 //! left in exactly the state the scan's safe point describes. Also the one
 //! lenient token taken outside a scan: a comment where one would start.
 
-use super::fast::{Lane, Run, Safe, With, comment_at, ends_line};
+use super::fast::{Lane, MemberKey, Run, Safe, With, comment_at, ends_line};
 use super::fix::{Fix, FixKind};
 use super::frame::{Frame, State};
 use super::grammar::Faults;
 use super::judge::Role;
 use super::machine::Machine;
-use super::open_string::{Comma, Escaping, Str};
+use super::open_string::{Comma, ECHO_KEY, Escaping, Str, Tail, lead_byte, tail_byte};
 use super::out::{Out, write_unwritten};
+
 use super::strict::escape_len;
 use super::text::{find_quote_escape_or_control, text_at};
 use crate::lex::{self, Quote};
@@ -74,7 +75,24 @@ impl Machine<'_> {
         // whole run is checked once at the end, and if it holds invalid
         // UTF-8 the scan runs again, stopping before it.
         let mut end = self.src.len();
+        // The key whose value the scan may open: read only when a stream's
+        // scan starts at it (one shot, the lane never opens a string it
+        // does not end, see `MemberKey`).
+        let key_at = match (self.state, top) {
+            _ if self.lazy => None,
+            (State::Value, Frame::Object) => self.member_key(ECHO_KEY),
+            _ => None,
+        };
+        let unknown = !self.lazy && self.state == State::Colon && top == Frame::Object;
         loop {
+            let held = self.out.held().as_bytes();
+            let key = match key_at {
+                _ if unknown => MemberKey::Unknown,
+                Some((at, len)) => held
+                    .get(at - self.out.base()..at - self.out.base() + len)
+                    .map_or(MemberKey::None, MemberKey::Text),
+                None => MemberKey::None,
+            };
             let lane = Lane {
                 src: &self.src,
                 base: self.base,
@@ -87,6 +105,7 @@ impl Machine<'_> {
                 mark: self.mark,
                 pending_comma: self.has_pending_comma(),
                 out_start: self.out_len(),
+                key,
                 stack: &mut self.stack,
                 scratch: &mut self.lane,
             };
@@ -278,6 +297,49 @@ impl Machine<'_> {
                 n_fixes: self.fix_count() - past(at).1,
             });
         }
+        // The whitespace and closers the body ends with, as the machine
+        // keeps them (`open_string::Tail`; a raw line break or tab is
+        // written as its escape).
+        let tail_at = match copied
+            .iter()
+            .rposition(|&b| !(tail_byte(b) || lex::is_ws(b)))
+        {
+            Some(k) if k + 1 == copied.len() => None,
+            Some(k) => Some(from + k + 1),
+            None if string.tail.is_some() => None,
+            None => Some(from),
+        };
+        match tail_at {
+            Some(at) => {
+                string.tail = Some(Tail {
+                    input: self.base + at,
+                    out: out_at(at),
+                    n_fixes: self.fix_count() - past(at).1,
+                    closers: false,
+                    open: [false; 3],
+                });
+            }
+            None if copied.iter().all(|&b| tail_byte(b) || lex::is_ws(b)) => {}
+            None => string.tail = None,
+        }
+        // A `\\` right before the quote the machine judges next: perhaps a
+        // quote escaped twice (see `Str::twice`).
+        // The quote may not have arrived yet: then the string's next step
+        // reads it with the mark still set.
+        let slashes = copied.iter().rev().take_while(|&&b| b == b'\\').count();
+        string.lead &= copied[..copied.len() - slashes]
+            .iter()
+            .all(|&b| lead_byte(b));
+        let quote_next = match self.src.get(safe.p) {
+            Some(&b) => b == b'"',
+            None => !self.eof,
+        };
+        string.twice = (slashes >= 2 && slashes % 2 == 0 && quote_next).then(|| out_at(safe.p) - 2);
+        string.twice_lead = string.lead;
+        string.lead &= slashes == 0;
+        let tail_text = &copied[tail_at.map_or(0, |at| at - from)..];
+        string.tail_closers(tail_text);
+        string.count_tail(self.out.held(), self.out.base());
         self.string = Some(string);
     }
 }

@@ -543,6 +543,36 @@ impl<'a> Machine<'a> {
         }
     }
 
+    /// The key of the member whose value comes next, as output (its text's
+    /// position and length), when the output ends with `"key":` (whitespace
+    /// between allowed): what an echo of the key is compared with. `None`
+    /// for a key longer than `max`, holding a backslash (its text as
+    /// written may differ from its JSON), empty, or not there.
+    pub(super) fn member_key(&self, max: usize) -> Option<(usize, usize)> {
+        let base = self.out.base();
+        let text = self
+            .out
+            .held()
+            .as_bytes()
+            .get(..self.mark.checked_sub(base)?)?;
+        let (&b':', before) = text.split_last()? else {
+            return None;
+        };
+        let close = before.iter().rposition(|b| !crate::lex::is_ws(*b))?;
+        if before[close] != b'"' {
+            return None;
+        }
+        let from = close.saturating_sub(max + 1);
+        let open = from
+            + before[from..close]
+                .iter()
+                .rposition(|&b| b == b'"' || b == b'\\')?;
+        if before[open] != b'"' || close == open + 1 {
+            return None;
+        }
+        Some((base + open + 1, close - open - 1))
+    }
+
     /// Read the context of the open string's object (see `context.rs`)
     /// while the output it is read from is still held, when its body has
     /// grown long enough that the next drain would forget that output.

@@ -4,6 +4,7 @@
 //! holds one, and `string.rs`, which reads bodies with the machine, do not
 //! import each other.
 
+use super::frame::Frame;
 use super::judge::Role;
 use crate::lex::Quote;
 
@@ -17,6 +18,101 @@ pub(super) struct Comma {
     pub(super) out: usize,
     /// Fixes recorded before it.
     pub(super) n_fixes: usize,
+}
+
+/// The longest key whose echo is looked for (see [`Echo`]).
+pub(super) const ECHO_KEY: usize = 256;
+
+/// A value string that may be its key written again (`{"notes": "notes":
+/// "x"}`): while its body is a prefix of the key, the output from just after
+/// the key's colon is held, so that a colon after its end quote can drop it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Echo {
+    /// Where the key's text starts in the output, and its length.
+    pub(super) key: usize,
+    pub(super) key_len: usize,
+    /// Where the output is cut back to: just after the key's colon.
+    pub(super) out: usize,
+    /// Where the string's opening quote was read.
+    pub(super) input: usize,
+    /// Fixes recorded before it.
+    pub(super) n_fixes: usize,
+}
+
+/// The run of whitespace and closers (`}`, `]`) that ends the body so far
+/// (`"00:23}⏎  ]⏎}` at the end of the input): when the input ends there and
+/// its closers close exactly what is open, the string ended before it and
+/// its end quote was dropped. Held back like a [`Comma`] until the next
+/// byte of text shows it was text.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Tail {
+    /// Where it starts in the input.
+    pub(super) input: usize,
+    /// Where it starts in the output.
+    pub(super) out: usize,
+    /// Fixes recorded before it.
+    pub(super) n_fixes: usize,
+    /// Whether it holds a closer yet.
+    pub(super) closers: bool,
+    /// Per kind (`()`, `[]`, `{}`): whether a bracket the body opened before
+    /// it is still open (counted once it holds a closer).
+    pub(super) open: [bool; 3],
+}
+
+/// Whether `b`, a byte of body output, may belong to a [`Tail`]: a space
+/// or a closer (a line break or tab is written as an escape, see
+/// [`tail_escape`]).
+#[inline]
+pub(super) fn tail_byte(b: u8) -> bool {
+    matches!(b, b' ' | b'}' | b']')
+}
+
+/// Whether `b`, a byte of body text, may come before JSON written into the
+/// string (see [`Str::lead`]).
+#[inline]
+pub(super) fn lead_byte(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'[')
+}
+
+/// Whether `text`, an escape written into a body, may belong to a [`Tail`]:
+/// a line break or tab.
+#[inline]
+pub(super) fn tail_escape(text: &str) -> bool {
+    matches!(text, "\\n" | "\\t" | "\\r")
+}
+
+/// Whether `tail`, the output of a [`Tail`] that holds a closer, closes
+/// exactly the containers `frames` leaves open, innermost first, and none
+/// a bracket the body opened (`open`); and whether it is laid out as
+/// structure: a run of two closers or more, or whitespace in it. A lone
+/// closer glued to the text (`{"a": "b}`) is as likely a stream cut right
+/// after a `}` of the text, and stays text.
+pub(super) fn tail_closes(tail: &[u8], open: [bool; 3], frames: &[Frame]) -> bool {
+    let mut frames = frames.iter().rev();
+    let (mut k, mut n_closers, mut spaced) = (0, 0, false);
+    while k < tail.len() {
+        let frame = match tail[k] {
+            b'\\' => {
+                spaced = true;
+                k += 2;
+                continue;
+            }
+            b'}' if !open[2] => Frame::Object,
+            b']' if !open[1] => Frame::Array,
+            b'}' | b']' => return false,
+            _ => {
+                spaced = true;
+                k += 1;
+                continue;
+            }
+        };
+        if frames.next() != Some(&frame) {
+            return false;
+        }
+        n_closers += 1;
+        k += 1;
+    }
+    frames.next().is_none() && (n_closers >= 2 || spaced)
 }
 
 /// How a string was opened.
@@ -39,6 +135,33 @@ pub(super) struct Str {
     /// One of them was followed by a colon (`"key": …` inside the body).
     pub(super) keyish: bool,
     pub(super) comma: Option<Comma>,
+    /// The key it may echo, while its body is a prefix of that key.
+    pub(super) echo: Option<Echo>,
+    /// The whitespace and closers its body ends with.
+    pub(super) tail: Option<Tail>,
+    /// An escape JSON does not have was kept as text in it (`C:\dir`,
+    /// `\d+`): a backslash there is the text's own.
+    pub(super) odd_escape: bool,
+    /// Whether its `\_` and `\*` are Markdown escapes, once the first was
+    /// decided (see `Machine::markdown_escape`).
+    pub(super) markdown: Option<bool>,
+    /// The output position of a `\\` written right before a `"` (`{\\"a\\":
+    /// 1}`): if the quote is text, the two were one quote escaped twice.
+    pub(super) twice: Option<usize>,
+    /// A quote escaped twice was read in it: `\\\"` is one too.
+    pub(super) undoubled: bool,
+    /// Whether its body so far is only whitespace and openers (`{`, `[`):
+    /// JSON written into it starts so.
+    pub(super) lead: bool,
+    /// Whether the body was only that before the `\\` of [`Str::twice`]:
+    /// only there does a first quote escaped twice open JSON written into
+    /// the string (`"{\\"a\\": 1}"`). Elsewhere `\\"` is more likely
+    /// code's own escaped quote inside a literal whose quotes the model did
+    /// not escape (`msg = "say \\"hi\\""`).
+    pub(super) twice_lead: bool,
+    /// For a key: the first colon in its body (`"approve_pr: false`), where
+    /// the key ended if its end quote was dropped before the colon.
+    pub(super) colon: Option<Comma>,
     /// Whether it was opened by `"""` (a Python triple-quoted string):
     /// only `"""` closes it.
     pub(super) triple: bool,
@@ -65,6 +188,15 @@ impl Str {
             inner_quotes: 0,
             keyish: false,
             comma: None,
+            echo: None,
+            tail: None,
+            odd_escape: false,
+            markdown: None,
+            twice: None,
+            undoubled: false,
+            lead: true,
+            twice_lead: false,
+            colon: None,
             triple: false,
             body_start,
             balance: [0; 3],
@@ -79,34 +211,150 @@ impl Str {
     }
 
     /// Whether the fast lane may finish this string: opened by `"`, not
-    /// escaped twice, not triple-quoted, no inner quote found in it.
+    /// escaped twice, not triple-quoted, no inner quote found in it, and not
+    /// a possible echo of its key.
     pub(super) fn is_plain(&self) -> bool {
         self.open == Quote::Double
             && self.escaping == Escaping::Plain
             && self.inner_quotes == 0
             && !self.triple
+            && self.echo.is_none()
     }
 
     /// The output position below which this string's body may be committed.
     pub(super) fn keep_from(&self) -> Option<usize> {
-        self.comma.map(|comma| comma.out)
+        min_of(
+            min_of(
+                self.comma.map(|comma| comma.out),
+                self.echo.map(|echo| echo.out),
+            ),
+            min_of(self.tail.map(|tail| tail.out), self.twice),
+        )
     }
 
     /// The number of fixes below which none can be retracted.
     pub(super) fn retract_point(&self) -> Option<usize> {
-        self.comma.map(|comma| comma.n_fixes)
+        min_of(
+            min_of(
+                self.comma.map(|comma| comma.n_fixes),
+                self.echo.map(|echo| echo.n_fixes),
+            ),
+            self.tail.map(|tail| tail.n_fixes),
+        )
     }
 
     /// The input position the string may return to.
     pub(super) fn rewind_point(&self) -> Option<usize> {
-        self.comma.map(|comma| comma.input)
+        min_of(
+            min_of(
+                self.comma.map(|comma| comma.input),
+                self.tail.map(|tail| tail.input),
+            ),
+            self.colon.map(|colon| colon.input),
+        )
+    }
+
+    /// The body output from `from` on (`out`, starting at position `out_base`),
+    /// `input` the input position it was read at, was just written as
+    /// plain text: the tail it leaves. (An escape is one byte of text here:
+    /// see [`Str::escape_written`].)
+    pub(super) fn text_written(&mut self, text: &[u8], from: usize, input: usize, n_fixes: usize) {
+        self.lead &= text.iter().all(|&b| lead_byte(b));
+        match text.iter().rposition(|&b| !tail_byte(b)) {
+            Some(k) if k + 1 == text.len() => self.tail = None,
+            Some(k) => {
+                self.tail = Some(Tail {
+                    input: input + k + 1,
+                    out: from + k + 1,
+                    n_fixes,
+                    closers: false,
+                    open: [false; 3],
+                });
+                self.tail_closers(&text[k + 1..]);
+            }
+            None => {
+                if self.tail.is_none() {
+                    self.tail = Some(Tail {
+                        input,
+                        out: from,
+                        n_fixes,
+                        closers: false,
+                        open: [false; 3],
+                    });
+                }
+                self.tail_closers(text);
+            }
+        }
+    }
+
+    /// An escape was written at output position `from` for the input at
+    /// `input`: a line break or tab goes on the tail, anything else ends it.
+    pub(super) fn escape_written(&mut self, text: &str, from: usize, input: usize, n_fixes: usize) {
+        self.lead &= tail_escape(text);
+        if !tail_escape(text) {
+            self.tail = None;
+        } else if self.tail.is_none() {
+            self.tail = Some(Tail {
+                input,
+                out: from,
+                n_fixes,
+                closers: false,
+                open: [false; 3],
+            });
+        }
+    }
+
+    /// Note the closers of `text`, just added to the tail (their brackets
+    /// are counted when the tail's first closer comes: the body before the
+    /// tail must not have one open of their kind).
+    pub(super) fn tail_closers(&mut self, text: &[u8]) {
+        if let Some(tail) = self.tail.as_mut()
+            && !tail.closers
+            && text.iter().any(|&b| matches!(b, b'}' | b']'))
+        {
+            tail.closers = true;
+            // Counted later, with the output (see `count_tail`).
+            tail.open = [true; 3];
+        }
+    }
+
+    /// Count the brackets of the body before its tail, once the tail holds a
+    /// closer (`out` starts at output position `out_base`).
+    pub(super) fn count_tail(&mut self, out: &str, out_base: usize) {
+        let Some(tail) = self.tail else {
+            return;
+        };
+        if !tail.closers || tail.open != [true; 3] || self.counted > tail.out {
+            return;
+        }
+        let before = &out.as_bytes()[..tail.out.saturating_sub(out_base).min(out.len())];
+        self.count_brackets(before, out_base);
+        if let Some(t) = self.tail.as_mut() {
+            t.open = self.balance.map(|n| n > 0);
+        }
+    }
+
+    /// Where the body is cut when the input ends now: before a tail whose
+    /// closers close exactly `frames` (`out` from position `out_base`).
+    pub(super) fn cut_at_end(
+        &self,
+        out: &[u8],
+        out_base: usize,
+        frames: &[Frame],
+    ) -> Option<usize> {
+        let tail = self.tail?;
+        if !tail.closers || self.role != Role::Value {
+            return None;
+        }
+        let text = out.get(tail.out.checked_sub(out_base)?..)?;
+        tail_closes(text, tail.open, frames).then_some(tail.out)
     }
 
     /// Count the brackets of body output not counted yet (`out` starts at
     /// output position `out_base`).
-    pub(super) fn count_brackets(&mut self, out: &str, out_base: usize) {
+    pub(super) fn count_brackets(&mut self, out: &[u8], out_base: usize) {
         let from = self.counted.max(out_base) - out_base;
-        let Some(new) = out.as_bytes().get(from..) else {
+        let Some(new) = out.get(from..) else {
             return;
         };
         // Only bracket bytes matter; most bodies have few, so skip to them.
@@ -159,9 +407,19 @@ impl Str {
 
     /// Output before `to` is about to be forgotten: count its brackets
     /// first. (Nothing the string may still take back is ever forgotten:
-    /// only committed output is.)
+    /// only committed output is; a tail's brackets are counted when it
+    /// holds a closer, see `count_tail`.)
     pub(super) fn forget(&mut self, out: &str, out_base: usize, to: usize) -> usize {
-        self.count_brackets(out, out_base);
+        let before = &out.as_bytes()[..to.saturating_sub(out_base).min(out.len())];
+        self.count_brackets(before, out_base);
         to
+    }
+}
+
+/// The smaller of two optional positions.
+fn min_of(a: Option<usize>, b: Option<usize>) -> Option<usize> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }

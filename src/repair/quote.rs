@@ -6,7 +6,7 @@ use super::fix::FixKind;
 use super::frame::{Frame, LOOKAHEAD, State};
 use super::judge::{self, Judged, Judgement, Role, Subject};
 use super::machine::{Halt, Machine, Step};
-use super::open_string::Escaping;
+use super::open_string::{Comma, Escaping};
 use crate::lex::{Closer, Quote, Token};
 
 /// Below this many bytes after a quote, its question is asked again at
@@ -41,6 +41,26 @@ impl Machine<'_> {
         if !self.eof && s.retry.0 == self.i && fed < s.retry.1 {
             return Err(Halt::Need);
         }
+        if s.echo.is_some() && quote == Quote::Double {
+            if let Some(colon) = self.echo_colon(len)? {
+                self.drop_echo(colon);
+                return Ok(());
+            }
+            if let Some(s) = self.string.as_mut() {
+                s.echo = None;
+            }
+        }
+        if s.role == Role::Key
+            && let Some(colon) = s.colon
+            && s.comma.is_some_and(|comma| comma.input > colon.input)
+            && !self.colon_follows(len)?
+        {
+            // `"suggested_diff_hunk: null, "approve_pr`: the key's end quote
+            // was dropped before the colon in its body, and this quote
+            // opens the next key.
+            self.key_ends_at_colon(colon);
+            return Ok(());
+        }
         if s.triple {
             // Only `"""` ends a triple-quoted string; any other quote is text.
             return if quote == Quote::Double {
@@ -65,10 +85,13 @@ impl Machine<'_> {
         // The brackets of the body matter once it holds an inner quote, or
         // for a comma it ends with; a clean string's text is not rescanned.
         if s.inner_quotes > 0 || s.comma.is_some() {
-            s.count_brackets(self.out.held(), self.out.base());
+            s.count_brackets(self.out.held().as_bytes(), self.out.base());
             self.string = Some(s);
         }
         let valid_so_far = self.fix_count() == 0;
+        let last = (self.out_len() > s.body_start)
+            .then(|| body_last(self.out.held().as_bytes()))
+            .flatten();
         // The object around, for a string known to hold code or ending with
         // a comma: its keys and how it lays out its members (read once).
         let in_object = s.role == Role::Value && self.stack.last() == Some(&Frame::Object);
@@ -92,6 +115,7 @@ impl Machine<'_> {
             open_brackets: s.open_brackets(),
             balance: s.balance(),
             trailing_comma: s.comma.is_some(),
+            last,
             comma_gap: s
                 .comma
                 .and_then(|comma| {
@@ -140,6 +164,10 @@ impl Machine<'_> {
                 self.end_before_comma();
                 Ok(())
             }
+            Judgement::KeyThenValue => {
+                self.key_then_value(quote, len);
+                Ok(())
+            }
             Judgement::Inner if closer == Closer::Twin => {
                 // The twin of the string's quote is text, as valid JSON
                 // has `”` inside a `"`-string: no fix, and the string does
@@ -149,7 +177,22 @@ impl Machine<'_> {
                 Ok(())
             }
             Judgement::Inner => {
-                self.fix(FixKind::EscapedQuote, self.i);
+                let twice = s
+                    .twice
+                    .filter(|&at| at + 2 == self.out_len() && (s.undoubled || s.twice_lead));
+                if let Some(at) = twice
+                    && quote == Quote::Double
+                {
+                    // `{\\"a\\": 1}`: JSON written into the string and escaped
+                    // twice; the quote is the JSON's own.
+                    self.truncate_out(at);
+                    self.fix(FixKind::UndoubledEscape, self.i - 2);
+                    if let Some(s) = self.string.as_mut() {
+                        s.undoubled = true;
+                    }
+                } else {
+                    self.fix(FixKind::EscapedQuote, self.i);
+                }
                 self.inner_at = Some(self.i);
                 self.write_quote_as_text(quote, len);
                 let keyish = self.src[self.i - self.base + len..]
@@ -157,7 +200,7 @@ impl Machine<'_> {
                     .find(|b| !matches!(b, b' ' | b'\t'))
                     == Some(&b':');
                 if let Some(s) = self.string.as_mut() {
-                    s.count_brackets(self.out.held(), self.out.base());
+                    s.count_brackets(self.out.held().as_bytes(), self.out.base());
                     s.note_inner();
                     s.keyish |= keyish;
                 }
@@ -165,6 +208,43 @@ impl Machine<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// For a string that may echo its key, at its quote (`len` bytes at
+    /// `i`): the input position of the colon that follows (spaces between),
+    /// when its body is the whole key. `None` when it is no echo.
+    fn echo_colon(&mut self, len: usize) -> Result<Option<usize>, Halt> {
+        self.check_echo();
+        let Some(echo) = self.string.and_then(|s| s.echo) else {
+            return Ok(None);
+        };
+        let body = self.string.map_or(0, |s| self.out_len() - s.body_start);
+        if body != echo.key_len {
+            return Ok(None);
+        }
+        let mut k = len;
+        loop {
+            match self.peek(k)? {
+                Some(b' ' | b'\t') => k += 1,
+                Some(b':') => return Ok(Some(self.i + k)),
+                _ => return Ok(None),
+            }
+        }
+    }
+
+    /// `{"notes": "notes": "x"}`: the value string was its key written
+    /// again, and the colon at input position `colon` follows it. Both go,
+    /// with the whitespace before the echo; the value comes after the colon.
+    fn drop_echo(&mut self, colon: usize) {
+        let Some(echo) = self.string.take().and_then(|s| s.echo) else {
+            return;
+        };
+        self.retract_fixes(echo.n_fixes);
+        self.retract_doubts(echo.input);
+        self.truncate_out(echo.out);
+        self.fix(FixKind::RemovedEchoedKey, echo.input);
+        self.i = colon + 1;
+        self.state = State::Value;
     }
 
     /// `"""` right after a string opened by `"`: the string is a Python
@@ -205,6 +285,52 @@ impl Machine<'_> {
         Ok(())
     }
 
+    /// Whether a colon follows the `len` bytes at `i` (spaces between).
+    fn colon_follows(&self, len: usize) -> Result<bool, Halt> {
+        let mut k = len;
+        loop {
+            match self.peek(k)? {
+                Some(b' ' | b'\t') => k += 1,
+                Some(b':') => return Ok(true),
+                _ => return Ok(false),
+            }
+        }
+    }
+
+    /// The open key ended before the colon in its body (`colon`): cut it
+    /// there and read on from the colon.
+    fn key_ends_at_colon(&mut self, colon: Comma) {
+        self.retract_fixes(colon.n_fixes);
+        self.retract_doubts(colon.input);
+        self.truncate_out(colon.out);
+        let at = self.out_len();
+        self.emit("\"");
+        self.fix(FixKind::InsertedQuote, colon.input);
+        self.i = colon.input;
+        self.end_of_string(at);
+    }
+
+    /// `{"title "K2", "x": 1}`: the key ended before the whitespace its body
+    /// ends with, its colon was dropped, and the quote at `i` opens its value.
+    fn key_then_value(&mut self, quote: Quote, len: usize) {
+        let body_start = self.string.map_or(0, |s| s.body_start);
+        let held = self.out.held();
+        let kept = held
+            .trim_end_matches(|c: char| c.is_ascii_whitespace())
+            .len();
+        let end = (self.out.base() + kept).max(body_start);
+        self.truncate_out(end);
+        let at = self.out_len();
+        self.emit("\"");
+        self.end_of_string(at);
+        self.fix(FixKind::InsertedColon, self.i);
+        self.doubt_repeated_key();
+        self.key_hold = None;
+        self.emit(":");
+        self.state = State::Value;
+        self.begin_string(quote, len, Role::Value);
+    }
+
     /// `{"a": "b, "c": 1}`: the end quote belonged before the comma the body
     /// ends with. Cut the body there and read on from the comma.
     fn end_before_comma(&mut self) {
@@ -243,10 +369,48 @@ impl Machine<'_> {
             self.drop_key();
             return;
         }
+        if let Some(tail) = s.tail
+            && self.cut_at_end().is_some()
+        {
+            // `"00:23}⏎  ]⏎}`: the closers the body ends with close what
+            // is open; the string's end quote was dropped before them,
+            // which are read again as structure.
+            self.retract_fixes(tail.n_fixes);
+            self.retract_doubts(tail.input);
+            self.truncate_out(tail.out);
+            self.fix(FixKind::ClosedString, tail.input);
+            let at = self.out_len();
+            self.emit("\"");
+            self.i = tail.input;
+            self.end_of_string(at);
+            return;
+        }
         self.fix(FixKind::ClosedString, self.i);
         let at = self.out_len();
         self.emit("\"");
         self.end_of_string(at);
+    }
+}
+
+/// The last byte of a string body written as JSON (`out`), with an escaped
+/// line break or tab read as the whitespace it stands for.
+fn body_last(out: &[u8]) -> Option<u8> {
+    let (&last, before) = out.split_last()?;
+    let escaped = before.iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1;
+    Some(match last {
+        b'n' | b't' | b'r' if escaped => b' ',
+        b'\\' if escaped => b'\\',
+        _ => last,
+    })
+}
+
+impl Machine<'_> {
+    /// Where the open string's body would be cut if the input ended now
+    /// (see `open_string::Tail`): what `end_string` does, and what a
+    /// snapshot shows.
+    pub(super) fn cut_at_end(&self) -> Option<usize> {
+        let s = self.string.as_ref()?;
+        s.cut_at_end(self.out.held().as_bytes(), self.out.base(), &self.stack)
     }
 }
 

@@ -49,10 +49,20 @@ impl Machine<'_> {
                 // `./a/b`: a path, not a number without digits.
                 || (lex::is_delimiter(c) && (digits || matches!(c, b',' | b'}' | b']' | b')')))
         }) || lex::wide_structure_at(&self.src[at + len..], true);
+        if !at_end && digits && next == Some(b'"') && self.member_glued(len)? {
+            // `"count": 13"unit": "C"`: the next member glued to the number.
+            return self.json_or_lenient_number(len, next);
+        }
         if !at_end {
             // `123abc`, `1.2.3`, `-x`: not a number after all.
             return self.bare_string(Role::Value);
         }
+        self.json_or_lenient_number(len, next)
+    }
+
+    /// The number token of `len` bytes at `i`, followed by `next`, as JSON.
+    fn json_or_lenient_number(&mut self, len: usize, next: Option<u8>) -> Step {
+        let at = self.i - self.base;
         let mut text = &self.src[at..at + len];
         if is_json_number(text) {
             self.out.push_ascii(text);
@@ -90,6 +100,24 @@ impl Machine<'_> {
         self.i += len;
         self.value_done();
         Ok(())
+    }
+
+    /// Whether the quote right after the `len` bytes at `i` opens the next
+    /// member of the object (`13"unit": "C"`): its key, colon and a plain
+    /// value follow, as the quote judge reads the text after a string.
+    fn member_glued(&self, len: usize) -> Result<bool, Halt> {
+        if self.stack.last() != Some(&Frame::Object) {
+            return Ok(false);
+        }
+        let after = &self.rest()[len..];
+        let window = &after[..after.len().min(LOOKAHEAD)];
+        let eof = self.eof || after.len() >= LOOKAHEAD;
+        let last = || Some(b'0');
+        match judge::clean_value_ends(&self.stack, Quote::Double, || false, last, window, eof) {
+            Some(ends) => Ok(ends),
+            None if eof => Ok(false),
+            None => Err(Halt::Need),
+        }
     }
 
     /// A number with no digit at all (`-`) cut off by the end of input: a
@@ -278,7 +306,14 @@ impl Machine<'_> {
             Some(b',' | b'}' | b']' | b')' | b':' | b';') => {
                 let window = &after[..after.len().min(LOOKAHEAD)];
                 let eof = self.eof || after.len() >= LOOKAHEAD;
-                match judge::clean_value_ends(&self.stack, Quote::Double, || false, window, eof) {
+                match judge::clean_value_ends(
+                    &self.stack,
+                    Quote::Double,
+                    || false,
+                    || None,
+                    window,
+                    eof,
+                ) {
                     Some(ends) => ends,
                     None if eof => true,
                     None => return Err(Halt::Need),

@@ -212,6 +212,16 @@ impl Machine<'_> {
     /// string copied with its escapes) opens a string, anything else is a
     /// bare word.
     fn backslash(&mut self, role: Role) -> Step {
+        if role == Role::Value
+            && let Some(ws) = self.escaped_whitespace()?
+        {
+            // `"a":\n"b"`: a line break written as its escape outside a
+            // string (JSON escaped once too often) is whitespace.
+            self.fix(FixKind::ReplacedWhitespace, self.i);
+            self.emit_ws(ws);
+            self.i += 2;
+            return Ok(());
+        }
         match self.escaped_quote()? {
             Some((quote, len)) => {
                 self.begin_escaped_string(quote, len, role);
@@ -295,10 +305,7 @@ impl Machine<'_> {
                 self.i += len;
                 Ok(())
             }
-            Token::Quote(quote) => {
-                self.begin_string(quote, len, Role::Key);
-                Ok(())
-            }
+            Token::Quote(quote) => self.key_quote(quote, len),
             Token::Backslash => self.backslash(Role::Key),
             _ => self.bare_string(Role::Key),
         }

@@ -10,16 +10,17 @@
 //!
 //! A quote that may close the string is decided in `quote.rs`.
 
+use super::doubt::DoubtKind;
 use super::fix::FixKind;
-use super::frame::{LOOKAHEAD, State, WINDOW};
-use super::grammar;
+use super::frame::{Frame, LOOKAHEAD, State, WINDOW};
+use super::grammar::{self, Faults, Fragment};
 use super::judge::Role;
 use super::machine::{Halt, Machine, Step};
-use super::open_string::{Comma, Escaping, Str};
+use super::open_string::{Comma, ECHO_KEY, Echo, Escaping, Str};
 use super::text::{
     CONTROL_ESCAPES, ascii, find_quote_escape_control_or_twin, find_single_quote_special, text_at,
 };
-use crate::lex::{self, Closer, Quote};
+use crate::lex::{self, Closer, Quote, Token};
 
 impl Machine<'_> {
     /// Open a string at the quote at `i` (of `len` bytes).
@@ -31,10 +32,65 @@ impl Machine<'_> {
             self.style |= grammar::quoted_key(quote);
             self.fix(FixKind::ReplacedQuotes, self.i);
         }
+        // A value right after its key's colon may be the key written again.
+        let echo = match (role, quote, self.stack.last()) {
+            (Role::Value, Quote::Double, Some(Frame::Object)) => self.member_key(ECHO_KEY),
+            _ => None,
+        };
+        let (out, input, n_fixes) = (self.mark, self.i, self.fix_count());
         self.emit("\"");
         self.i += len;
-        self.string = Some(Str::new(quote, role, Escaping::Plain, self.out_len()));
+        let mut string = Str::new(quote, role, Escaping::Plain, self.out_len());
+        string.echo = echo.map(|(key, key_len)| Echo {
+            key,
+            key_len,
+            out,
+            input,
+            n_fixes,
+        });
+        self.string = Some(string);
         self.state = State::Str;
+    }
+
+    /// Whether the open string's body is still a prefix of the key it may
+    /// echo; if not, it is no echo.
+    pub(super) fn check_echo(&mut self) {
+        let Some(mut s) = self.string else {
+            return;
+        };
+        let Some(echo) = s.echo else {
+            return;
+        };
+        let (held, base) = (self.out.held().as_bytes(), self.out.base());
+        let body = held.get(s.body_start.saturating_sub(base)..);
+        let key = echo
+            .key
+            .checked_sub(base)
+            .and_then(|k| held.get(k..k + echo.key_len));
+        let alive = matches!((body, key), (Some(body), Some(key)) if key.starts_with(body));
+        if !alive {
+            s.echo = None;
+            self.string = Some(s);
+        }
+    }
+
+    /// A quote where a key starts: a stray fragment (`",`, `"",`, see
+    /// `grammar::fragment_at`) is dropped, anything else opens the key.
+    pub(super) fn key_quote(&mut self, quote: Quote, len: usize) -> Step {
+        if quote == Quote::Double {
+            match grammar::fragment_at(self.rest(), self.eof) {
+                Fragment::Need => return Err(Halt::Need),
+                Fragment::Len(n) => {
+                    self.style |= Faults::FRAGMENT;
+                    self.fix(FixKind::RemovedFragment, self.i);
+                    self.i += n;
+                    return Ok(());
+                }
+                Fragment::No => {}
+            }
+        }
+        self.begin_string(quote, len, Role::Key);
+        Ok(())
     }
 
     /// Open a string escaped twice (`\"hello\"`) at the backslash at `i`.
@@ -44,6 +100,7 @@ impl Machine<'_> {
         self.begin_string(quote, len - 1, role);
         if let Some(s) = self.string.as_mut() {
             s.escaping = Escaping::Twice;
+            s.echo = None;
         }
     }
 
@@ -54,6 +111,31 @@ impl Machine<'_> {
             return Err(Halt::Need);
         }
         Ok(lex::quote_at(&rest[1..]).map(|(q, n)| (q, n + 1)))
+    }
+
+    /// The whitespace that `\n`, `\r` or `\t` at `i` (a backslash, then the
+    /// letter) stands for where a value starts, unless a word goes on after
+    /// it (`\nabla`; a literal such as `\nnull` is a value after whitespace).
+    pub(super) fn escaped_whitespace(&self) -> Result<Option<&'static str>, Halt> {
+        let ws = match self.peek(1)? {
+            Some(b'n') => "\n",
+            Some(b'r') => "\r",
+            Some(b't') => "\t",
+            _ => return Ok(None),
+        };
+        let rest = &self.rest()[2..];
+        match rest.first() {
+            None if !self.eof => Err(Halt::Need),
+            Some(b) if b.is_ascii_alphanumeric() || *b == b'_' => match lex::next(rest) {
+                Some((Token::Literal(_) | Token::Number, n)) if n < rest.len() || self.eof => {
+                    Ok(Some(ws))
+                }
+                Some((Token::Literal(_) | Token::Number, _)) => Err(Halt::Need),
+                Some((Token::Word, n)) if n == rest.len() && !self.eof => Err(Halt::Need),
+                _ => Ok(None),
+            },
+            _ => Ok(Some(ws)),
+        }
     }
 
     /// Continue the previous string's body after `"a" + "b"` dropped the
@@ -84,6 +166,9 @@ impl Machine<'_> {
     }
 
     fn string_step(&mut self) -> Step {
+        if self.string.is_some_and(|s| s.echo.is_some()) {
+            self.check_echo();
+        }
         let Some(mut s) = self.string else {
             self.state = State::After;
             return Ok(());
@@ -93,6 +178,13 @@ impl Machine<'_> {
         {
             // Whitespace this long after a comma is text.
             s.comma = None;
+            self.string = Some(s);
+        }
+        if let Some(tail) = s.tail
+            && self.i > tail.input + LOOKAHEAD
+        {
+            // A tail this long is text.
+            s.tail = None;
             self.string = Some(s);
         }
         if let Some(key) = self.key_hold
@@ -160,11 +252,15 @@ impl Machine<'_> {
     }
 
     /// Write body text that is not a plain run (an escape, a replaced
-    /// character): it ends any trailing comma.
+    /// character): it ends any trailing comma, and goes on the body's tail
+    /// only if it is a line break or tab (see `open_string::Tail`).
     pub(super) fn emit_body(&mut self, text: &str) {
+        let (from, n_fixes) = (self.out_len(), self.fix_count());
         self.emit(text);
         if let Some(s) = self.string.as_mut() {
             s.comma = None;
+            s.twice = None;
+            s.escape_written(text, from, self.i, n_fixes);
         }
     }
 
@@ -204,14 +300,32 @@ impl Machine<'_> {
         self.mark = self.out_len();
         self.pending_comma = None;
         self.started = true;
+        let n_fixes = self.fix_count();
         if let Some(p) = run.iter().rposition(|&b| !lex::is_ws(b)) {
             let comma = (run[p] == b',').then(|| Comma {
                 input: self.i + p,
                 out: out_start + p,
-                n_fixes: self.fix_count(),
+                n_fixes,
             });
             if let Some(s) = self.string.as_mut() {
                 s.comma = comma;
+            }
+        }
+        if let Some(s) = self.string.as_mut() {
+            if s.role == Role::Key
+                && s.colon.is_none()
+                && let Some(k) = memchr::memchr(b':', run)
+            {
+                s.colon = Some(Comma {
+                    input: self.i + k,
+                    out: out_start + k,
+                    n_fixes,
+                });
+            }
+            s.twice = None;
+            s.text_written(run, out_start, self.i, n_fixes);
+            if s.tail.is_some_and(|t| t.closers) {
+                s.count_tail(self.out.held(), self.out.base());
             }
         }
         self.i += valid;
@@ -229,6 +343,34 @@ impl Machine<'_> {
                 // A backslash before a raw newline: a newline was meant.
                 self.fix(FixKind::EscapedControl, self.i);
                 self.emit_body("\\n");
+                self.i += 2;
+            }
+            b'\\'
+                if self.string.is_some_and(|s| s.undoubled)
+                    && self.peek(2)? == Some(b'\\')
+                    && self.peek(3)? == Some(b'"') =>
+            {
+                // `\\\"` in a string that holds JSON escaped twice: one quote.
+                self.fix(FixKind::UndoubledEscape, self.i);
+                self.emit_body("\\\"");
+                self.i += 4;
+            }
+            b'\\' if self.peek(2)? == Some(b'"') => {
+                // `\\"`: if the quote turns out to be text, the two were
+                // one quote escaped twice (see `string_quote`).
+                let lead = self.string.is_some_and(|s| s.lead);
+                self.emit_body("\\\\");
+                let at = self.out_len() - 2;
+                if let Some(s) = self.string.as_mut() {
+                    s.twice = Some(at);
+                    s.twice_lead = lead;
+                }
+                self.i += 2;
+            }
+            b'_' | b'*' if self.markdown_escape()? => {
+                // `hello\_world`, `\*\*bold\*\*`: Markdown's escapes.
+                self.fix(FixKind::RemovedEscape, self.i);
+                self.emit_body(if next == b'_' { "_" } else { "*" });
                 self.i += 2;
             }
             b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
@@ -257,10 +399,72 @@ impl Machine<'_> {
             _ => {
                 self.fix(FixKind::EscapedBackslash, self.i);
                 self.emit_body("\\\\");
+                if let Some(s) = self.string.as_mut() {
+                    s.odd_escape = true;
+                }
                 self.i += 1;
             }
         }
         Ok(())
+    }
+
+    /// Whether the `\_` or `\*` at `i` is a Markdown escape (the text meant
+    /// is `_` or `*`), decided at the string's first one for all of them:
+    /// it is unless the string holds an escape JSON does not have (`\d`,
+    /// `C:\dir`: a regex or a path, whose backslashes are their own), before
+    /// it or up to its end quote (within the lookahead window). A lone `\*`
+    /// (no pair for emphasis) may be a glob's or a regex's: a doubt.
+    fn markdown_escape(&mut self) -> Result<bool, Halt> {
+        let Some(s) = self.string else {
+            return Ok(false);
+        };
+        if let Some(markdown) = s.markdown {
+            return Ok(markdown);
+        }
+        if s.odd_escape {
+            self.set_markdown(false);
+            return Ok(false);
+        }
+        let rest = self.rest();
+        let end = match s.open {
+            Quote::Single | Quote::SingleLike => b'\'',
+            _ => b'"',
+        };
+        let mut stars = usize::from(rest.get(1) == Some(&b'*'));
+        let mut k = 2;
+        let odd = loop {
+            if k >= LOOKAHEAD {
+                break false;
+            }
+            match rest.get(k) {
+                None if self.eof => break false,
+                None => return Err(Halt::Need),
+                Some(&b) if b == end => break false,
+                Some(b'\\') => match rest.get(k + 1) {
+                    None if !self.eof => return Err(Halt::Need),
+                    Some(b'*') => {
+                        stars += 1;
+                        k += 2;
+                    }
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' | b'u' | b'\'')
+                    | Some(b'_' | b'\n') => k += 2,
+                    _ => break true,
+                },
+                Some(_) => k += 1,
+            }
+        };
+        let markdown = !odd;
+        if markdown && stars == 1 {
+            self.doubt(DoubtKind::MarkdownEscape, self.i);
+        }
+        self.set_markdown(markdown);
+        Ok(markdown)
+    }
+
+    fn set_markdown(&mut self, markdown: bool) {
+        if let Some(s) = self.string.as_mut() {
+            s.markdown = Some(markdown);
+        }
     }
 
     /// `\uXXXX` at `i`, with a lone surrogate replaced (serde_json and most

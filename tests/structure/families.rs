@@ -481,7 +481,7 @@ fn glued(family: Family, draw: &mut Draw<'_>, layout: Layout) -> Made {
     if sites.is_empty() {
         return Err(Skip::NoSite);
     }
-    let (key, value) = *draw.rng.pick(&sites);
+    let (_, value) = *draw.rng.pick(&sites);
     let comma = next_solid(&toks, value).unwrap();
     let next_key = next_solid(&toks, comma).unwrap();
     let Tok::Scalar(text) = &toks[value] else {
@@ -504,14 +504,12 @@ fn glued(family: Family, draw: &mut Draw<'_>, layout: Layout) -> Made {
             if cut.is_empty() {
                 return Err(Skip::NoSite);
             }
-            let name = match &toks[key] {
-                Tok::Key(k) => serde_json::from_str::<String>(k).unwrap_or_default(),
-                _ => return Err(Skip::NoSite),
-            };
-            if let Value::Object(map) = &mut truth {
-                map.insert(name, Value::String(cut.clone()));
-            }
             glue = Value::String(cut).to_string();
+            // The truth holds the cut text where the member is (it may be
+            // nested): the text as meant, read back.
+            let mut meant = toks.clone();
+            meant[value] = Tok::Scalar(glue.clone());
+            truth = serde_json::from_str(&render(&meant)).map_err(|_| Skip::NoSite)?;
         }
         glue.push_str(&next[1..]);
     } else {

@@ -23,8 +23,26 @@ impl Lane<'_> {
             let prior = self.string.and_then(|s| s.comma).map(|c| c.input);
             trailing_comma(self.src, body, e - 1, prior, self.base)
         };
-        judge::clean_value_ends(self.stack, Quote::Double, comma, window, eof) == Some(true)
+        // The body's last byte, when this scan read it, as the machine
+        // reads it (see `quote.rs` `body_last`): a line break or tab, raw
+        // or escaped, is whitespace. (A byte read otherwise here only makes
+        // the lane leave the quote to the machine.)
+        let last = || body_last(self.src.get(body..e - 1)?);
+        judge::clean_value_ends(self.stack, Quote::Double, comma, last, window, eof) == Some(true)
     }
+}
+
+/// The last byte of a string body read as `text`, as the machine reads its
+/// output (`quote.rs` `body_last`): a line break or tab, raw or escaped, is
+/// whitespace.
+pub(super) fn body_last(text: &[u8]) -> Option<u8> {
+    let (&b, before) = text.split_last()?;
+    let escaped = before.iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1;
+    Some(match b {
+        0..=0x1F => b' ',
+        b'n' | b't' | b'r' if escaped => b' ',
+        _ => b,
+    })
 }
 
 /// What follows a clean value string, as far as the lane can tell by itself

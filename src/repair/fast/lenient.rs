@@ -13,7 +13,7 @@
 //! take these edits, one-byte feeds mostly do not) check the equivalence.
 
 use super::edit::{LaneEdit, With};
-use super::follow::{string_ends, trailing_comma};
+use super::follow::{body_last, string_ends, trailing_comma};
 use super::view::Lane;
 use crate::lex::{self, Quote, Token};
 use crate::repair::fix::FixKind;
@@ -69,7 +69,9 @@ impl Lane<'_> {
             let window = &after[..after.len().min(LOOKAHEAD)];
             let eof = self.eof || after.len() >= LOOKAHEAD;
             let comma = || trailing_comma(self.src, body, close, None, self.base);
-            if judge::clean_value_ends(self.stack, Quote::Single, comma, window, eof) != Some(true)
+            let last = || body_last(&src[body..close]);
+            if judge::clean_value_ends(self.stack, Quote::Single, comma, last, window, eof)
+                != Some(true)
             {
                 return None;
             }

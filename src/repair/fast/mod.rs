@@ -39,7 +39,7 @@ use self::follow::{
 };
 use self::lenient::value_body;
 pub(super) use self::lenient::{comment_at, ends_line};
-pub(super) use self::view::{Lane, Scratch};
+pub(super) use self::view::{Lane, MemberKey, Scratch};
 use super::fix::FixKind;
 use super::frame::{Frame, State};
 use super::strict::{scan_literal, scan_number, scan_value_prefix, token_ends};
@@ -106,6 +106,8 @@ impl Lane<'_> {
         let src = &all[..end];
         let depth_limit = self.depth_limit;
         let wary = self.wary;
+        // The key of the member whose value comes next (see `MemberKey`).
+        let mut member_key = self.key;
         let out_start = self.out_start;
         self.scratch.edits.clear();
         // How much longer the lenient edits so far made the output than
@@ -138,6 +140,10 @@ impl Lane<'_> {
         if state == State::Str {
             // The rest of a string the machine opened (a chunk ended inside it).
             let key = self.string.is_some_and(|s| s.is_key());
+            if key {
+                // Its text began before the scan.
+                member_key = MemberKey::Unknown;
+            }
             let (body_end, quote) = if key {
                 scan_value_prefix(src, start)
             } else {
@@ -306,6 +312,13 @@ impl Lane<'_> {
                                 // whole, as fast.
                                 break;
                             }
+                            if top == Some(Frame::Object)
+                                && member_key.may_echo(&src[q + 1..body_end], false)
+                            {
+                                // Perhaps the key written again: the
+                                // machine holds its body (`open_string::Echo`).
+                                break;
+                            }
                             // The body goes on past what arrived (or meets
                             // what the machine must mend): copy it so far.
                             safe =
@@ -326,10 +339,20 @@ impl Lane<'_> {
                         {
                             // `"value", "key":`: the comma and the key are
                             // taken with the string.
+                            member_key = MemberKey::of(key_before(src, colon));
                             p = colon + 1;
                             state = State::Value;
                             pending = None;
                             after_key!();
+                        }
+                        if follow == Follow::Ask
+                            && top == Some(Frame::Object)
+                            && member_key.may_echo(&src[q + 1..e - 1], true)
+                            && colon_may_follow(src, e, self.eof)
+                        {
+                            // The key written again and its colon: the
+                            // machine drops them (`open_string::Echo`).
+                            break;
                         }
                         if follow == Follow::Ask && !self.value_ends(q + 1, e) {
                             if self.lazy {
@@ -385,6 +408,7 @@ impl Lane<'_> {
                         let Some(colon) = string_ends(src, e, true, top) else {
                             break;
                         };
+                        member_key = MemberKey::of(&src[q + 1..e - 1]);
                         p = colon + 1;
                         state = State::Value;
                         pending = None;
@@ -404,6 +428,10 @@ impl Lane<'_> {
                         // A bare or single-quoted key, and its colon.
                         let Some((edit, colon)) = self.lenient_key(src, q, top) else {
                             break;
+                        };
+                        member_key = match edit.with {
+                            With::Quoted(from, to) => MemberKey::of(&src[from..to]),
+                            _ => MemberKey::None,
                         };
                         growth += edit.growth();
                         self.scratch.edits.push(edit);
@@ -489,5 +517,26 @@ impl Lane<'_> {
             }
         }
         (safe.p != start).then_some(Run { start, safe, low })
+    }
+}
+
+/// The text of the `"key"` whose colon is at `colon` (a plain key, as the
+/// judge's quick rule found it: no escape in it).
+fn key_before(src: &[u8], colon: usize) -> &[u8] {
+    let Some(close) = src[..colon].iter().rposition(|b| !lex::is_ws(*b)) else {
+        return &[];
+    };
+    match src[..close].iter().rposition(|&b| b == b'"') {
+        Some(open) => &src[open + 1..close],
+        None => &[],
+    }
+}
+
+/// Whether a colon follows `e` (spaces between), or may still: the bytes
+/// have not arrived.
+fn colon_may_follow(src: &[u8], e: usize, eof: bool) -> bool {
+    match src[e..].iter().find(|b| !matches!(b, b' ' | b'\t')) {
+        Some(&b) => b == b':',
+        None => !eof,
     }
 }

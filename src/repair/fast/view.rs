@@ -34,8 +34,49 @@ pub(in crate::repair) struct Lane<'m> {
     pub(in crate::repair) pending_comma: bool,
     /// The output's length: where `src[start]` goes.
     pub(in crate::repair) out_start: usize,
+    /// The key of the member whose value the scan starts at, if it does.
+    pub(in crate::repair) key: MemberKey<'m>,
     pub(in crate::repair) stack: &'m mut Stack,
     pub(in crate::repair) scratch: &'m mut Scratch,
+}
+
+/// The key of the member whose value the scan reads next: a value string
+/// that may be that key written again (`{"notes": "notes": "x"}`) is the
+/// machine's to open, since its body is held until its end quote shows
+/// whether a colon follows (see `open_string::Echo`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::repair) enum MemberKey<'m> {
+    /// No value string here can echo a key: none is compared (no member
+    /// value next, or a key the machine does not compare, see
+    /// `Machine::member_key`).
+    None,
+    /// The key's text as written out.
+    Text(&'m [u8]),
+    /// The scan does not know it: a value string that might echo it is
+    /// left to the machine.
+    Unknown,
+}
+
+impl MemberKey<'_> {
+    /// Whether a value string whose body so far is `body` (all of it, with
+    /// `whole`) may still be the key written again.
+    pub(in crate::repair) fn may_echo(self, body: &[u8], whole: bool) -> bool {
+        match self {
+            MemberKey::None => false,
+            MemberKey::Text(key) if whole => key == body,
+            MemberKey::Text(key) => key.starts_with(body),
+            MemberKey::Unknown => true,
+        }
+    }
+
+    /// The key of the text `src[from..to]`, a `"` or bare key the scan took.
+    pub(in crate::repair) fn of(text: &[u8]) -> MemberKey<'_> {
+        if text.is_empty() || text.contains(&b'\\') {
+            MemberKey::None
+        } else {
+            MemberKey::Text(text)
+        }
+    }
 }
 
 /// The lane's working space, kept by the machine so that scans reuse one

@@ -3,11 +3,11 @@
 //! tokens, the grammar classifies them, and the lenient forms a reading
 //! needed are reported as [`Faults`].
 
-use super::cursor::{Cursor, Gap, Scan};
+use super::cursor::{Cursor, Gap, Scan, Short};
 use super::subject::MAX_KEY;
 use crate::lex::{self, Closer, Quote, Token};
 use crate::repair::frame::{Frame, LOOKAHEAD};
-use crate::repair::grammar::{self, Faults};
+use crate::repair::grammar::{self, Faults, Fragment};
 
 /// What follows a value, read as a continuation of its containers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,6 +121,23 @@ pub(super) fn fit_after_value(c: &mut Cursor<'_>, frames: &[Frame]) -> Scan<Fit>
             }
             c.pos += len;
             faults |= comment_fault(c.skip_ws()?);
+            if top == Frame::Object && token == Token::Comma {
+                // `",` and `"",` between members: the remains of a member
+                // written twice, read as more of the separator. (Not after
+                // a `;`: code ends a statement with `";",` as in `"C:\\";",
+                // "b": 1`, where the fragment reading cuts the code short.)
+                while c.peek()? == Some(b'"') {
+                    match grammar::fragment_at(&c.bytes[c.pos..], c.eof) {
+                        Fragment::Len(n) => {
+                            faults |= Faults::FRAGMENT;
+                            c.pos += n;
+                            faults |= comment_fault(c.skip_ws()?);
+                        }
+                        Fragment::Need => return Err(Short),
+                        Fragment::No => break,
+                    }
+                }
+            }
             match c.token_start()? {
                 Some((next, next_len)) if grammar::is_separator(next) => {
                     (token, len) = (next, next_len);
@@ -370,6 +387,40 @@ pub(super) fn key_at(
         })),
         None => Ok(Fit::Misfit),
     }
+}
+
+/// A bare key glued to the quote at `c` and ended by a stray quote, then its
+/// colon: `rating": 4` right after `"text the model cut"`. The key is read as
+/// the machine reads a bare key (up to the quote; the quote is dropped).
+/// Where the value after the colon starts; `None` when there is no such key.
+pub(super) fn glued_key(c: Cursor<'_>, frames: &[Frame]) -> Scan<Option<usize>> {
+    if frames.last() != Some(&Frame::Object) {
+        return Ok(None);
+    }
+    let mut k = c.pos;
+    loop {
+        let probe = c.at(k);
+        match probe.peek()? {
+            Some(b'"') if k > c.pos => break,
+            Some(d) if d.is_ascii_alphanumeric() || matches!(d, b'_' | b'$' | b'-' | b'.') => {
+                k += 1
+            }
+            // Text in another script, but not a quote of another kind.
+            Some(d) if d >= 0x80 && probe.quote_here()?.is_none() => k += 1,
+            _ => return Ok(None),
+        }
+        if k - c.pos > MAX_KEY {
+            return Ok(None);
+        }
+    }
+    let mut colon = c.at(k + 1);
+    colon.skip_spaces()?;
+    Ok(match colon.token()? {
+        Some((token, len)) => {
+            grammar::colon_at(token, len, &colon.bytes[colon.pos..]).map(|(n, _)| colon.pos + n)
+        }
+        None => None,
+    })
 }
 
 /// Whether `text` holds a bracket, a comma or a colon.

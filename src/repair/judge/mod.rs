@@ -52,7 +52,7 @@ mod subject;
 use self::ahead::{later_end, opens_next, value_fits};
 use self::cursor::{Cursor, Scan, Short};
 use self::dirty::{closed_ends, dirty_key_ends};
-use self::fit::{Fit, fit_after_value};
+use self::fit::{Fit, fit_after_value, glued_key};
 pub(super) use self::quick::{Quick, quick_clean_end};
 use self::strict_rest::strict_rest;
 use self::subject::MAX_KEY;
@@ -86,12 +86,14 @@ pub(super) fn judge(subject: &Subject<'_>, after: &[u8], eof: bool) -> Judged {
 /// the same rule. `None` when the bytes do not say yet, or the answer is in
 /// doubt (the machine then judges the quote itself and records it).
 /// `trailing_comma` says whether the body ends with a comma; it is asked
-/// only off the common path.
+/// only off the common path, as is `last`, the body's last byte (see
+/// `Subject::last`).
 #[inline]
 pub(super) fn clean_value_ends(
     frames: &[Frame],
     open: Quote,
     trailing_comma: impl FnOnce() -> bool,
+    last: impl FnOnce() -> Option<u8>,
     after: &[u8],
     eof: bool,
 ) -> Option<bool> {
@@ -116,6 +118,7 @@ pub(super) fn clean_value_ends(
     }
     let subject = Subject {
         trailing_comma: trailing_comma(),
+        last: last(),
         ..Subject::clean_value(frames, open)
     };
     match judge(&subject, after, eof) {
@@ -146,6 +149,12 @@ fn judge_key(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judgement> {
         if subject.closer == Closer::Own {
             return Ok(Judgement::End);
         }
+    } else if c.pos == 0
+        && subject.plain()
+        && subject.last.is_some_and(lex::is_ws)
+        && value_then_member(subject, c.at(0))?
+    {
+        return Ok(Judgement::KeyThenValue);
     } else if subject.closer == Closer::Twin {
         return Ok(Judgement::Inner);
     } else if lex::is_ws(b) || !(b.is_ascii_alphanumeric() || b >= 0x80 || b == b'_') {
@@ -199,6 +208,31 @@ fn judge_key(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judgement> {
     }
 }
 
+/// For a key whose body ends with whitespace and whose quote is followed
+/// by text (`{"title "K2", "x": 1}`): whether that text is a value whose
+/// opening quote this is, up to the first quote on the line, after which
+/// the object goes on (another member, a closer, the end).
+fn value_then_member(subject: &Subject<'_>, c: Cursor<'_>) -> Scan<bool> {
+    match c.peek()? {
+        Some(b) if !lex::is_ws(b) && !matches!(b, b'"' | b':' | b',') => {}
+        _ => return Ok(false),
+    }
+    let mut k = c.pos;
+    loop {
+        let probe = c.at(k);
+        match probe.peek()? {
+            None | Some(b'\n') => return Ok(false),
+            Some(b'\\') => k += 2,
+            Some(b'"') => {
+                let mut next = c.at(k + 1);
+                let fit = fit_after_value(&mut next, subject.frames)?;
+                return Ok(matches!(fit, Fit::Eof | Fit::Closed { .. }) || fit.has_sep());
+            }
+            Some(_) => k += 1,
+        }
+    }
+}
+
 /// Whether a colon in any form the machine reads (`:`, `=`, `=>`, `：`)
 /// stands at the position.
 fn colon_here(c: &Cursor<'_>) -> Scan<bool> {
@@ -234,7 +268,17 @@ fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judged> {
     if subject.clean() && concatenated(c.at(start))? {
         return Ok(Judged::sure(Judgement::End));
     }
-    let fit = fit_after_value(&mut c, frames)?;
+    let mut fit = fit_after_value(&mut c, frames)?;
+    if !subject.clean()
+        && fit
+            .faults()
+            .beyond(subject.style)
+            .contains(Faults::FRAGMENT)
+    {
+        // After code, a stray `",` is more of the code (`"a": "x",",` in a
+        // JSON snippet) unless the document has had one.
+        fit = Fit::Misfit;
+    }
     // A continuation that needs a missing comma is a weaker reading than "the
     // end quote was missing before the comma the body ends with".
     let weak = matches!(fit, Fit::Key(_) | Fit::Element { .. } | Fit::Misfit) && !fit.has_sep();
@@ -257,6 +301,16 @@ fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judged> {
         // (code reads `python3 -c ""obj": {…}` this way).
         Fit::Key(key) if subject.clean() && !key.sep => {
             Judged::ends(plain_value(subject, c.at(key.after))?, None)
+        }
+        // `"text the model cut"rating": 4,`: the value's end, the
+        // separator and the next key's opening quote dropped around a
+        // quote glued to the text.
+        Fit::Misfit if subject.plain() && subject.may_glue() => {
+            let ends = match glued_key(c.at(start), frames)? {
+                Some(after) => plain_value(subject, c.at(after))?,
+                None => false,
+            };
+            Judged::ends(ends, None)
         }
         Fit::Key(key) => dirty_key_ends(subject, &c, key, start)?,
         Fit::Element { at, faults, .. } => {
@@ -333,6 +387,9 @@ fn plain_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<bool> {
     } else {
         match c.token()? {
             Some((Token::Number | Token::Literal(_), len)) => c.pos + len,
+            // A container, after a body that ends in text (see
+            // `Subject::may_glue`): `"x""rows": [`.
+            Some((Token::BraceOpen | Token::BracketOpen, _)) => return Ok(subject.may_glue()),
             _ => return Ok(false),
         }
     };

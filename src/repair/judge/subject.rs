@@ -52,6 +52,8 @@ pub(in crate::repair) struct Subject<'a> {
     pub(in crate::repair) balance: [u32; 3],
     /// The body ends with a comma and perhaps whitespace.
     pub(in crate::repair) trailing_comma: bool,
+    /// The body's last byte, when it has one and it is known.
+    pub(in crate::repair) last: Option<u8>,
     /// That comma and the whitespace after it, as read (empty when unknown).
     pub(in crate::repair) comma_gap: &'a [u8],
     /// The lenient forms the document's structure has used so far.
@@ -78,6 +80,7 @@ impl Subject<'_> {
             open_brackets: [false; 3],
             balance: [0; 3],
             trailing_comma: false,
+            last: None,
             comma_gap: &[],
             style: Faults::NONE,
             valid_so_far: false,
@@ -94,6 +97,17 @@ impl Subject<'_> {
     pub(in crate::repair) fn plain(&self) -> bool {
         self.clean() && self.closer == Closer::Own
     }
+
+    /// Whether a member glued to the quote (`"text"rating": 4`, `"x""b":
+    /// [1]`) may be the next one: the body ends in text, where a model cut
+    /// it or dropped its separator. After whitespace or an opener the quote
+    /// more likely opens text of the body's own (`python3 -c ""obj": {…}`,
+    /// `"{"a": 1}"` written unescaped).
+    pub(in crate::repair) fn may_glue(&self) -> bool {
+        self.last.is_some_and(|b| {
+            !crate::lex::is_ws(b) && !matches!(b, b'{' | b'[' | b'(' | b',' | b':' | b'=' | b'\\')
+        })
+    }
 }
 
 /// The decision on one quote.
@@ -106,6 +120,9 @@ pub(in crate::repair) enum Judgement {
     /// The string ended before the comma its body ends with; the quote opens
     /// what comes next.
     EndBeforeComma,
+    /// A key ended before the whitespace its body ends with, and its colon
+    /// was dropped: the quote opens its value (`{"title "K2", "x": 1}`).
+    KeyThenValue,
     /// The bytes that decide it have not arrived.
     Need,
 }
