@@ -20,7 +20,7 @@ mod unparsed;
 mod workspace;
 
 pub(crate) use self::unparsed::Unparsed;
-pub(crate) use self::workspace::{Blame, Located, NodeKind, not_a_file};
+pub(crate) use self::workspace::{Blame, Layout, Located, NodeKind, not_a_file};
 pub use self::workspace::{PROTECTED_DIRS, Workspace, WorkspaceError, WorkspaceErrorKind};
 
 /// A name as any tool's output shows it: as it is, or, when it holds a

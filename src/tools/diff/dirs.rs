@@ -164,7 +164,7 @@ pub fn diff_dirs(
     let mut trees = Vec::new();
     let mut handles = Vec::new();
     for side in [a, b] {
-        let located = workspace.locate(side)?;
+        let located = workspace.locate_for_read(side)?;
         let name = side.display().to_string();
         let tree = located
             .open_dir()

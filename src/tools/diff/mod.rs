@@ -272,7 +272,7 @@ fn patch_file(workspace: &Workspace, patch: &str) -> Result<Option<Vec<u8>>, Err
     if name.is_empty() || name.contains('\n') || name.contains("@@") {
         return Ok(None);
     }
-    match workspace.locate(Path::new(name)) {
+    match workspace.locate_for_read(Path::new(name)) {
         Ok(located) if located.kind() == NodeKind::File => {
             unified::read_located(&located, name).map(Some)
         }

@@ -284,7 +284,7 @@ pub fn diff_files(
 
 /// Read a workspace file of at most 4 MB.
 pub(crate) fn read_file(workspace: &Workspace, path: &Path) -> Result<Vec<u8>, Error> {
-    let located = workspace.locate(path)?;
+    let located = workspace.locate_for_read(path)?;
     read_located(&located, &path.display().to_string())
 }
 
