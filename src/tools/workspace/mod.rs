@@ -35,6 +35,7 @@ use self::error::Detail;
 pub use self::error::{WorkspaceError, WorkspaceErrorKind};
 pub(crate) use self::located::{Located, NodeKind, not_a_file};
 pub(crate) use self::lock::WriteLock;
+pub(crate) use self::names::is_protected_name;
 pub(crate) use self::repo::Layout;
 use self::walk::{Stop, Tail};
 
