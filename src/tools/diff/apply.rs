@@ -369,5 +369,6 @@ fn job(
         backup,
         backed_up: false,
         created_dirs: Vec::new(),
+        kept: None,
     })
 }
