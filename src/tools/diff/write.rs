@@ -146,7 +146,8 @@ pub(super) fn write_all<R: Report>(
                 let name = job.report.name().to_owned();
                 match restore(workspace, job) {
                     Ok(()) => restored.push(name),
-                    Err(error) => not_restored.push(format!("`{name}` ({error})")),
+                    Err(error) => not_restored
+                        .push(format!("`{}` ({error})", crate::tools::shown_name(&name))),
                 }
             }
             return Err(Error::new(Repr::WriteFailed {

@@ -133,7 +133,7 @@ pub(super) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<
             let (format, converted) = format_of_file(real, &bytes);
             Ok(Raw {
                 bytes: Cow::Owned(bytes),
-                name: format!("`{shown}`"),
+                name: format!("`{}`", crate::tools::shown_name(&shown)),
                 format,
                 notes,
                 converted,
