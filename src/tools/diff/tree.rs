@@ -86,7 +86,8 @@ struct Walk<'a> {
     frames: Vec<Frame>,
     /// The frames below the top that hold handles.
     held: BTreeSet<usize>,
-    /// The current directory's path, `/`-separated bytes.
+    /// The path of the directory last entered, `/`-separated bytes; each
+    /// frame's own path is its first `path_len` bytes.
     path: Vec<u8>,
     found: Found,
     n_files: [usize; 2],
@@ -146,7 +147,7 @@ impl Walk<'_> {
                 if let (true, Some(dir)) = (present[side], &parent.dirs[side]) {
                     let sub = dir
                         .open_dir_nofollow(&name)
-                        .map_err(|error| walk_error(&self.path, &name, error))?;
+                        .map_err(|error| walk_error(&self.path[..parent.path_len], &name, error))?;
                     dirs[side] = Some(sub);
                 }
             }
@@ -199,9 +200,9 @@ impl Walk<'_> {
             let (parent, frame) = (&above[at - 1], &mut below[0]);
             for side in 0..2 {
                 if let (true, Some(dir)) = (frame.present[side], &parent.dirs[side]) {
-                    let sub = dir
-                        .open_dir_nofollow(&frame.name)
-                        .map_err(|error| walk_error(&self.path, &frame.name, error))?;
+                    let sub = dir.open_dir_nofollow(&frame.name).map_err(|error| {
+                        walk_error(&self.path[..parent.path_len], &frame.name, error)
+                    })?;
                     frame.dirs[side] = Some(sub);
                 }
             }
@@ -213,6 +214,9 @@ impl Walk<'_> {
                 self.held.remove(&parent_idx);
             } else if parent_idx > 0 {
                 self.held.insert(parent_idx);
+                // Within the bound at every step, not only at the end: the
+                // way back may be thousands of directories long.
+                self.bound();
             }
         }
         // `idx` is the deepest frame, so `bound` (the shallowest first)
