@@ -17,6 +17,7 @@ mod corpus; // corpus/<family>/<name>.in beside .out and .fixes
 mod diff; // @diff (issue 5)
 mod docs; // every console example of the docs runs as shown (snapbox)
 mod doubts; // issue 25: the doubt of each kind, none where the input is clear
+mod files_git; // issue 43: the git guard as git reads it, control files, owners, names, deep trees
 mod fuzz_seeds; // replays the fuzz targets' seeds on stable
 mod hostile; // issue 13's first items: FIFOs refused, no writes into .git
 mod hostile_diff; // issue 13: git patch forms, rollback and path messages

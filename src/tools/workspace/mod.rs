@@ -18,6 +18,8 @@
 mod error;
 mod located;
 mod lock;
+mod names;
+mod repo;
 mod walk;
 
 use std::ffi::OsString;
@@ -33,6 +35,8 @@ use self::error::Detail;
 pub use self::error::{WorkspaceError, WorkspaceErrorKind};
 pub(crate) use self::located::{Located, NodeKind, not_a_file};
 pub(crate) use self::lock::WriteLock;
+pub(crate) use self::names::is_protected_name;
+pub(crate) use self::repo::Layout;
 use self::walk::{Stop, Tail};
 
 /// A directory that tool paths must stay inside.
@@ -103,10 +107,28 @@ impl Workspace {
         self.locate(path.as_ref()).map(|located| located.real)
     }
 
+    /// [`resolve`](Self::resolve) for a file about to be read: also refuses
+    /// a repository's control files, as [`resolve_for_write`](Self::resolve_for_write)
+    /// does. A model has no business reading `.git/config` (a token in a
+    /// remote's URL) any more than writing it.
+    ///
+    /// ```
+    /// use argmend::tools::{Workspace, WorkspaceErrorKind};
+    /// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
+    /// let error = workspace.resolve_for_read("repo/.git/config").unwrap_err();
+    /// assert_eq!(error.kind(), WorkspaceErrorKind::Protected);
+    /// assert!(workspace.resolve_for_read("repo/src/main.rs").is_ok());
+    /// ```
+    pub fn resolve_for_read(&self, path: impl AsRef<Path>) -> Result<PathBuf, WorkspaceError> {
+        self.locate_for_read(path.as_ref())
+            .map(|located| located.real)
+    }
+
     /// [`resolve`](Self::resolve) for a file about to be written: also
     /// refuses a path inside version-control metadata ([`PROTECTED_DIRS`],
     /// compared as the file systems that ignore case or some characters
-    /// compare them), where it really leads and as it was written.
+    /// compare them), where it really leads and as it was written, and a
+    /// path beneath a directory git would take for a repository.
     ///
     /// ```
     /// use argmend::tools::{Workspace, WorkspaceErrorKind};
@@ -114,6 +136,8 @@ impl Workspace {
     /// let error = workspace.resolve_for_write("repo/.git/config").unwrap_err();
     /// assert_eq!(error.kind(), WorkspaceErrorKind::Protected);
     /// let error = workspace.resolve_for_write("repo/.G\u{200c}it/config").unwrap_err();
+    /// assert_eq!(error.kind(), WorkspaceErrorKind::Protected);
+    /// let error = workspace.resolve_for_write("repo/.g\u{131}t/config").unwrap_err();
     /// assert_eq!(error.kind(), WorkspaceErrorKind::Protected);
     /// assert!(workspace.resolve_for_write(".github/workflows/ci.yml").is_ok());
     /// ```
@@ -147,31 +171,70 @@ impl Workspace {
             .map_err(|error| refuse(WorkspaceErrorKind::Unresolvable, Detail::Io(error)))
     }
 
-    /// [`locate`](Self::locate), refusing version-control metadata: the
-    /// place the path leads to, and the link it names, if it names one.
-    pub(crate) fn locate_for_write(&self, path: &Path) -> Result<Located, WorkspaceError> {
+    /// [`locate`](Self::locate), refusing a repository's control files:
+    /// a place in version-control metadata, or beneath a directory laid
+    /// out as a repository ([`Layout`]) on the way to it.
+    pub(crate) fn locate_for_read(&self, path: &Path) -> Result<Located, WorkspaceError> {
         let located = self.locate(path)?;
-        let link = located.leaf_link().map(|(dir, name)| dir.join(name));
-        if is_protected(&located.rel) || link.as_deref().is_some_and(is_protected) {
-            return Err(WorkspaceError {
-                kind: WorkspaceErrorKind::Protected,
-                path: path.to_path_buf(),
-                root: self.root.clone(),
-                detail: Detail::None,
-            });
-        }
+        self.refuse_control_files(path, &located)?;
         Ok(located)
     }
 
-    /// A refusal of `path` as protected, for the reason `why` (a layout a
-    /// version-control tool would load, such as a bare repository).
-    pub(crate) fn protected(&self, path: &Path, why: &'static str) -> WorkspaceError {
+    /// [`locate_for_read`](Self::locate_for_read), also refusing the link
+    /// the path names when that is version-control metadata (deleting it
+    /// would write there).
+    pub(crate) fn locate_for_write(&self, path: &Path) -> Result<Located, WorkspaceError> {
+        let located = self.locate(path)?;
+        let link = located.leaf_link().map(|(dir, name)| dir.join(name));
+        if link.as_deref().is_some_and(is_protected) {
+            return Err(self.refuse_protected(path, Detail::None));
+        }
+        self.refuse_control_files(path, &located)?;
+        Ok(located)
+    }
+
+    fn refuse_control_files(&self, path: &Path, located: &Located) -> Result<(), WorkspaceError> {
+        if is_protected(&located.rel) {
+            return Err(self.refuse_protected(path, Detail::None));
+        }
+        let names: Vec<&std::ffi::OsStr> = located
+            .dir_rel
+            .components()
+            .map(Component::as_os_str)
+            .collect();
+        match repo::first_repository(&self.dir, &names) {
+            Ok(None) => Ok(()),
+            Ok(Some((depth, why))) => {
+                let dir: PathBuf = names[..depth].iter().collect();
+                Err(self.refuse_protected(path, Detail::Layout { dir, why }))
+            }
+            Err(error) => Err(WorkspaceError {
+                kind: WorkspaceErrorKind::Unresolvable,
+                path: path.to_path_buf(),
+                root: self.root.clone(),
+                detail: Detail::Io(error),
+            }),
+        }
+    }
+
+    fn refuse_protected(&self, path: &Path, detail: Detail) -> WorkspaceError {
         WorkspaceError {
             kind: WorkspaceErrorKind::Protected,
             path: path.to_path_buf(),
             root: self.root.clone(),
-            detail: Detail::Why(why),
+            detail,
         }
+    }
+
+    /// A refusal of `path` because the directory `dir` (relative to the
+    /// root) would be laid out as a repository, for the reason `why`.
+    pub(crate) fn protected_layout(
+        &self,
+        path: &Path,
+        dir: PathBuf,
+        why: &'static str,
+    ) -> WorkspaceError {
+        self.refuse_protected(path, Detail::Layout { dir, why })
     }
 
     /// The directory `rel` (relative to the root, as [`Located`] gives it)
@@ -263,33 +326,11 @@ fn names(path: &Path) -> Vec<OsString> {
 }
 
 /// Whether a path (relative to the root) passes through version-control
-/// metadata, as a file system that folds case, ignores the characters macOS
-/// ignores (zero-width joiners and the like) or drops trailing dots and
-/// spaces (Windows) would read its names. Git's `core.protectHFS` and
-/// `protectNTFS` refuse the same spellings.
+/// metadata, its names folded as file systems that ignore case or some
+/// characters would read them ([`names::fold`]).
 pub(crate) fn is_protected(rel: &Path) -> bool {
-    rel.components().any(|part| {
-        let name = part.as_os_str().to_string_lossy();
-        let folded: String = name
-            .chars()
-            .filter(|c| !is_ignorable(*c))
-            .flat_map(char::to_lowercase)
-            .collect();
-        let folded = folded.trim_end_matches(['.', ' ']);
-        PROTECTED_DIRS.contains(&folded) || folded == "git~1"
-    })
-}
-
-/// The code points HFS+ ignores in names (git's list for `protectHFS`),
-/// with the byte-order mark and the soft hyphen.
-fn is_ignorable(c: char) -> bool {
-    matches!(c,
-        '\u{200B}'..='\u{200F}'
-        | '\u{202A}'..='\u{202E}'
-        | '\u{206A}'..='\u{206F}'
-        | '\u{FEFF}'
-        | '\u{00AD}'
-    )
+    rel.components()
+        .any(|part| names::is_protected_name(&part.as_os_str().to_string_lossy()))
 }
 
 impl fmt::Debug for Workspace {
@@ -324,6 +365,9 @@ mod tests {
             "GIT~1/config",
             ".jj/repo",
             ".Hg/hgrc",
+            "a/.g\u{131}t/config",
+            "a/.\u{17f}vn/entries",
+            "\u{ff0e}git/config",
         ] {
             assert!(is_protected(Path::new(name)), "{name:?}");
         }
