@@ -137,6 +137,7 @@ impl Workspace {
                 refuse(WorkspaceErrorKind::DanglingLink, Detail::Dangling(target))
             }
             Stop::Io(error) => refuse(WorkspaceErrorKind::Unresolvable, Detail::Io(error)),
+            Stop::TimedOut => refuse(WorkspaceErrorKind::TimedOut, Detail::None),
         })?;
         if let Tail::Entry(_, meta) = &walked.tail
             && !meta.is_file()
@@ -198,6 +199,15 @@ impl Workspace {
         lock::Locks::acquire(&self.locks, paths)
     }
 
+    /// [`lock`](Self::lock), giving up (`None`) once `token` expires.
+    pub(crate) fn lock_until(
+        &self,
+        paths: Vec<PathBuf>,
+        token: &crate::tools::deadline::CancelToken,
+    ) -> Option<WriteLock> {
+        lock::Locks::acquire_until(&self.locks, paths, token)
+    }
+
     /// `path` as names below the root, `..` taken lexically (before any
     /// link is followed), or why it is refused.
     fn relative(&self, path: &Path) -> Result<Vec<OsString>, WorkspaceError> {
@@ -234,21 +244,89 @@ impl Workspace {
         };
         // An absolute path: inside the root as written, or through a linked
         // spelling of it (`/tmp/ws` for `/private/tmp/ws`).
-        let mut absolute = prefix;
+        let mut absolute = prefix.clone();
         absolute.extend(&parts);
         if let Ok(inside) = absolute.strip_prefix(&self.root) {
             return Ok(names(inside));
         }
-        for (n_up, ancestor) in absolute.ancestors().enumerate().skip(1) {
-            if let Ok(real) = ancestor.canonicalize()
-                && let Ok(inside) = real.strip_prefix(&self.root)
-            {
-                let mut out = names(inside);
-                out.extend(parts[parts.len() - n_up..].iter().cloned());
-                return Ok(out);
-            }
+        enter_through_links(&prefix, parts, &self.root)
+            .ok_or_else(|| refuse(WorkspaceErrorKind::Outside))
+    }
+}
+
+/// The names below `root` of the absolute path `prefix` + `parts` (no `..`
+/// among them), which is not inside `root` as written but may lead into it
+/// through links (`/tmp/ws/a` when the root is `/private/tmp/ws`): `None`
+/// when it does not.
+///
+/// Why one name at a time: each ancestor canonicalized in turn cost the
+/// path's length each, so a 0.5 MB path took 6.3 s and a 2 MB one froze a
+/// server (issue 43, hole 2). Here the path is resolved from the top as the
+/// kernel would, one `lstat` per name (a link read when it is one), and the
+/// walk stops at the first place inside the root (the rest is walked
+/// beneath the root's handle) or once the place is longer than the kernel
+/// takes (`PATH_MAX`) or past 40 links, so it costs at most a few thousand
+/// steps whatever the path's length. Only names are looked at here, never a
+/// file's content.
+fn enter_through_links(prefix: &Path, parts: Vec<OsString>, root: &Path) -> Option<Vec<OsString>> {
+    const PATH_MAX: usize = 4096;
+    const MAX_LINKS: u32 = 40;
+    let mut real = prefix.to_path_buf();
+    // The names still to take: those of links' targets on a stack (last
+    // first), then the path's own from `next`.
+    let mut from_links: Vec<OsString> = Vec::new();
+    let mut next = 0;
+    let mut n_links = 0;
+    loop {
+        if let Ok(inside) = real.strip_prefix(root) {
+            let mut out = names(inside);
+            out.extend(from_links.into_iter().rev());
+            out.extend(parts.into_iter().skip(next));
+            return Some(out);
         }
-        Err(refuse(WorkspaceErrorKind::Outside))
+        let name = match from_links.pop() {
+            Some(name) => name,
+            None => {
+                let name = parts.get(next)?.clone();
+                next += 1;
+                name
+            }
+        };
+        if name == ".." {
+            real.pop();
+            continue;
+        }
+        if real.as_os_str().len() + 1 + name.len() > PATH_MAX {
+            return None;
+        }
+        let here = real.join(&name);
+        let meta = std::fs::symlink_metadata(&here).ok()?;
+        if meta.file_type().is_symlink() {
+            n_links += 1;
+            if n_links > MAX_LINKS {
+                return None;
+            }
+            let target = std::fs::read_link(&here).ok()?;
+            let mut pieces = Vec::new();
+            for part in target.components() {
+                match part {
+                    Component::Prefix(_) | Component::RootDir => {
+                        real.clear();
+                        real.push(part.as_os_str());
+                        pieces.clear();
+                    }
+                    Component::CurDir => {}
+                    Component::ParentDir => pieces.push(OsString::from("..")),
+                    Component::Normal(piece) => pieces.push(piece.to_owned()),
+                }
+            }
+            from_links.extend(pieces.into_iter().rev());
+        } else if meta.is_dir() {
+            real = here;
+        } else {
+            // A file, and not inside the root: nothing below it is either.
+            return None;
+        }
     }
 }
 
