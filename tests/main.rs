@@ -40,3 +40,4 @@ mod stream_corruptions; // issue 27: recorded streams cut, stopped, finals only,
 mod support; // helpers shared by the modules above (a temp dir with a workspace)
 mod truncation; // real calls cut at every byte: a prefix of the truth (issue 11)
 mod values; // several top-level values: First, Lines, Array
+mod work_stops; // issue 43: work ends with its answer, nothing quadratic (CPU, VmHWM)

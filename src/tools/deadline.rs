@@ -259,6 +259,10 @@ mod tests {
         timed_out(json::query(&workspace, source, &query).unwrap_err());
         timed_out(json::schema(&workspace, Source::Text(&object), 3).unwrap_err());
         timed_out(json::schema(&workspace, source, 3).unwrap_err());
+        // Issue 43: the search for repeated keys of `validate` stops too.
+        let wide: String = (0..5_000).map(|i| format!("\"k{i}\":[{i}],")).collect();
+        let wide = format!("{{{}\"end\":0}}", wide);
+        timed_out(json::validate(&workspace, Source::Text(&wide)).unwrap_err());
         // YAML stops while it is read; the error says why.
         let error = json::get(&workspace, Source::Text(&yaml), "k1").unwrap_err();
         assert!(error.to_string().contains("out of time"), "{error}");

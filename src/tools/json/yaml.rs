@@ -622,6 +622,40 @@ mod tests {
         assert!(json("a: {<<: 3}").contains("merge key"));
     }
 
+    /// Issue 43, hole 4: anchors point into the output; text cut from it (a
+    /// merge key's value, a key that is not a string) keeps its anchors.
+    #[test]
+    fn anchors_in_cut_text_keep_their_text() {
+        assert_eq!(
+            json("base: {<<: &m {a: &y [1, 2]}, b: *y}\nc: *m\nd: *y\n"),
+            r#"{"base":{"b":[1,2],"a":[1,2]},"c":{"a":[1,2]},"d":[1,2]}"#
+        );
+        assert_eq!(json("{&k 5: a, b: *k}"), r#"{"5":"a","b":5}"#);
+        assert_eq!(
+            json("a: &o {x: &i [1]}\nb: [*o, *i, *o]\n"),
+            r#"{"a":{"x":[1]},"b":[{"x":[1]},[1],{"x":[1]}]}"#
+        );
+    }
+
+    /// Issue 43, hole 7: a merge of many keys, and many merges, are linear.
+    #[test]
+    fn merges_of_many_keys_are_linear() {
+        let mut text = String::from("base: &b\n");
+        for i in 0..50_000 {
+            text.push_str(&format!("  k{i}: {i}\n"));
+        }
+        text.push_str("m:\n  k7: own\n  <<: *b\n");
+        let started = std::time::Instant::now();
+        let converted = json(&text);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        assert!(
+            converted.ends_with(r#""k49999":49999}}"#),
+            "{}",
+            &converted[converted.len() - 40..]
+        );
+        assert!(converted.contains(r#""m":{"k7":"own","k0":0,"#));
+    }
+
     #[test]
     fn documents_become_an_array() {
         let converted = to_json("---\na: 1\n---\nb: 2\n---\n").unwrap();
