@@ -102,11 +102,29 @@ pub fn validate(workspace: &Workspace, source: Source<'_>) -> Result<Validation,
     } else {
         "JSON"
     };
-    match syntax::validate(&loaded.bytes) {
+    // The engine's strict pass first (a strict parser's speed); the
+    // validator, which says where and why, only on a miss.
+    let fast = crate::repair::is_strict_json(&loaded.bytes, super::MAX_NESTING)
+        && crate::utf8::from_utf8(&loaded.bytes).is_ok();
+    let checked = if fast {
+        Ok(())
+    } else {
+        syntax::validate(&loaded.bytes)
+    };
+    // Each pass below is one more over the whole document: none starts
+    // past the call's deadline.
+    let timed_out = || Error::timed_out("checking the document");
+    if crate::tools::deadline::expired() {
+        return Err(timed_out());
+    }
+    match checked {
         Ok(()) => {
             let doc = Doc::new(&loaded.bytes);
             let root = doc.root().map_err(|e| loaded.syntax_error(e))?;
             let what = summary(&doc, root).map_err(|e| loaded.syntax_error(e))?;
+            if crate::tools::deadline::expired() {
+                return Err(timed_out());
+            }
             note_duplicates(&loaded, "valid JSON all the same")?;
             Ok(Validation {
                 format: loaded.format,
