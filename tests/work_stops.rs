@@ -525,3 +525,71 @@ fn a_closed_client_ends_the_work() {
         assert!(exited, "`{kind}` still running 5 s after its client closed");
     }
 }
+
+/// The library's side: a call runs under its token; a tool of one's own
+/// sees it (`CancelToken::current`); a cancelled token never starts a call;
+/// and a tool that ignores its deadline keeps its place in the pool until it
+/// really ends, so calls behind it are refused at their own deadline
+/// instead of piling up threads.
+#[test]
+fn the_dispatcher_bounds_its_tool_threads() {
+    use argmend::tools::Workspace;
+    use argmend::{CancelToken, Dispatcher, Tool, ToolError};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Sleeps `0` in all, looking at its token every 5 ms when `1` is set.
+    struct Slow(Duration, bool, Arc<AtomicUsize>);
+    impl Tool for Slow {
+        fn run(&self, _: &Workspace, _: &Value) -> Result<String, ToolError> {
+            self.2.fetch_add(1, Ordering::SeqCst);
+            let started = Instant::now();
+            while started.elapsed() < self.0 {
+                if self.1 && CancelToken::current().is_some_and(|t| t.is_expired()) {
+                    return Err("stopped".into());
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Ok("done".into())
+        }
+    }
+    let dir = TempDir::new();
+    let runs = Arc::new(AtomicUsize::new(0));
+    let dispatcher = Dispatcher::new(dir.workspace())
+        .with_tool(
+            "deaf",
+            Slow(Duration::from_millis(1500), false, Arc::clone(&runs)),
+        )
+        .with_tool(
+            "polite",
+            Slow(Duration::from_secs(60), true, Arc::clone(&runs)),
+        )
+        .time_limit(Duration::from_millis(200))
+        .max_running(1);
+    // A cancelled token: nothing runs.
+    let cancelled = CancelToken::new();
+    cancelled.cancel();
+    let result = dispatcher.run_with("polite", "{}", &cancelled);
+    assert!(result.output.contains("was cancelled"), "{}", result.output);
+    assert_eq!(runs.load(Ordering::SeqCst), 0);
+    // A tool that looks at its token stops with it, and is answered then.
+    let started = Instant::now();
+    let result = dispatcher.run("polite", "{}");
+    assert!(!result.ok, "{}", result.output);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // One that does not is answered past its deadline and keeps its place:
+    // the next call waits for it, and is refused at its own deadline.
+    let result = dispatcher.run("deaf", "{}");
+    assert!(
+        result.output.contains("ran out of time"),
+        "{}",
+        result.output
+    );
+    let result = dispatcher.run("polite", "{}");
+    assert!(
+        result.output.contains("before it started"),
+        "{}",
+        result.output
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 2);
+}

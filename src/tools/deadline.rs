@@ -123,6 +123,12 @@ impl CancelToken {
     pub fn is_expired(&self) -> bool {
         self.is_cancelled() || self.inner.deadline.is_some_and(|d| Instant::now() >= d)
     }
+
+    /// The token of the call running on this thread, for a [`Tool`](crate::Tool)
+    /// of your own with a long loop (`None` outside a dispatcher's call).
+    pub fn current() -> Option<CancelToken> {
+        TOKEN.with(|cell| cell.borrow().clone())
+    }
 }
 
 thread_local! {

@@ -20,7 +20,7 @@ mod located;
 mod lock;
 mod walk;
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -220,7 +220,9 @@ impl Workspace {
         if path.as_os_str().is_empty() {
             return Err(refuse(WorkspaceErrorKind::Empty));
         }
-        let mut parts: Vec<OsString> = Vec::new();
+        // Borrowed from `path`: an absolute path outside the root, however
+        // long, is refused without a copy of each of its names.
+        let mut parts: Vec<&OsStr> = Vec::new();
         let mut prefix: Option<PathBuf> = None;
         for component in path.components() {
             match component {
@@ -236,11 +238,11 @@ impl Workspace {
                         return Err(refuse(WorkspaceErrorKind::Escapes));
                     }
                 }
-                Component::Normal(part) => parts.push(part.to_owned()),
+                Component::Normal(part) => parts.push(part),
             }
         }
         let Some(prefix) = prefix else {
-            return Ok(parts);
+            return Ok(parts.into_iter().map(OsStr::to_owned).collect());
         };
         // An absolute path: inside the root as written, or through a linked
         // spelling of it (`/tmp/ws` for `/private/tmp/ws`).
@@ -249,7 +251,7 @@ impl Workspace {
         if let Ok(inside) = absolute.strip_prefix(&self.root) {
             return Ok(names(inside));
         }
-        enter_through_links(&prefix, parts, &self.root)
+        enter_through_links(&prefix, &parts, &self.root)
             .ok_or_else(|| refuse(WorkspaceErrorKind::Outside))
     }
 }
@@ -268,7 +270,7 @@ impl Workspace {
 /// takes (`PATH_MAX`) or past 40 links, so it costs at most a few thousand
 /// steps whatever the path's length. Only names are looked at here, never a
 /// file's content.
-fn enter_through_links(prefix: &Path, parts: Vec<OsString>, root: &Path) -> Option<Vec<OsString>> {
+fn enter_through_links(prefix: &Path, parts: &[&OsStr], root: &Path) -> Option<Vec<OsString>> {
     const PATH_MAX: usize = 4096;
     const MAX_LINKS: u32 = 40;
     let mut real = prefix.to_path_buf();
@@ -281,13 +283,13 @@ fn enter_through_links(prefix: &Path, parts: Vec<OsString>, root: &Path) -> Opti
         if let Ok(inside) = real.strip_prefix(root) {
             let mut out = names(inside);
             out.extend(from_links.into_iter().rev());
-            out.extend(parts.into_iter().skip(next));
+            out.extend(parts[next..].iter().map(|&part| part.to_owned()));
             return Some(out);
         }
         let name = match from_links.pop() {
             Some(name) => name,
             None => {
-                let name = parts.get(next)?.clone();
+                let name = (*parts.get(next)?).to_owned();
                 next += 1;
                 name
             }
@@ -389,6 +391,43 @@ impl Eq for Workspace {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 43, hole 2: an absolute path through a link to the root (as
+    /// `/tmp` is on macOS) is walked into the root one name at a time; one
+    /// that does not lead there is refused, at once however long it is.
+    #[cfg(unix)]
+    #[test]
+    fn absolute_paths_through_links_are_resolved_one_name_at_a_time() {
+        let base = std::env::temp_dir().join(format!("argmend-links-{}", std::process::id()));
+        let root = base.join("real/ws");
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::write(root.join("sub/a.txt"), "a").unwrap();
+        std::os::unix::fs::symlink(base.join("real"), base.join("alias")).unwrap();
+        std::os::unix::fs::symlink("real/./ws/sub", base.join("rel")).unwrap();
+        std::os::unix::fs::symlink("alias/ws/sub/..", base.join("up")).unwrap();
+        let workspace = Workspace::new(&root).unwrap();
+        let real = workspace.root().join("sub/a.txt");
+        for spelling in [
+            base.join("alias/ws/sub/a.txt"),
+            base.join("rel/a.txt"),
+            base.join("alias/../alias/ws/sub/new/b.txt"),
+            base.join("up/sub/a.txt"),
+        ] {
+            let resolved = workspace.resolve(&spelling);
+            assert!(resolved.is_ok(), "{spelling:?}: {resolved:?}");
+        }
+        for spelling in ["alias/ws/sub/a.txt", "rel/a.txt", "up/sub/a.txt"] {
+            assert_eq!(workspace.resolve(base.join(spelling)).unwrap(), real);
+        }
+        let outside = workspace.resolve(base.join("real/a.txt")).unwrap_err();
+        assert_eq!(outside.kind(), WorkspaceErrorKind::Outside);
+        let long = format!("{}/{}x", base.display(), "a/".repeat(500_000));
+        let started = std::time::Instant::now();
+        let error = workspace.resolve(&long).unwrap_err();
+        assert_eq!(error.kind(), WorkspaceErrorKind::Outside);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        let _ = std::fs::remove_dir_all(&base);
+    }
 
     #[test]
     fn protected_names_are_compared_as_file_systems_read_them() {
