@@ -258,8 +258,9 @@ impl Workspace {
 
 /// The names below `root` of the absolute path `prefix` + `parts` (no `..`
 /// among them), which is not inside `root` as written but may lead into it
-/// through links (`/tmp/ws/a` when the root is `/private/tmp/ws`): `None`
-/// when it does not.
+/// through links in its directories (`/tmp/ws/a` when the root is
+/// `/private/tmp/ws`): `None` when it does not. The path's last name is
+/// never followed: a link outside the root is not a way into it.
 ///
 /// Why one name at a time: each ancestor canonicalized in turn cost the
 /// path's length each, so a 0.5 MB path took 6.3 s and a 2 MB one froze a
@@ -288,8 +289,12 @@ fn enter_through_links(prefix: &Path, parts: &[&OsStr], root: &Path) -> Option<V
         }
         let name = match from_links.pop() {
             Some(name) => name,
+            // The path's own last name is an entry of a directory outside
+            // the root: never followed (writing it, or deleting it, would
+            // act on that directory), only the directories before it are.
+            None if next + 1 >= parts.len() => return None,
             None => {
-                let name = (*parts.get(next)?).to_owned();
+                let name = parts[next].to_owned();
                 next += 1;
                 name
             }
@@ -419,8 +424,10 @@ mod tests {
         for spelling in ["alias/ws/sub/a.txt", "rel/a.txt", "up/sub/a.txt"] {
             assert_eq!(workspace.resolve(base.join(spelling)).unwrap(), real);
         }
-        let outside = workspace.resolve(base.join("real/a.txt")).unwrap_err();
-        assert_eq!(outside.kind(), WorkspaceErrorKind::Outside);
+        for outside in ["real/a.txt", "rel", "alias"] {
+            let error = workspace.resolve(base.join(outside)).unwrap_err();
+            assert_eq!(error.kind(), WorkspaceErrorKind::Outside, "{outside}");
+        }
         let long = format!("{}/{}x", base.display(), "a/".repeat(500_000));
         let started = std::time::Instant::now();
         let error = workspace.resolve(&long).unwrap_err();
