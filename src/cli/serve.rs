@@ -49,8 +49,12 @@ could be read two ways and were read one (absent when there is no doubt).
 Every line gets exactly one answer: one that is not a request (not JSON, not
 UTF-8, over 64 MiB) gets an error with its id when it can be read, else
 \"id\": null. At most 2 to 4 calls run at once (one per core) and as many more
-wait; beyond that the server reads no more input until a call finishes. At
-the end of input the server finishes the calls in flight, then exits 0.")]
+wait; beyond that the server reads no more input until a call finishes. A
+call's --timeout-ms counts from when its line is read: one that waited past
+it is refused without starting, and one that runs past it is answered once
+its work has stopped. Ids come back exactly as sent. At the end of input the
+server finishes the calls in flight, then exits 0; if the client closes its
+end of stdout, the calls are cancelled.")]
 pub(crate) struct ServeArgs {
     #[command(flatten)]
     pub(crate) runtime: RuntimeArgs,
