@@ -264,13 +264,14 @@ impl Workspace {
 ///
 /// Why one name at a time: each ancestor canonicalized in turn cost the
 /// path's length each, so a 0.5 MB path took 6.3 s and a 2 MB one froze a
-/// server (issue 43, hole 2). Here the path is resolved from the top as the
-/// kernel would, one `lstat` per name (a link read when it is one), and the
-/// walk stops at the first place inside the root (the rest is walked
-/// beneath the root's handle) or once the place is longer than the kernel
-/// takes (`PATH_MAX`) or past 40 links, so it costs at most a few thousand
-/// steps whatever the path's length. Only names are looked at here, never a
-/// file's content.
+/// server (issue 43, hole 2). Here the ancestors are resolved from the top
+/// as `realpath` would, each from the one before, one `lstat` per name (a
+/// link read when it is one), and the longest one inside the root wins, as
+/// before (the rest is walked beneath the root's handle). A name that does
+/// not resolve, a place longer than `PATH_MAX` or more than 40 links end
+/// the resolution, since no longer ancestor resolves either, so it costs at
+/// most a few thousand steps whatever the path's length. Only names are
+/// looked at here, never a file's content.
 fn enter_through_links(prefix: &Path, parts: &[&OsStr], root: &Path) -> Option<Vec<OsString>> {
     const PATH_MAX: usize = 4096;
     const MAX_LINKS: u32 = 40;
@@ -280,40 +281,51 @@ fn enter_through_links(prefix: &Path, parts: &[&OsStr], root: &Path) -> Option<V
     let mut from_links: Vec<OsString> = Vec::new();
     let mut next = 0;
     let mut n_links = 0;
+    // The longest of the path's ancestors whose real place is inside the
+    // root: that place, and how many of the path's names it covers. Only
+    // ancestors: the path's own last name is an entry of a directory, and
+    // is never followed here (writing or deleting it acts on that entry).
+    let mut best: Option<(PathBuf, usize)> = None;
+    let last = parts.len().saturating_sub(1);
+    // The place is not a directory: it resolves, nothing longer does.
+    let mut at_end = false;
     loop {
-        if let Ok(inside) = real.strip_prefix(root) {
-            let mut out = names(inside);
-            out.extend(from_links.into_iter().rev());
-            out.extend(parts[next..].iter().map(|&part| part.to_owned()));
-            return Some(out);
+        if from_links.is_empty() {
+            if real.starts_with(root) {
+                best = Some((real.clone(), next));
+            }
+            if next >= last {
+                break;
+            }
+        }
+        if at_end {
+            break;
         }
         let name = match from_links.pop() {
             Some(name) => name,
-            // The path's own last name is an entry of a directory outside
-            // the root: never followed (writing it, or deleting it, would
-            // act on that directory), only the directories before it are.
-            None if next + 1 >= parts.len() => return None,
             None => {
-                let name = parts[next].to_owned();
                 next += 1;
-                name
+                parts[next - 1].to_owned()
             }
         };
         if name == ".." {
             real.pop();
             continue;
         }
+        // Past these, `realpath` fails, and so for every longer ancestor.
         if real.as_os_str().len() + 1 + name.len() > PATH_MAX {
-            return None;
+            break;
         }
         let here = real.join(&name);
-        let meta = std::fs::symlink_metadata(&here).ok()?;
+        let Ok(meta) = std::fs::symlink_metadata(&here) else {
+            break;
+        };
         if meta.file_type().is_symlink() {
             n_links += 1;
-            if n_links > MAX_LINKS {
-                return None;
-            }
-            let target = std::fs::read_link(&here).ok()?;
+            let target = std::fs::read_link(&here);
+            let (true, Ok(target)) = (n_links <= MAX_LINKS, target) else {
+                break;
+            };
             let mut pieces = Vec::new();
             for part in target.components() {
                 match part {
@@ -328,13 +340,15 @@ fn enter_through_links(prefix: &Path, parts: &[&OsStr], root: &Path) -> Option<V
                 }
             }
             from_links.extend(pieces.into_iter().rev());
-        } else if meta.is_dir() {
-            real = here;
         } else {
-            // A file, and not inside the root: nothing below it is either.
-            return None;
+            at_end = !meta.is_dir();
+            real = here;
         }
     }
+    let (place, covered) = best?;
+    let mut out = names(place.strip_prefix(root).ok()?);
+    out.extend(parts[covered..].iter().map(|&part| part.to_owned()));
+    Some(out)
 }
 
 /// The normal names of `path`.
