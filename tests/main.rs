@@ -44,3 +44,4 @@ mod structure; // issue 42: generated structural damage, per family
 mod support; // helpers shared by the modules above (a temp dir with a workspace)
 mod truncation; // real calls cut at every byte: a prefix of the truth (issue 11)
 mod values; // several top-level values: First, Lines, Array
+mod work_stops; // issue 43: work ends with its answer, nothing quadratic (CPU, VmHWM)

@@ -7,6 +7,7 @@ mod batch_jobs;
 mod batch_report;
 mod call;
 mod diff;
+mod gone;
 mod json;
 mod limits;
 #[cfg(feature = "mcp")]

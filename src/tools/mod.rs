@@ -19,6 +19,7 @@ pub(crate) mod near;
 mod unparsed;
 mod workspace;
 
+pub use self::deadline::CancelToken;
 pub(crate) use self::unparsed::Unparsed;
 pub(crate) use self::workspace::{Blame, Layout, Located, NodeKind, is_protected_name, not_a_file};
 pub use self::workspace::{PROTECTED_DIRS, Workspace, WorkspaceError, WorkspaceErrorKind};

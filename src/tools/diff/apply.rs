@@ -226,6 +226,10 @@ pub fn apply(
     if located.kind() == NodeKind::Dir {
         let mut by_place: HashMap<PathBuf, usize> = HashMap::new();
         for section in &sections {
+            // Each is a walk: a patch of 10,000 sections stops with its call.
+            if crate::tools::deadline::expired() {
+                return Err(Error::timed_out("locating the patch's files"));
+            }
             let Some(target) = section.target() else {
                 return Err(Error::argument(format!(
                     "the patch names no file, and `{}` is a directory: pass the file to patch \
@@ -265,6 +269,9 @@ pub fn apply(
     let _lock = workspace.lock(places);
     let mut jobs: Vec<Job> = Vec::new();
     for (located, group) in &files {
+        if crate::tools::deadline::expired() {
+            return Err(Error::timed_out("checking the patch's files"));
+        }
         jobs.push(plan(workspace, group, located)?);
     }
     super::layout::refuse_repositories(workspace, &jobs)?;

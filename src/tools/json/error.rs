@@ -184,6 +184,9 @@ impl Error {
 impl From<WorkspaceError> for Error {
     #[cold]
     fn from(error: WorkspaceError) -> Self {
+        if error.kind() == crate::tools::WorkspaceErrorKind::TimedOut {
+            return Error::timed_out("walking a path");
+        }
         Error::new(Repr::Workspace(error))
     }
 }

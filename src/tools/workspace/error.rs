@@ -63,6 +63,10 @@ pub enum WorkspaceErrorKind {
     /// a loop of links, a directory replaced by a link while it was walked.
     /// Only "not found" is not a refusal (a file about to be created).
     Unresolvable,
+    /// The call's time ran out (or it was cancelled) while the path was
+    /// walked, e.g. a link whose target climbs `..` 2,000 times in a tree
+    /// 3,000 levels deep; the tools answer it as their own "out of time".
+    TimedOut,
 }
 
 impl WorkspaceError {
@@ -179,6 +183,9 @@ impl fmt::Display for WorkspaceError {
                 f,
                 "`{path}` cannot be followed inside the workspace `{root}`"
             ),
+            (WorkspaceErrorKind::TimedOut, _) => {
+                write!(f, "out of time while `{path}` was walked")
+            }
         }
     }
 }

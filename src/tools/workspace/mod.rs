@@ -22,7 +22,7 @@ mod names;
 mod repo;
 mod walk;
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -161,6 +161,7 @@ impl Workspace {
                 refuse(WorkspaceErrorKind::DanglingLink, Detail::Dangling(target))
             }
             Stop::Io(error) => refuse(WorkspaceErrorKind::Unresolvable, Detail::Io(error)),
+            Stop::TimedOut => refuse(WorkspaceErrorKind::TimedOut, Detail::None),
         })?;
         if let Tail::Entry(_, meta) = &walked.tail
             && !meta.is_file()
@@ -261,6 +262,15 @@ impl Workspace {
         lock::Locks::acquire(&self.locks, paths)
     }
 
+    /// [`lock`](Self::lock), giving up (`None`) once `token` expires.
+    pub(crate) fn lock_until(
+        &self,
+        paths: Vec<PathBuf>,
+        token: &crate::tools::deadline::CancelToken,
+    ) -> Option<WriteLock> {
+        lock::Locks::acquire_until(&self.locks, paths, token)
+    }
+
     /// `path` as names below the root, `..` taken lexically (before any
     /// link is followed), or why it is refused.
     fn relative(&self, path: &Path) -> Result<Vec<OsString>, WorkspaceError> {
@@ -273,7 +283,9 @@ impl Workspace {
         if path.as_os_str().is_empty() {
             return Err(refuse(WorkspaceErrorKind::Empty));
         }
-        let mut parts: Vec<OsString> = Vec::new();
+        // Borrowed from `path`: an absolute path outside the root, however
+        // long, is refused without a copy of each of its names.
+        let mut parts: Vec<&OsStr> = Vec::new();
         let mut prefix: Option<PathBuf> = None;
         for component in path.components() {
             match component {
@@ -289,30 +301,117 @@ impl Workspace {
                         return Err(refuse(WorkspaceErrorKind::Escapes));
                     }
                 }
-                Component::Normal(part) => parts.push(part.to_owned()),
+                Component::Normal(part) => parts.push(part),
             }
         }
         let Some(prefix) = prefix else {
-            return Ok(parts);
+            return Ok(parts.into_iter().map(OsStr::to_owned).collect());
         };
         // An absolute path: inside the root as written, or through a linked
         // spelling of it (`/tmp/ws` for `/private/tmp/ws`).
-        let mut absolute = prefix;
+        let mut absolute = prefix.clone();
         absolute.extend(&parts);
         if let Ok(inside) = absolute.strip_prefix(&self.root) {
             return Ok(names(inside));
         }
-        for (n_up, ancestor) in absolute.ancestors().enumerate().skip(1) {
-            if let Ok(real) = ancestor.canonicalize()
-                && let Ok(inside) = real.strip_prefix(&self.root)
-            {
-                let mut out = names(inside);
-                out.extend(parts[parts.len() - n_up..].iter().cloned());
-                return Ok(out);
+        enter_through_links(&prefix, &parts, &self.root)
+            .ok_or_else(|| refuse(WorkspaceErrorKind::Outside))
+    }
+}
+
+/// The names below `root` of the absolute path `prefix` + `parts` (no `..`
+/// among them), which is not inside `root` as written but may lead into it
+/// through links in its directories (`/tmp/ws/a` when the root is
+/// `/private/tmp/ws`): `None` when it does not. The path's last name is
+/// never followed: a link outside the root is not a way into it.
+///
+/// Why one name at a time: each ancestor canonicalized in turn cost the
+/// path's length each, so a 0.5 MB path took 6.3 s and a 2 MB one froze a
+/// server (issue 43, hole 2). Here the ancestors are resolved from the top
+/// as `realpath` would, each from the one before, one `lstat` per name (a
+/// link read when it is one), and the longest one inside the root wins, as
+/// before (the rest is walked beneath the root's handle). A name that does
+/// not resolve, a place longer than `PATH_MAX` or more than 40 links end
+/// the resolution, since no longer ancestor resolves either, so it costs at
+/// most a few thousand steps whatever the path's length. Only names are
+/// looked at here, never a file's content.
+fn enter_through_links(prefix: &Path, parts: &[&OsStr], root: &Path) -> Option<Vec<OsString>> {
+    const PATH_MAX: usize = 4096;
+    const MAX_LINKS: u32 = 40;
+    let mut real = prefix.to_path_buf();
+    // The names still to take: those of links' targets on a stack (last
+    // first), then the path's own from `next`.
+    let mut from_links: Vec<OsString> = Vec::new();
+    let mut next = 0;
+    let mut n_links = 0;
+    // The longest of the path's ancestors whose real place is inside the
+    // root: that place, and how many of the path's names it covers. Only
+    // ancestors: the path's own last name is an entry of a directory, and
+    // is never followed here (writing or deleting it acts on that entry).
+    let mut best: Option<(PathBuf, usize)> = None;
+    let last = parts.len().saturating_sub(1);
+    // The place is not a directory: it resolves, nothing longer does.
+    let mut at_end = false;
+    loop {
+        if from_links.is_empty() {
+            if real.starts_with(root) {
+                best = Some((real.clone(), next));
+            }
+            if next >= last {
+                break;
             }
         }
-        Err(refuse(WorkspaceErrorKind::Outside))
+        if at_end {
+            break;
+        }
+        let name = match from_links.pop() {
+            Some(name) => name,
+            None => {
+                next += 1;
+                parts[next - 1].to_owned()
+            }
+        };
+        if name == ".." {
+            real.pop();
+            continue;
+        }
+        // Past these, `realpath` fails, and so for every longer ancestor.
+        if real.as_os_str().len() + 1 + name.len() > PATH_MAX {
+            break;
+        }
+        let here = real.join(&name);
+        let Ok(meta) = std::fs::symlink_metadata(&here) else {
+            break;
+        };
+        if meta.file_type().is_symlink() {
+            n_links += 1;
+            let target = std::fs::read_link(&here);
+            let (true, Ok(target)) = (n_links <= MAX_LINKS, target) else {
+                break;
+            };
+            let mut pieces = Vec::new();
+            for part in target.components() {
+                match part {
+                    Component::Prefix(_) | Component::RootDir => {
+                        real.clear();
+                        real.push(part.as_os_str());
+                        pieces.clear();
+                    }
+                    Component::CurDir => {}
+                    Component::ParentDir => pieces.push(OsString::from("..")),
+                    Component::Normal(piece) => pieces.push(piece.to_owned()),
+                }
+            }
+            from_links.extend(pieces.into_iter().rev());
+        } else {
+            at_end = !meta.is_dir();
+            real = here;
+        }
     }
+    let (place, covered) = best?;
+    let mut out = names(place.strip_prefix(root).ok()?);
+    out.extend(parts[covered..].iter().map(|&part| part.to_owned()));
+    Some(out)
 }
 
 /// The normal names of `path`.
@@ -352,6 +451,45 @@ impl Eq for Workspace {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 43, hole 2: an absolute path through a link to the root (as
+    /// `/tmp` is on macOS) is walked into the root one name at a time; one
+    /// that does not lead there is refused, at once however long it is.
+    #[cfg(unix)]
+    #[test]
+    fn absolute_paths_through_links_are_resolved_one_name_at_a_time() {
+        let base = std::env::temp_dir().join(format!("argmend-links-{}", std::process::id()));
+        let root = base.join("real/ws");
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::write(root.join("sub/a.txt"), "a").unwrap();
+        std::os::unix::fs::symlink(base.join("real"), base.join("alias")).unwrap();
+        std::os::unix::fs::symlink("real/./ws/sub", base.join("rel")).unwrap();
+        std::os::unix::fs::symlink("alias/ws/sub/..", base.join("up")).unwrap();
+        let workspace = Workspace::new(&root).unwrap();
+        let real = workspace.root().join("sub/a.txt");
+        for spelling in [
+            base.join("alias/ws/sub/a.txt"),
+            base.join("rel/a.txt"),
+            base.join("alias/../alias/ws/sub/new/b.txt"),
+            base.join("up/sub/a.txt"),
+        ] {
+            let resolved = workspace.resolve(&spelling);
+            assert!(resolved.is_ok(), "{spelling:?}: {resolved:?}");
+        }
+        for spelling in ["alias/ws/sub/a.txt", "rel/a.txt", "up/sub/a.txt"] {
+            assert_eq!(workspace.resolve(base.join(spelling)).unwrap(), real);
+        }
+        for outside in ["real/a.txt", "rel", "alias"] {
+            let error = workspace.resolve(base.join(outside)).unwrap_err();
+            assert_eq!(error.kind(), WorkspaceErrorKind::Outside, "{outside}");
+        }
+        let long = format!("{}/{}x", base.display(), "a/".repeat(500_000));
+        let started = std::time::Instant::now();
+        let error = workspace.resolve(&long).unwrap_err();
+        assert_eq!(error.kind(), WorkspaceErrorKind::Outside);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        let _ = std::fs::remove_dir_all(&base);
+    }
 
     #[test]
     fn protected_names_are_compared_as_file_systems_read_them() {
