@@ -300,7 +300,7 @@ fn values_modes() {
             }
             run(&args, input)
         };
-        assert_ok(&with("first"), r#"{"a": 1} "#);
+        assert_ok(&with("first"), r#"{"a": 1}"#);
         assert_ok(&with("lines"), "{\"a\": 1}\n{\"b\": 2}");
         assert_ok(&with("array"), r#"[{"a": 1}, {"b": 2}]"#);
     }
