@@ -120,9 +120,10 @@ fn run(command: &mut Command, what: &str) {
         output.status.success(),
         "{what} failed (if a package or chromium is missing: {MAKE_NODE_MODULES}):\n{stdout}\n{stderr}"
     );
-    // node --test's summary: "# tests N", "# pass N", "# fail 0", …
+    // node --test's summary: "# tests N", "# pass N", "# fail 0", …, for
+    // scripts/test's summary.
     for line in stdout.lines().filter(|line| line.starts_with("# ")) {
-        eprintln!("{what}: {line}");
+        crate::support::tell(&format!("{what}: {line}"));
     }
     // A test skipped for want of the shared folder: `ok 3 - name # SKIP
     // shared data missing: …` (TAP, at any depth of subtests).

@@ -60,7 +60,11 @@ fn python_package_tests_pass() {
         "pytest failed (if a module is missing from target/py-venv: {MAKE_THE_VENV}):\n{stdout}\n{}",
         String::from_utf8_lossy(&tests.stderr)
     );
-    eprintln!("{}", stdout.lines().last().unwrap_or_default());
+    // pytest's last line, `N passed, N skipped in Ts`, for scripts/test's summary.
+    crate::support::tell(&format!(
+        "pytest: {}",
+        stdout.lines().last().unwrap_or_default()
+    ));
     // `SKIPPED [N] file:line: shared data missing: PATH (WHAT)`: N tests
     // skipped at that place for that reason.
     for line in stdout.lines().filter(|line| line.starts_with("SKIPPED [")) {
