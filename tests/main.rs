@@ -31,6 +31,7 @@ mod properties; // proptest: the six guarantees
 mod python; // the Python package: pytest in target/py-venv (issue 12)
 mod quoted_code; // generated tool calls with unescaped quotes in code (issue 11)
 mod readme; // the guide's table of what is mended
+mod readme_crate; // issue 41: the README's Rust examples built as a user's crate
 mod real_calls; // issue 25: tool calls from real files
 mod real_failures; // issue 42: broken JSON models really wrote (../shared/real_failures)
 mod rng; // the seeded splitmix64 PRNG of the generated tests
