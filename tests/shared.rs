@@ -6,7 +6,7 @@
 //! A test that needs such a folder asks for it with [`dir`], naming what it
 //! holds:
 //!
-//! ```ignore
+//! ```text
 //! let Some(suites) = shared::dir("conformance", "jsonrepair's and json_repair's suites") else {
 //!     return; // skipped, and said so
 //! };
