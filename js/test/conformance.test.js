@@ -25,16 +25,20 @@ const skip =
   skipUnless(...SUITE) ||
   (!existsSync(ANSWERS) && !required() && `needs ${ANSWERS}, the Rust engine's answers: \`cargo test --test main js::\` writes them`);
 
-/** The Rust engine's answer on each case, one per line (written by tests/js.rs). */
+let read = null;
+
+/** The Rust engine's answer on each case, one per line (written by tests/js.rs), read once. */
 function answers() {
+  if (read) return read;
   need(...SUITE);
   if (!existsSync(ANSWERS)) {
     throw new Error(`${ANSWERS} is missing: \`cargo test --test main js::\` writes the Rust engine's answers on ${find(SUITE[0])} there`);
   }
-  return readFileSync(ANSWERS, "utf8")
+  read = readFileSync(ANSWERS, "utf8")
     .split("\n")
     .filter(Boolean)
     .map((line) => JSON.parse(line));
+  return read;
 }
 
 test("the answers cover jsonrepair's whole suite", { skip }, () => {
