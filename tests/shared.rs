@@ -23,7 +23,7 @@
 //!   fails the test instead, naming the folder.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// The start of the line a skipped test writes; `scripts/test` counts it.
 pub(crate) const SKIP_PREFIX: &str = "argmend: skipped";
@@ -36,10 +36,30 @@ pub(crate) const MISSING: &str = "shared data missing:";
 /// The shared folder: `$ARGMEND_SHARED`, or `../shared` beside the crate root.
 pub(crate) fn root() -> PathBuf {
     let crate_root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    match std::env::var_os("ARGMEND_SHARED") {
+    let path = match std::env::var_os("ARGMEND_SHARED") {
         Some(dir) if !dir.is_empty() => crate_root.join(dir),
         _ => crate_root.join("..").join("shared"),
+    };
+    lexical(&path)
+}
+
+/// `path` with its `.` and `..` steps taken by name (as Node's
+/// `path.resolve` and Python's `os.path.normpath` take them), so the Rust,
+/// Python and JavaScript tests name a missing folder alike.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            other => out.push(other),
+        }
     }
+    out
 }
 
 /// Whether a missing folder fails the test (`ARGMEND_REQUIRE_SHARED=1`).

@@ -30,7 +30,9 @@ MISSING = "shared data missing:"
 def root() -> Path:
     """The shared folder: ``$ARGMEND_SHARED``, or ``../shared`` beside the repository."""
     override = os.environ.get("ARGMEND_SHARED")
-    return REPO / override if override else REPO.parent / "shared"
+    # Normalised by name (as tests/shared.rs and js/test/shared.js do), so
+    # the three languages name a missing folder alike.
+    return Path(os.path.normpath(REPO / override if override else REPO.parent / "shared"))
 
 
 def required() -> bool:
