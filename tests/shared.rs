@@ -13,7 +13,7 @@
 //! ```
 //!
 //! - The folder is `<crate root>/../shared/<sub>`, or `$ARGMEND_SHARED/<sub>`
-//!   when `ARGMEND_SHARED` is set (relative to the crate root).
+//!   when `ARGMEND_SHARED` is set (absolute, or relative to the crate root).
 //! - When it is missing, the test returns early and one line goes to the
 //!   test binary's stderr, past libtest's capture, so a run always shows
 //!   it: `argmend: skipped 1 test: shared data missing: <path> (<what>) [<test>]`.
@@ -21,12 +21,17 @@
 //!   (`SKIP_PREFIX` is what it looks for).
 //! - With `ARGMEND_REQUIRE_SHARED=1` (`.ci/run` sets it) a missing folder
 //!   fails the test instead, naming the folder.
+//!
+//! Beside [`dir`], the one call a test needs: [`root`], the shared folder
+//! itself (for a test that writes a snapshot there, or hands the place to
+//! a child process), and [`skipped`], for a driver that runs another
+//! language's tests and passes their skips on.
 
 use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
 
 /// The start of the line a skipped test writes; `scripts/test` counts it.
-pub(crate) const SKIP_PREFIX: &str = "argmend: skipped";
+const SKIP_PREFIX: &str = "argmend: skipped";
 
 /// What every skip reason starts with, in the Rust, Python and JavaScript
 /// tests alike, so the drivers (`tests/python.rs`, `tests/js.rs`) can pass
@@ -63,7 +68,7 @@ fn lexical(path: &Path) -> PathBuf {
 }
 
 /// Whether a missing folder fails the test (`ARGMEND_REQUIRE_SHARED=1`).
-pub(crate) fn required() -> bool {
+fn required() -> bool {
     std::env::var("ARGMEND_REQUIRE_SHARED").is_ok_and(|value| value == "1")
 }
 
