@@ -348,11 +348,12 @@ def test_a_dropped_second_value_takes_the_whitespace_before_it():
 
 
 def test_the_package_has_a_version():
-    import tomllib
+    import re
     from pathlib import Path
 
-    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
-    assert argmend.__version__ == pyproject["project"]["version"]
+    # pyproject.toml's `version = "…"` (read by line: tomllib is 3.11+, the package 3.10+).
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    assert argmend.__version__ == re.search(r'^version = "([^"]+)"$', pyproject, re.M).group(1)
 
 
 def run_module(*args: str, stdin: bytes = b"") -> "subprocess.CompletedProcess[bytes]":
