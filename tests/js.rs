@@ -25,6 +25,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use argmend::Verdict;
 use serde_json::{Value, json};
@@ -83,8 +84,11 @@ fn write_answers(dir: &Path) -> PathBuf {
     let path = answers_path();
     if std::fs::read_to_string(&path).ok().as_deref() != Some(now.as_str()) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        // Written beside and renamed, so a reader never sees half a file.
-        let partial = path.with_extension(format!("jsonl.{}", std::process::id()));
+        // Written beside and renamed, so a reader never sees half a file;
+        // each writer under its own name, as two tests may write at once.
+        static WRITES: AtomicUsize = AtomicUsize::new(0);
+        let n = WRITES.fetch_add(1, Ordering::Relaxed);
+        let partial = path.with_extension(format!("jsonl.{}.{n}", std::process::id()));
         std::fs::write(&partial, &now).unwrap();
         std::fs::rename(&partial, &path).unwrap();
     }
