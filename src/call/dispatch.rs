@@ -530,8 +530,14 @@ impl Dispatcher {
                     kind: ToolFixKind::UnwrappedString,
                     offset: at("args"),
                 });
-                // The inner text's offsets are not the call's: like the fix,
-                // each doubt points at the `args` member that held the text.
+                // The repairs inside the text (a quoted key, a trailing
+                // comma…) are reported too. Its offsets are not the call's:
+                // like the fix, each repair and doubt points at the `args`
+                // member that held the text.
+                fixes.extend(outcome.fixes().iter().map(|fix| ToolFix {
+                    kind: ToolFixKind::Repair(fix.kind),
+                    offset: at("args"),
+                }));
                 doubts.extend(outcome.doubts().iter().map(|doubt| Doubt {
                     kind: doubt.kind,
                     offset: at("args"),
