@@ -59,6 +59,9 @@ impl Machine<'_> {
                 self.opts.depth_limit(),
             )));
         }
+        // A frame pushed at this height replaces any doubled one gone from it.
+        let height = self.stack.len();
+        self.doubled.retain(|d| *d < height);
         self.stack.push(frame);
         Ok(())
     }
@@ -81,11 +84,15 @@ impl Machine<'_> {
         self.hold = None;
         match token {
             Token::BraceOpen | Token::BracketOpen => {
-                let (frame, text, state) = if token == Token::BraceOpen {
+                let object = token == Token::BraceOpen || self.bracket_holds_object(len)?;
+                let (frame, text, state) = if object {
                     (Frame::Object, "{", State::Key)
                 } else {
                     (Frame::Array, "[", State::Value)
                 };
+                if object && token == Token::BracketOpen {
+                    self.fix(FixKind::ReplacedOpener, self.i);
+                }
                 self.push_frame(frame)?;
                 self.emit(text);
                 self.i += len;
@@ -125,6 +132,9 @@ impl Machine<'_> {
     /// Close the innermost container, which `token` (a closer) closes or,
     /// when it belongs to an outer container, closes early.
     pub(super) fn close(&mut self, token: Token, len: usize) -> Step {
+        if self.needs_run_plan(token, len) && self.close_by_plan(len)? {
+            return Ok(());
+        }
         let Some(depth) = self.stack.iter().rposition(|f| f.is_closed_by(token)) else {
             // No open container takes it: a stray closer, dropped (`[{"a":1}}, 2]`
             // keeps its second element).
@@ -262,6 +272,7 @@ impl Machine<'_> {
                 self.i += len;
                 Ok(())
             }
+            _ if top == Some(Frame::Array) && self.element_opener(token)? => Ok(()),
             _ => self.begin_value(token, len),
         }
     }
@@ -280,6 +291,7 @@ impl Machine<'_> {
                 Ok(())
             }
             Token::BraceClose | Token::BracketClose | Token::ParenClose => self.close(token, len),
+            Token::BraceOpen if self.reopened(len)? => Ok(()),
             Token::BraceOpen | Token::BracketOpen => {
                 // Cannot be a key: the object ends here.
                 self.drop_pending_comma(FixKind::RemovedComma);
@@ -300,6 +312,7 @@ impl Machine<'_> {
                 Ok(())
             }
             Token::Backslash => self.backslash(Role::Key),
+            Token::Word if self.prose_line()? => Ok(()),
             _ => self.bare_string(Role::Key),
         }
     }
@@ -400,6 +413,7 @@ impl Machine<'_> {
             }
             Token::BraceClose | Token::BracketClose | Token::ParenClose => self.close(token, len),
             Token::Ellipsis => self.drop_ellipsis(len),
+            Token::BraceOpen if top == Frame::Object && self.reopened(len)? => Ok(()),
             Token::BraceOpen | Token::BracketOpen if top == Frame::Object => {
                 // Cannot be a key: the object ends here (`[{"i":1{"i":2}]`).
                 self.stack.pop();

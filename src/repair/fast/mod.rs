@@ -35,13 +35,15 @@ mod view;
 
 pub(super) use self::edit::{LaneEdit, With};
 use self::follow::{
-    Follow, after_value, drop_trailing_comma, follow_value, pop_frame, string_ends, take_comma,
+    Follow, after_value, drop_trailing_comma, follow_value, pop_frame, run_reads_plainly,
+    string_ends, take_comma,
 };
 use self::lenient::value_body;
 pub(super) use self::lenient::{comment_at, ends_line};
 pub(super) use self::view::{Lane, Scratch};
 use super::fix::FixKind;
 use super::frame::{Frame, State};
+use super::judge;
 use super::strict::{scan_literal, scan_number, scan_value_prefix, token_ends};
 use crate::lex;
 
@@ -274,6 +276,9 @@ impl Lane<'_> {
                 // `Machine::doubt_repeated_key`).
                 State::Key if wary => break,
                 State::Value => match b {
+                    // A `[` that a key and its colon follow is the
+                    // machine's (`Machine::bracket_holds_object`).
+                    b'[' if judge::key_first(&src[q + 1..], self.eof) != Some(false) => break,
                     b'{' | b'[' if self.stack.len() < depth_limit => {
                         let frame = if b == b'{' {
                             Frame::Object
@@ -288,6 +293,7 @@ impl Lane<'_> {
                     }
                     b']' if top == Some(Frame::Array)
                         && !machine_comma
+                        && run_reads_plainly(src, q, self.stack, self.eof) == Some(true)
                         && drop_trailing_comma(&mut self.scratch.edits, pending, &mut growth) =>
                     {
                         top = pop_frame(self.stack, &mut self.scratch.undo, &mut low);
@@ -393,6 +399,7 @@ impl Lane<'_> {
                         after_key!();
                     }
                     b'}' if !machine_comma
+                        && run_reads_plainly(src, q, self.stack, self.eof) == Some(true)
                         && drop_trailing_comma(&mut self.scratch.edits, pending, &mut growth) =>
                     {
                         top = pop_frame(self.stack, &mut self.scratch.undo, &mut low);
@@ -430,7 +437,11 @@ impl Lane<'_> {
                             State::Value
                         };
                     }
-                    (b'}', Some(Frame::Object)) | (b']', Some(Frame::Array)) => {
+                    // A run of closers is the machine's unless it reads as
+                    // written, with what follows (see `run_reads_plainly`).
+                    (b'}', Some(Frame::Object)) | (b']', Some(Frame::Array))
+                        if run_reads_plainly(src, q, self.stack, self.eof) == Some(true) =>
+                    {
                         top = pop_frame(self.stack, &mut self.scratch.undo, &mut low);
                         p = q + 1;
                         state = after_value(top);
