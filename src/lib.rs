@@ -136,6 +136,8 @@ pub use crate::repair::{
     Doubt, DoubtKind, Fix, FixKind, Hints, Options, Outcome, Repairer, Retain, Snapshot, Values,
     Verdict, repair, repair_with, repair_with_hints,
 };
+#[cfg(feature = "tools")]
+pub use crate::tools::deadline::CancelToken;
 
 /// The README's examples run as doc tests.
 #[cfg(all(doctest, feature = "tools"))]

@@ -300,7 +300,7 @@ fn values_modes() {
             }
             run(&args, input)
         };
-        assert_ok(&with("first"), r#"{"a": 1} "#);
+        assert_ok(&with("first"), r#"{"a": 1}"#);
         assert_ok(&with("lines"), "{\"a\": 1}\n{\"b\": 2}");
         assert_ok(&with("array"), r#"[{"a": 1}, {"b": 2}]"#);
     }
@@ -823,4 +823,35 @@ fn an_empty_input_fails_with_a_schema_as_without_one() {
         &run(&["repair", "--batch"], lines.as_bytes()),
         &[not_json, not_json, call, call].concat(),
     );
+}
+
+/// On a terminal the repaired text ends its line, so the prompt does not
+/// start after it (issue 41); on a pipe the output is the JSON alone.
+#[test]
+fn repair_ends_its_line_on_a_terminal_only() {
+    let read_file = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/read_file.txt");
+    for args in [
+        vec!["repair", EXAMPLE],
+        vec!["repair", "--stream", EXAMPLE],
+        vec!["repair", "--tool", "read_file", read_file],
+    ] {
+        let piped = Command::new(BIN).args(&args).output().unwrap();
+        assert!(piped.status.success(), "{args:?}");
+        assert_ne!(piped.stdout.last(), Some(&b'\n'), "{args:?} on a pipe");
+        // util-linux's `script` runs the command on a pseudo-terminal (which
+        // writes each `\n` as `\r\n`).
+        let line = format!("{BIN} {}", args.join(" "));
+        let terminal = Command::new("script")
+            .args(["-qec", &line, "/dev/null"])
+            .stdin(Stdio::null())
+            .output()
+            .expect("util-linux's `script` runs a command on a terminal");
+        assert!(terminal.status.success(), "{args:?}: {terminal:?}");
+        let shown = String::from_utf8(terminal.stdout)
+            .unwrap()
+            .replace("\r\n", "\n");
+        let mut expected = String::from_utf8(piped.stdout).unwrap();
+        expected.push('\n');
+        assert_eq!(shown, expected, "{args:?} on a terminal");
+    }
 }

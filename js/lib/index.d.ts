@@ -102,8 +102,14 @@ export interface Normalized {
   /** The arguments as a value (`null` with `not_json`). */
   args: unknown;
   verdict: Verdict;
-  /** Which strategy the arguments needed: `strict_parse`, `single_quotes`, `plain_value`, … */
-  strategy: string | null;
+  /**
+   * Which strategy the arguments needed, 1 to 7 as the CLI and the Python
+   * package report it (1: valid JSON … 6: a plain value or command line);
+   * `null` with `not_json`.
+   */
+  strategy: number | null;
+  /** The same strategy by name: `strict_parse`, `single_quotes`, `plain_value`, … */
+  strategyName: string | null;
   /** Every change, syntax repairs and tool-level ones (`wrapped_value`, `coerced_string`, …). */
   fixes: Fix[];
   doubts: Doubt[];
@@ -140,7 +146,9 @@ export interface CallEnd {
   /** The same, as JSON text (the raw arguments when they are not JSON). */
   text: string;
   verdict: Verdict;
-  strategy: string | null;
+  /** 1 to 7, as in {@link Normalized.strategy}. */
+  strategy: number | null;
+  strategyName: string | null;
   /**
    * Whether the arguments arrived whole: JSON, nothing closed because the
    * input ended, and (through an adapter) the stream said the call ended.

@@ -977,7 +977,7 @@ async function main() {
   } catch (error) {
     banner(
       `Could not load the recorded streams (streams.json): ${escape(String(error?.message ?? error))}. ` +
-        "Write it with <code>node playground/build-streams.mjs</code> in <code>js/</code>.",
+        "It ships with the package; in a checkout of the repository, write it with <code>node playground/build-streams.mjs</code> in <code>js/</code>.",
     );
   }
   const hash = decodeURIComponent(location.hash.slice(1));

@@ -26,7 +26,8 @@ fn normalized_json(normalized: &Normalized, map: &Utf16Map) -> String {
     json!({
         "text": normalized.text(),
         "verdict": normalized.verdict().name(),
-        "strategy": normalized.strategy().map(|strategy| strategy.name()),
+        "strategy": normalized.strategy().map(|strategy| strategy.number()),
+        "strategyName": normalized.strategy().map(|strategy| strategy.name()),
         "fixes": normalized.fixes().iter().map(|fix| tool_fix_json(fix, map)).collect::<Vec<_>>(),
         "doubts": normalized.doubts().iter().map(|doubt| doubt_json(doubt, map)).collect::<Vec<_>>(),
         "violations": violations,
@@ -37,7 +38,8 @@ fn normalized_json(normalized: &Normalized, map: &Utf16Map) -> String {
 
 /// Normalize one call's raw arguments with the tool's name and options
 /// (`schema`, `tools`, `dropUnknownKeys`, limits). Returns JSON:
-/// `{text, verdict, strategy, fixes, doubts, violations, reason}`.
+/// `{text, verdict, strategy, strategyName, fixes, doubts, violations,
+/// reason}`; `strategy` is the number (1 to 7) the CLI and Python report.
 #[wasm_bindgen]
 pub fn normalize_tool_args(tool: &str, raw: &str, options: &str) -> Result<String, JsValue> {
     let options = options::tool(options)?;
@@ -53,7 +55,8 @@ fn call_end_json(end: &CallEnd, map: &Utf16Map) -> Value {
         "args": end.args,
         "text": end.text,
         "verdict": end.verdict.name(),
-        "strategy": end.strategy.map(|strategy| strategy.name()),
+        "strategy": end.strategy.map(|strategy| strategy.number()),
+        "strategyName": end.strategy.map(|strategy| strategy.name()),
         "complete": end.complete,
         "cut": end.cut,
         "reason": end.reason,
@@ -154,7 +157,9 @@ macro_rules! each {
 }
 
 /// Events as JSON: `ClientEvent::to_json`, with a `call_done` event's
-/// `text`, `strategy`, `reason` and full doubts added from its end.
+/// `text`, `strategy`, `reason` and full doubts added from its end, and its
+/// `cut` always there (`null` for a call that arrived whole, as `finish()`
+/// gives it; `to_json` leaves it out).
 fn events_json(events: Vec<ClientEvent>) -> String {
     let events: Vec<Value> = events
         .iter()
@@ -164,7 +169,16 @@ fn events_json(events: Vec<ClientEvent>) -> String {
                 // Offsets into the call's raw arguments, in bytes: an SDK
                 // event carries its text as JSON, not as the string a UI shows.
                 let full = call_end_json(end, &Utf16Map::bytes());
-                for key in ["text", "strategy", "reason", "doubts", "fixes", "events"] {
+                for key in [
+                    "text",
+                    "strategy",
+                    "strategyName",
+                    "reason",
+                    "doubts",
+                    "fixes",
+                    "events",
+                    "cut",
+                ] {
                     json[key] = full[key].clone();
                 }
             }

@@ -30,6 +30,9 @@ times faster (``python/bench.py``). Beside them, argmend's own API:
 - :mod:`argmend.pydantic_ai` has ``RepairToolArguments``, a pydantic-ai
   capability.
 
+``python -m argmend [FILE]`` repairs a file from the shell, as
+``argmend repair`` does; ``argmend.__version__`` is the package's version.
+
 >>> import argmend
 >>> argmend.repair_json("{'a': 1, 'b': [1, 2,]}")
 '{"a": 1, "b": [1, 2]}'
@@ -48,6 +51,7 @@ from ._argmend import (
     Tool,
     ToolCallStream,
     Violation,
+    __version__,
     from_file,
     load,
     loads,
@@ -59,6 +63,7 @@ from ._argmend import (
 )
 
 __all__ = [
+    "__version__",
     "ArgsUpdate",
     "CallEnd",
     "Doubt",

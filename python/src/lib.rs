@@ -368,6 +368,8 @@ fn json_scalar(item: &Bound<'_, PyAny>, what: &str) -> PyResult<serde_json::Valu
 /// Streaming repair of broken JSON in LLM tool-call arguments.
 #[pymodule]
 fn _argmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The package's version (python/Cargo.toml, the same as pyproject.toml's).
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("Error", m.py().get_type::<Error>())?;
     m.add_function(wrap_pyfunction!(repair, m)?)?;
     m.add_function(wrap_pyfunction!(normalize_tool_args, m)?)?;

@@ -17,13 +17,19 @@
 //! once (a semaphore, [`Server::pool`]), and the gate in front of rmcp
 //! ([`mcp_gate`]) lets at most as many more wait and reads no more input
 //! while its answers are not taken.
+//!
+//! Each call runs under the [`CancelToken`] the gate gave its request (its
+//! deadline, the client's cancel, the client gone), and is answered when its
+//! work has stopped: the dispatcher waits for the tool's thread, and
+//! `repair` looks at the token between chunks. So a call's worker and its id
+//! are never taken by work that is still running.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use argmend::{Dispatcher, ToolResult};
+use argmend::{CancelToken, Dispatcher, ToolResult};
 use clap::Args;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -89,8 +95,10 @@ pub(crate) fn main(args: &McpArgs) -> ExitCode {
         Ok(runtime) => runtime,
         Err(error) => return fail(&format!("cannot start the async runtime: {error}")),
     };
+    let session = CancelToken::new();
+    super::gone::watch_stdout(&session);
     let served = runtime.block_on(async move {
-        let (pipes, flushed) = mcp_gate::start();
+        let (pipes, flushed, window) = mcp_gate::start(session, caps.time_limit);
         let transport = AsyncRwTransport::new_server(pipes.server_in, pipes.server_out)
             .with_max_line_length(limits::MAX_LINE + 2);
         let pool = Arc::new(Semaphore::new(limits::workers()));
@@ -98,6 +106,7 @@ pub(crate) fn main(args: &McpArgs) -> ExitCode {
             dispatcher,
             caps,
             pool,
+            window,
         }
         .serve(transport)
         .await
@@ -133,6 +142,15 @@ struct Server {
     /// blocking pool alone, 200 pipelined `get`s on a 19 MB file ran 200 at
     /// once and peaked at 3 GB.
     pool: Arc<Semaphore>,
+    /// The requests in flight, each with its token.
+    window: Arc<mcp_gate::Window>,
+}
+
+/// Ready once `token` has expired (polled: a token has no wake-up).
+async fn expired(token: &CancelToken) {
+    while !token.is_expired() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 impl ServerHandler for Server {
@@ -168,52 +186,48 @@ impl ServerHandler for Server {
                 None,
             ));
         }
-        // Wait for a worker; a call the client cancels meanwhile leaves the
-        // queue at once (rmcp drops its answer).
-        let worker = tokio::select! {
-            worker = Arc::clone(&self.pool).acquire_owned() => worker.ok(),
-            () = context.ct.cancelled() => {
-                return Err(McpError::internal_error("the call was cancelled", None));
-            }
-        };
-        let arguments = request.arguments.unwrap_or_default();
-        let dispatcher = Arc::clone(&self.dispatcher);
-        let caps = self.caps;
-        let is_repair = name == "repair";
-        let call = move || {
-            let _worker = worker;
-            match name.as_str() {
-                // Called by their MCP names, so every message says `json`/`diff`.
-                "json" => envelope_call(&dispatcher, "json", arguments),
-                "diff" => envelope_call(&dispatcher, "diff", arguments),
-                _ => repair_call(arguments, caps, Instant::now() + caps.time_limit),
-            }
-        };
-        // Tools read files and diff them: keep them off the protocol's thread.
-        // The answer comes at the time limit at the latest: the dispatcher
-        // bounds `json` and `diff` itself (this limit is a backstop), and this
-        // one answers `repair`. The worker stays taken until the work stops:
-        // the dispatcher returns at its limit (the tool's thread then stops at
-        // its deadline checks), and `repair` checks its deadline between
-        // chunks of the text.
-        let limit = if is_repair {
-            caps.time_limit
-        } else {
-            caps.time_limit * 2 + Duration::from_secs(1)
-        };
-        let task = tokio::task::spawn_blocking(call);
-        let Ok(joined) = tokio::time::timeout(limit, task).await else {
+        // The gate made the token when it read the request; a request it
+        // did not see (none) still gets the time limit.
+        let token = self
+            .window
+            .token(&context.id)
+            .unwrap_or_else(|| CancelToken::with_deadline(Instant::now() + self.caps.time_limit));
+        let timed_out = |caps: Caps| {
             let message = caps.timeout_message();
-            if is_repair {
-                return Ok(refused(message).into());
+            if name == "repair" {
+                return refused(message);
             }
             let mut answer = CallToolResult::error(vec![ContentBlock::text(message.clone())]);
             answer.structured_content = Some(
                 json!({"ok": false, "output": message, "repairs": {"fixes": [], "strategy": null}}),
             );
-            return Ok(answer.into());
+            answer
         };
-        match joined {
+        // Wait for a worker; a call that expires meanwhile (its deadline,
+        // the client's cancel) leaves the queue without starting (the gate
+        // drops the answer of a cancelled one).
+        let worker = tokio::select! {
+            worker = Arc::clone(&self.pool).acquire_owned() => worker.ok(),
+            () = expired(&token) => return Ok(timed_out(self.caps).into()),
+        };
+        let arguments = request.arguments.unwrap_or_default();
+        let dispatcher = Arc::clone(&self.dispatcher);
+        let caps = self.caps;
+        let call = move || {
+            let _worker = worker;
+            match name.as_str() {
+                // Called by their MCP names, so every message says `json`/`diff`.
+                "json" => envelope_call(&dispatcher, "json", arguments, &token),
+                "diff" => envelope_call(&dispatcher, "diff", arguments, &token),
+                _ => repair_call(arguments, caps, &token),
+            }
+        };
+        // Tools read files and diff them: keep them off the protocol's thread.
+        // The answer comes when the work has stopped, soon after the token
+        // expires: the dispatcher waits for the tool's thread to see it, and
+        // `repair` checks it between chunks of the text. So the worker, and
+        // the request's id, are free only once nothing runs for them.
+        match tokio::task::spawn_blocking(call).await {
             Ok(result) => Ok(result.into()),
             Err(error) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
                 "the call failed unexpectedly: {error}"
@@ -340,8 +354,13 @@ fn repair_schema() -> Value {
 
 /// `json` or `diff`: the arguments are the envelope; the dispatcher
 /// normalizes it (and mends an `args` given as a string) before the tool runs.
-fn envelope_call(dispatcher: &Dispatcher, tool: &str, arguments: JsonObject) -> CallToolResult {
-    let result = dispatcher.run_value(tool, &Value::Object(arguments));
+fn envelope_call(
+    dispatcher: &Dispatcher,
+    tool: &str,
+    arguments: JsonObject,
+    token: &CancelToken,
+) -> CallToolResult {
+    let result = dispatcher.run_value_with(tool, &Value::Object(arguments), token);
     tool_result(result)
 }
 

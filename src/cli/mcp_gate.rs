@@ -24,11 +24,23 @@
 //! that sends faster than calls finish, and on one that does not read its
 //! answers, as `serve` does. A request whose id is already in the window is
 //! refused with that id (rmcp would answer only one of the two).
+//!
+//! Why the gate keeps cancels to itself (issue 43, hole 10): rmcp freed a
+//! cancelled request's id at once, while its work ran on; a request that
+//! reused the id then got the cancelled call's answer. Now each request in
+//! the window holds the [`CancelToken`] its call runs under (its deadline
+//! counted from when the line was read); `notifications/cancelled` trips
+//! that token and is not forwarded, so rmcp answers the call as usual once
+//! its work has stopped, and the gate drops that answer (a cancelled
+//! request gets none, as MCP says) and only then frees the id. A client
+//! whose stdout is gone cancels the session's token, and every call with it.
 
 use std::collections::HashMap;
 use std::io;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
+use argmend::CancelToken;
 use rmcp::model::RequestId;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, DuplexStream};
@@ -57,20 +69,33 @@ struct Outgoing {
 }
 
 /// The requests forwarded to rmcp and not yet answered on stdout, each
-/// holding a place of the window.
-struct Window {
+/// holding a place of the window and the token its call runs under.
+pub(crate) struct Window {
     places: Arc<Semaphore>,
     size: u32,
-    open: Mutex<HashMap<RequestId, OwnedSemaphorePermit>>,
+    open: Mutex<HashMap<RequestId, Entry>>,
+    /// Cancelled when the client has gone: every call's token is its child.
+    session: CancelToken,
+    time_limit: Duration,
+}
+
+/// One request in the window.
+struct Entry {
+    _place: OwnedSemaphorePermit,
+    token: CancelToken,
+    /// The client cancelled it: its answer is dropped, not written.
+    cancelled: bool,
 }
 
 impl Window {
-    fn new(places: usize) -> Self {
+    fn new(places: usize, session: CancelToken, time_limit: Duration) -> Self {
         let size = u32::try_from(places).unwrap_or(u32::MAX).max(1);
         Window {
             places: Arc::new(Semaphore::new(size as usize)),
             size,
             open: Mutex::new(HashMap::new()),
+            session,
+            time_limit,
         }
     }
 
@@ -78,15 +103,37 @@ impl Window {
         self.lock().contains_key(id)
     }
 
+    /// The token the call `id` runs under (`None`: not a request in the
+    /// window, which the gate never lets happen).
+    pub(crate) fn token(&self, id: &RequestId) -> Option<CancelToken> {
+        self.lock().get(id).map(|entry| entry.token.clone())
+    }
+
     /// Wait for a place for `id` (this is where the gate stops reading);
     /// `false` once stdout is closed (nobody reads answers any more).
-    async fn enter(&self, id: RequestId) -> bool {
+    /// `read`: when its line was read, where its time limit starts.
+    async fn enter(&self, id: RequestId, read: Instant) -> bool {
+        let token = self.session.child(read.checked_add(self.time_limit));
         match Arc::clone(&self.places).acquire_owned().await {
             Ok(place) => {
-                self.lock().insert(id, place);
+                let entry = Entry {
+                    _place: place,
+                    token,
+                    cancelled: false,
+                };
+                self.lock().insert(id, entry);
                 true
             }
             Err(_) => false,
+        }
+    }
+
+    /// The client cancelled `id`: its work stops at its next check, and
+    /// its answer will be dropped. Its place and id are kept until then.
+    fn cancel(&self, id: &RequestId) {
+        if let Some(entry) = self.lock().get_mut(id) {
+            entry.cancelled = true;
+            entry.token.cancel();
         }
     }
 
@@ -98,29 +145,42 @@ impl Window {
         let _ = self.places.acquire_many(self.size).await;
     }
 
-    /// stdout is closed: no answer will be written, nothing waits for one.
+    /// stdout is closed: no answer will be written, nothing waits for one,
+    /// and every call stops.
     fn close(&self) {
+        self.session.cancel();
         self.places.close();
     }
 
-    /// Give `id`'s place back (nothing if it holds none).
-    fn leave(&self, id: &RequestId) {
-        let place = self.lock().remove(id);
-        drop(place);
+    /// `id` is answered: give its place back (nothing if it holds none);
+    /// `true` when the client cancelled it, and the answer is to be dropped.
+    fn leave(&self, id: &RequestId) -> bool {
+        let entry = self.lock().remove(id);
+        entry.is_some_and(|entry| entry.cancelled)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, OwnedSemaphorePermit>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, Entry>> {
         self.open.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
-/// Start the gate on stdin and stdout; returns rmcp's ends of the pipes and
-/// a task that ends once everything rmcp wrote has reached stdout.
-pub(crate) fn start() -> (Pipes, tokio::task::JoinHandle<()>) {
+/// Start the gate on stdin and stdout; returns rmcp's ends of the pipes, a
+/// task that ends once everything rmcp wrote has reached stdout, and the
+/// window (where each call's token is). Each call gets `time_limit` from
+/// when its line is read, and is cancelled with `session`.
+pub(crate) fn start(
+    session: CancelToken,
+    time_limit: Duration,
+) -> (Pipes, tokio::task::JoinHandle<()>, Arc<Window>) {
     let (gate_in, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, gate_out) = tokio::io::duplex(1 << 16);
     let (lines, mut outbox) = mpsc::channel::<Outgoing>(OUTBOX);
-    let window = Arc::new(Window::new(limits::workers() + limits::queue()));
+    let window = Arc::new(Window::new(
+        limits::workers() + limits::queue(),
+        session,
+        time_limit,
+    ));
+    let handed = Arc::clone(&window);
     // One writer owns stdout: rmcp's lines and the gate's answers queue here.
     let settled = Arc::clone(&window);
     let writer = tokio::spawn(async move {
@@ -129,8 +189,11 @@ pub(crate) fn start() -> (Pipes, tokio::task::JoinHandle<()>) {
             // The place is given back as the answer goes out, not after: a
             // client that reads it and reuses its id at once must find the
             // id free. The line in hand is the one more the window allows.
-            if let Some(id) = answers {
-                settled.leave(&id);
+            if let Some(id) = answers
+                && settled.leave(&id)
+            {
+                // Cancelled: MCP says a cancelled request gets no answer.
+                continue;
             }
             if stdout.write_all(&line).await.is_err() || stdout.flush().await.is_err() {
                 settled.close();
@@ -168,6 +231,7 @@ pub(crate) fn start() -> (Pipes, tokio::task::JoinHandle<()>) {
             server_out,
         },
         done,
+        handed,
     )
 }
 
@@ -198,7 +262,16 @@ async fn pass(
             window.drain().await;
             return server.shutdown().await;
         }
+        let read = Instant::now();
         match check(&line) {
+            Verdict::Forward {
+                request: None,
+                cancels: Some(id),
+            } => {
+                // Kept from rmcp, which would free the id while the work
+                // runs on (see the module's doc).
+                window.cancel(&id);
+            }
             Verdict::Forward { request, cancels } => {
                 if let Some(id) = request {
                     if window.holds(&id) {
@@ -210,7 +283,7 @@ async fn pass(
                         answer(out, id.into_json_value(), -32600, &message).await;
                         continue;
                     }
-                    if !window.enter(id).await {
+                    if !window.enter(id, read).await {
                         return server.shutdown().await;
                     }
                 }
@@ -219,9 +292,8 @@ async fn pass(
                     server.write_all(b"\n").await?;
                 }
                 server.flush().await?;
-                // rmcp drops the answer of a request the client cancelled.
                 if let Some(id) = cancels {
-                    window.leave(&id);
+                    window.cancel(&id);
                 }
             }
             Verdict::Refuse(id, code, message) => answer(out, id, code, &message).await,

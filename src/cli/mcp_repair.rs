@@ -1,19 +1,21 @@
 //! The MCP `repair` tool: mend a JSON text, with the tool name (and a
 //! schema) optional, within the server's output cap and time limit.
 //!
-//! Why it checks its own deadline: `json` and `diff` run through the
-//! dispatcher, which sets the request's deadline on the tool's thread;
-//! `repair` calls the engine directly. Answering "out of time" does not stop
-//! a thread, and a worker of the server's pool stays taken until the work
-//! really ends, so the text is fed to the engine a chunk at a time and the
-//! clock is read between chunks: the work stops within one chunk (1 MiB,
-//! a few milliseconds) of its deadline. What the engine does at the end of
+//! Why it checks its own token: `json` and `diff` run through the
+//! dispatcher, which sets the request's token on the tool's thread;
+//! `repair` calls the engine directly. A worker of the server's pool stays
+//! taken until the work really ends, and the call is answered then, so the
+//! text is fed to the engine a chunk at a time and the token (its deadline,
+//! the client's cancel) is read between chunks: the work stops within one
+//! chunk (1 MiB, a few milliseconds) of it. What the engine does at the end of
 //! input (closing what is open, the tool-level rules) is one pass over what
 //! it has, bounded by the line limit, and is not cut.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use argmend::{Options, Repairer, SchemaMode, ToolMap, ToolOptions, ToolRepairer, Verdict, repair};
+use argmend::{
+    CancelToken, Options, Repairer, SchemaMode, ToolMap, ToolOptions, ToolRepairer, Verdict, repair,
+};
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use serde_json::{Map, Value, json};
 
@@ -49,11 +51,11 @@ pub(crate) fn refused(message: String) -> CallToolResult {
 }
 
 /// `repair`: mend `text` (with `tool` and `schema`, as its arguments),
-/// giving up once `deadline` has passed.
+/// giving up once `token` has expired.
 pub(crate) fn repair_call(
     mut arguments: JsonObject,
     caps: Caps,
-    deadline: Instant,
+    token: &CancelToken,
 ) -> CallToolResult {
     let text = match take_text(&mut arguments) {
         Ok(text) => text,
@@ -84,7 +86,7 @@ pub(crate) fn repair_call(
     if tool.is_none() && schema.is_none() {
         let mut repairer = Repairer::new(Options::default());
         for chunk in text.as_bytes().chunks(CHUNK) {
-            if Instant::now() >= deadline {
+            if token.is_expired() {
                 return out_of_time();
             }
             if repairer.feed(chunk).is_err() {
@@ -125,7 +127,7 @@ pub(crate) fn repair_call(
     }
     let mut repairer = ToolRepairer::new(tool.as_deref().unwrap_or(""), options);
     for chunk in text.as_bytes().chunks(CHUNK) {
-        if Instant::now() >= deadline {
+        if token.is_expired() {
             return out_of_time();
         }
         repairer.feed(chunk);
@@ -215,6 +217,7 @@ fn repaired(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     fn arguments(value: Value) -> JsonObject {
         match value {
@@ -232,21 +235,21 @@ mod tests {
             time_limit: Duration::from_millis(5),
         };
         let text = format!("[{}]", vec!["{a: 'x',}"; 1000].join(","));
-        let past = Instant::now();
+        let past = CancelToken::with_deadline(Instant::now());
         for with_tool in [false, true] {
             let mut call = json!({"text": text});
             if with_tool {
                 call["tool"] = json!("write_file");
             }
-            let late = repair_call(arguments(call.clone()), caps, past);
+            let late = repair_call(arguments(call.clone()), caps, &past);
             assert_eq!(late.is_error, Some(true));
             let reason = &late.structured_content.as_ref().unwrap()["reason"];
             assert!(
                 reason.as_str().unwrap().contains("--timeout-ms of 5 ms"),
                 "{reason}"
             );
-            let soon = Instant::now() + Duration::from_secs(60);
-            let done = repair_call(arguments(call), caps, soon);
+            let soon = CancelToken::with_deadline(Instant::now() + Duration::from_secs(60));
+            let done = repair_call(arguments(call), caps, &soon);
             assert_eq!(done.is_error, Some(false), "{done:?}");
         }
     }

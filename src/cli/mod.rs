@@ -7,6 +7,7 @@ mod batch_jobs;
 mod batch_report;
 mod call;
 mod diff;
+mod gone;
 mod json;
 mod limits;
 #[cfg(feature = "mcp")]
@@ -19,6 +20,7 @@ mod mcp_gate;
 mod mcp_repair;
 mod quotes;
 mod serve;
+mod terminal;
 mod tool;
 mod tool_command;
 
@@ -131,7 +133,7 @@ fn run(args: &RepairArgs) -> Result<ExitCode, Failure> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let mut out = stdout.lock();
+    let mut out = terminal::Output::new(stdout.lock());
     let result = if args.stream {
         stream(input, &mut out, options, &name, args.fixes)?
     } else {
@@ -153,6 +155,7 @@ fn run(args: &RepairArgs) -> Result<ExitCode, Failure> {
             return Ok(ExitCode::from(EXIT_NOT_JSON));
         }
     };
+    out.end_line().map_err(|e| output_error(e, "stdout"))?;
     if args.fixes {
         write_fixes(&fixes)?;
         write_doubts(&doubts)?;

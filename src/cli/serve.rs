@@ -7,18 +7,32 @@
 //! `WORKERS` calls run and `WORKERS` more wait; past that the reader stops
 //! reading stdin until a worker is free (back-pressure on the client), so
 //! memory stays within a bound set by the worker count, not by the client.
+//!
+//! Why each request gets a token when it is read (issue 43): its deadline
+//! counts from then, so a call that waited in the queue past it is refused
+//! without starting, and the token is a child of the session's, which
+//! [`gone`](super::gone) cancels when the client has gone, so nothing runs
+//! for nobody. The tool's thread ends with its token; the dispatcher
+//! answers once it has.
+//!
+//! Why ids stay raw JSON text: an id comes back exactly as it was sent. A
+//! parsed number made `123456789012345678901234567890` come back as
+//! `1.2345678901234568e+29` and `1e400` as `null`.
 
+use std::collections::HashMap;
 use std::io::{self, BufRead, Read, Write};
 use std::process::ExitCode;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
+use std::time::{Duration, Instant};
 
-use argmend::Dispatcher;
+use argmend::{CancelToken, Dispatcher};
 use clap::Args;
-use serde_json::{Value, json};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
-use super::call::{RuntimeArgs, find_id, repairs_json};
+use super::call::{RuntimeArgs, repairs_json};
 use super::limits::{self, MAX_LINE as MAX_REQUEST};
 
 /// Options of `argmend serve`.
@@ -35,8 +49,12 @@ could be read two ways and were read one (absent when there is no doubt).
 Every line gets exactly one answer: one that is not a request (not JSON, not
 UTF-8, over 64 MiB) gets an error with its id when it can be read, else
 \"id\": null. At most 2 to 4 calls run at once (one per core) and as many more
-wait; beyond that the server reads no more input until a call finishes. At
-the end of input the server finishes the calls in flight, then exits 0.")]
+wait; beyond that the server reads no more input until a call finishes. A
+call's --timeout-ms counts from when its line is read: one that waited past
+it is refused without starting, and one that runs past it is answered once
+its work has stopped. Ids come back exactly as sent. At the end of input the
+server finishes the calls in flight, then exits 0; if the client closes its
+end of stdout, the calls are cancelled.")]
 pub(crate) struct ServeArgs {
     #[command(flatten)]
     pub(crate) runtime: RuntimeArgs,
@@ -44,9 +62,19 @@ pub(crate) struct ServeArgs {
 
 /// One request ready to run.
 struct Job {
-    id: Value,
+    /// The id's JSON text as sent (`null` when there was none).
+    id: String,
     tool: String,
-    args: Value,
+    /// The arguments: a string's content, or the JSON text of anything else.
+    args: String,
+    token: CancelToken,
+}
+
+/// What every answer goes through: stdout, and the session's token, which a
+/// failed write cancels (the client has gone).
+struct Out {
+    stdout: Mutex<io::Stdout>,
+    session: CancelToken,
 }
 
 /// Run `argmend serve`.
@@ -63,7 +91,13 @@ pub(crate) fn main(args: &ServeArgs) -> ExitCode {
         "argmend serve: workspace {}",
         dispatcher.workspace().root().display()
     );
-    let out = Arc::new(Mutex::new(io::stdout()));
+    let session = CancelToken::new();
+    super::gone::watch_stdout(&session);
+    let out = Arc::new(Out {
+        stdout: Mutex::new(io::stdout()),
+        session,
+    });
+    let time_limit = Duration::from_millis(args.runtime.timeout_ms);
     let n_workers = limits::workers();
     let (send, receive) = sync_channel::<Job>(limits::queue());
     let receive = Arc::new(Mutex::new(receive));
@@ -84,7 +118,7 @@ pub(crate) fn main(args: &ServeArgs) -> ExitCode {
         let _ = writeln!(io::stderr().lock(), "argmend: cannot start a worker thread");
         return ExitCode::from(2);
     }
-    read_requests(io::stdin().lock(), &send, &out);
+    read_requests(io::stdin().lock(), &send, &out, time_limit);
     drop(send);
     for worker in pool {
         let _ = worker.join();
@@ -94,7 +128,7 @@ pub(crate) fn main(args: &ServeArgs) -> ExitCode {
 
 /// Read request lines until the end of input, answering the bad ones at
 /// once and queueing the rest (blocking while the queue is full).
-fn read_requests(mut input: impl BufRead, send: &SyncSender<Job>, out: &Mutex<io::Stdout>) {
+fn read_requests(mut input: impl BufRead, send: &SyncSender<Job>, out: &Out, time_limit: Duration) {
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -112,7 +146,7 @@ fn read_requests(mut input: impl BufRead, send: &SyncSender<Job>, out: &Mutex<io
         if line.len() > MAX_REQUEST && line.last() != Some(&b'\n') {
             // Too long: answer it from its start, then skip to its end
             // without holding it.
-            let id = find_id(&line[..line.len().min(4096)]);
+            let id = find_id_text(&line[..line.len().min(4096)]);
             line.clear();
             if skip_line(&mut input).is_err() {
                 return;
@@ -120,7 +154,7 @@ fn read_requests(mut input: impl BufRead, send: &SyncSender<Job>, out: &Mutex<io
             respond(
                 out,
                 &error(
-                    id,
+                    &id,
                     &format!(
                         "the request is over {} MiB, the most one line may hold; send a file's path \
                  (`file`) instead of its text",
@@ -133,11 +167,11 @@ fn read_requests(mut input: impl BufRead, send: &SyncSender<Job>, out: &Mutex<io
         let text = match std::str::from_utf8(&line) {
             Ok(text) => text,
             Err(bad) => {
-                let id = find_id(&line);
+                let id = find_id_text(&line);
                 respond(
                     out,
                     &error(
-                        id,
+                        &id,
                         &format!(
                             "the request is not valid UTF-8 (at byte {}); send UTF-8 JSON",
                             bad.valid_up_to()
@@ -150,13 +184,16 @@ fn read_requests(mut input: impl BufRead, send: &SyncSender<Job>, out: &Mutex<io
         if text.trim().is_empty() {
             continue;
         }
-        match parse_request(text) {
+        // The call's time counts from here: a request that waits in the
+        // queue past its limit is refused without starting.
+        let token = out.session.child(Instant::now().checked_add(time_limit));
+        match parse_request(text, token) {
             Ok(job) => {
                 if send.send(job).is_err() {
                     return;
                 }
             }
-            Err((id, message)) => respond(out, &error(id, &message)),
+            Err((id, message)) => respond(out, &error(&id, &message)),
         }
     }
 }
@@ -182,69 +219,144 @@ fn skip_line(input: &mut impl BufRead) -> io::Result<()> {
 }
 
 /// A worker: run queued calls until the queue closes.
-fn work(dispatcher: &Dispatcher, out: &Mutex<io::Stdout>, receive: &Mutex<Receiver<Job>>) {
+fn work(dispatcher: &Dispatcher, out: &Out, receive: &Mutex<Receiver<Job>>) {
     loop {
         let job = receive
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .recv();
-        let Ok(Job { id, tool, args }) = job else {
+        let Ok(Job {
+            id,
+            tool,
+            args,
+            token,
+        }) = job
+        else {
             return;
         };
-        let result = dispatcher.run_value(&tool, &args);
+        // An expired token is answered without running (the dispatcher
+        // checks it before anything else).
+        let result = dispatcher.run_with(&tool, &args, &token);
         let repairs = repairs_json(
             result.strategy.map(|s| s.number()),
             &result.fixes,
             &result.doubts,
         );
-        let response = if result.ok {
-            json!({"id": id, "ok": true, "output": result.output, "repairs": repairs})
-        } else {
-            json!({"id": id, "ok": false, "error": result.output, "repairs": repairs})
-        };
-        respond(out, &response);
+        let mut fields = Map::new();
+        fields.insert("ok".to_owned(), Value::Bool(result.ok));
+        let key = if result.ok { "output" } else { "error" };
+        fields.insert(key.to_owned(), Value::String(result.output));
+        fields.insert("repairs".to_owned(), repairs);
+        respond(out, &answer(&id, fields));
     }
 }
 
-fn error(id: Value, message: &str) -> Value {
-    json!({"id": id, "ok": false, "error": message})
+fn error(id: &str, message: &str) -> String {
+    let mut fields = Map::new();
+    fields.insert("ok".to_owned(), Value::Bool(false));
+    fields.insert("error".to_owned(), Value::String(message.to_owned()));
+    answer(id, fields)
 }
 
-/// The id, tool and arguments of a request line; on error, the id (when
-/// one could be read) and the message.
-fn parse_request(line: &str) -> Result<Job, (Value, String)> {
-    let value: Value = serde_json::from_str(line).map_err(|error| {
+/// One answer line: `fields` and the id's own text, keys in sorted order
+/// (as a `serde_json` object prints them).
+fn answer(id: &str, fields: Map<String, Value>) -> String {
+    let mut line = String::from("{");
+    let mut id_written = false;
+    for (key, value) in &fields {
+        if !id_written && key.as_str() > "id" {
+            line.push_str("\"id\":");
+            line.push_str(id);
+            line.push(',');
+            id_written = true;
+        }
+        line.push_str(&Value::from(key.as_str()).to_string());
+        line.push(':');
+        line.push_str(&value.to_string());
+        line.push(',');
+    }
+    if !id_written {
+        line.push_str("\"id\":");
+        line.push_str(id);
+        line.push(',');
+    }
+    line.pop();
+    line.push('}');
+    line
+}
+
+/// The id of a line that is not a request, as the text it was sent in, when
+/// it can be read at all (the repair engine reads broken JSON, so
+/// `{"id": 7, "tool": ` still has one); `null` otherwise.
+fn find_id_text(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let outcome = argmend::repair(text.as_bytes());
+    let members: Option<HashMap<String, Box<RawValue>>> = serde_json::from_str(outcome.text()).ok();
+    members
+        .and_then(|mut members| members.remove("id"))
+        .map(|id| id.get().to_owned())
+        .filter(|id| id.starts_with(|c: char| c == '"' || c == '-' || c.is_ascii_digit()))
+        .unwrap_or_else(|| "null".to_owned())
+}
+
+/// The id, tool and arguments of a request line; on error, the id's text
+/// (`null` when none could be read) and the message.
+fn parse_request(line: &str, token: CancelToken) -> Result<Job, (String, String)> {
+    let not_json = |error: serde_json::Error| {
         (
-            find_id(line.as_bytes()),
+            find_id_text(line.as_bytes()),
             format!(
                 "the request is not JSON ({error}); send {{\"id\": …, \"tool\": \"@json\", \
                  \"args\": …}}"
             ),
         )
-    })?;
-    let Value::Object(mut request) = value else {
+    };
+    let whole: &RawValue = serde_json::from_str(line).map_err(not_json)?;
+    let members: Option<HashMap<String, Box<RawValue>>> = whole
+        .get()
+        .starts_with('{')
+        .then(|| serde_json::from_str(whole.get()).ok())
+        .flatten();
+    let Some(mut request) = members else {
         return Err((
-            Value::Null,
+            "null".to_owned(),
             "the request must be an object {\"id\": …, \"tool\": …, \"args\": …}".to_owned(),
         ));
     };
-    let id = request.remove("id").unwrap_or(Value::Null);
-    let Some(Value::String(tool)) = request.remove("tool") else {
+    let id = request
+        .remove("id")
+        .map_or_else(|| "null".to_owned(), |id| id.get().to_owned());
+    let tool = request
+        .remove("tool")
+        .and_then(|tool| serde_json::from_str::<String>(tool.get()).ok());
+    let Some(tool) = tool else {
         return Err((
             id,
             "the request needs \"tool\": a tool name such as \"@json\"".to_owned(),
         ));
     };
-    let args = request
-        .remove("args")
-        .unwrap_or(Value::String(String::new()));
-    Ok(Job { id, tool, args })
+    let args = match request.remove("args") {
+        None => String::new(),
+        Some(args) if args.get().starts_with('"') => {
+            serde_json::from_str::<String>(args.get()).map_err(not_json)?
+        }
+        Some(args) => args.get().to_owned(),
+    };
+    Ok(Job {
+        id,
+        tool,
+        args,
+        token,
+    })
 }
 
-/// Write one response line; a closed stdout is ignored (the client left).
-fn respond(out: &Mutex<io::Stdout>, response: &Value) {
-    let out = out.lock().unwrap_or_else(PoisonError::into_inner);
-    let mut out = out.lock();
-    let _ = writeln!(out, "{response}");
-    let _ = out.flush();
+/// Write one response line. A closed stdout means the client has gone:
+/// the session's token is cancelled, so the calls in flight and queued end.
+fn respond(out: &Out, response: &str) {
+    let stdout = out.stdout.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut stdout = stdout.lock();
+    let written = writeln!(stdout, "{response}").and_then(|()| stdout.flush());
+    if written.is_err() {
+        out.session.cancel();
+    }
 }

@@ -390,7 +390,9 @@ pub(super) fn run(
         report(&format!("not JSON: {reason}"));
         return Ok(ExitCode::from(EXIT_NOT_JSON));
     }
-    write_out(&mut io::stdout().lock(), normalized.text())?;
+    let mut out = super::terminal::Output::new(io::stdout().lock());
+    write_out(&mut out, normalized.text())?;
+    out.end_line().map_err(|e| output_error(e, "stdout"))?;
     if args.fixes {
         let mut err = BufWriter::new(io::stderr().lock());
         for fix in normalized.fixes() {

@@ -197,7 +197,14 @@ impl Machine<'_> {
                 self.fix(FixKind::RemovedTrailingText, self.i);
                 // Words after the value are prose; a second value (`{…}
                 // {…}`, `"a" "b"`, `1, 2`) is not, and the layout stays.
-                self.in_prose |= !grammar::starts_solid_value(token);
+                let second_value = grammar::starts_solid_value(token);
+                self.in_prose |= !second_value;
+                if second_value {
+                    // The whitespace before a dropped second value goes
+                    // with it: it was held after the mark (never
+                    // committed) until what follows the value was known.
+                    self.truncate_out(self.mark.max(self.committed));
+                }
                 self.state = State::Ignore;
                 self.i += len;
                 if let Token::Quote(_) = token {

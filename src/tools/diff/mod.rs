@@ -12,8 +12,9 @@
 //! the first 8,000 bytes) are refused, not dumped; files are at most 4 MB.
 //!
 //! [`diff_dirs`] lists the files added, removed and changed between two trees
-//! (names only; `.git`, `node_modules` and `vendor` skipped; an optional
-//! glob). [`diff_json`] compares two JSON documents by path.
+//! (names only; version-control metadata, repositories, `node_modules` and
+//! `vendor` skipped; an optional glob). [`diff_json`] compares two JSON
+//! documents by path.
 //!
 //! ## Strict apply
 //!
@@ -69,6 +70,7 @@ mod hunks;
 mod json;
 mod layout;
 mod patch;
+mod tree;
 mod unified;
 mod write;
 
@@ -272,7 +274,7 @@ fn patch_file(workspace: &Workspace, patch: &str) -> Result<Option<Vec<u8>>, Err
     if name.is_empty() || name.contains('\n') || name.contains("@@") {
         return Ok(None);
     }
-    match workspace.locate(Path::new(name)) {
+    match workspace.locate_for_read(Path::new(name)) {
         Ok(located) if located.kind() == NodeKind::File => {
             unified::read_located(&located, name).map(Some)
         }
