@@ -199,6 +199,39 @@ pub(super) fn is_sentence(text: &[u8]) -> bool {
 /// or more of them; a line that begins with a bare key and its colon
 /// (`name: John`) only when it reads as a sentence (`Note: the values below
 /// are estimates.`).
+/// Where a bare word where a key belongs could start a line of prose: the
+/// length of the line (to its line break), `Some(None)` when it surely is
+/// no prose (a quote or a bracket on it, or a bare key and a value that is
+/// no word: `temp: 21`), `None` while the line has not ended within `max`.
+pub(super) fn prose_line_end(rest: &[u8], max: usize) -> Option<Option<usize>> {
+    // A bare key, its colon and a value that is no word: a member.
+    let word = rest
+        .iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'-')))
+        .unwrap_or(rest.len());
+    let mut k = word;
+    while rest.get(k).is_some_and(|b| matches!(b, b' ' | b'\t')) {
+        k += 1;
+    }
+    if rest.get(k) == Some(&b':') {
+        k += 1;
+        while rest.get(k).is_some_and(|b| matches!(b, b' ' | b'\t')) {
+            k += 1;
+        }
+        if rest.get(k).is_some_and(|b| !b.is_ascii_alphabetic()) {
+            return Some(None);
+        }
+    }
+    for (k, &b) in rest.iter().enumerate().take(max) {
+        match b {
+            b'\n' => return Some(Some(k)),
+            b'"' | b'{' | b'[' | b'}' | b']' => return Some(None),
+            _ => {}
+        }
+    }
+    if rest.len() >= max { Some(None) } else { None }
+}
+
 pub(super) fn is_prose_line(line: &[u8]) -> bool {
     if line
         .iter()

@@ -44,7 +44,9 @@ impl Machine<'_> {
         // the machine reads them (see `structure.rs`).
         let height = self.stack.len();
         self.doubled.retain(|d| *d < height);
-        if !self.doubled.is_empty() {
+        if !self.doubled.is_empty() || self.open_hold.is_some() {
+            // (And the first token after the top-level bracket is the
+            // machine's: it may undo the bracket, `Machine::open_hold`.)
             return;
         }
         if self.long_token.is_some_and(|t| t.at == self.i) {

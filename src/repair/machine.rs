@@ -172,7 +172,7 @@ pub(super) struct Machine<'a> {
     /// (`{```json`) would remove: where the output may be committed up to
     /// (before the whitespace that precedes the bracket), and where the
     /// bracket is.
-    pub(super) open_hold: Option<(usize, usize)>,
+    pub(super) open_hold: Option<(usize, usize, usize)>,
     /// A value found inside prose (see [`Held`]).
     pub(super) tentative: Option<Held>,
     /// The lenient forms the document's own structure has used so far
@@ -543,7 +543,7 @@ impl<'a> Machine<'a> {
         }
         for held in [
             self.key_hold.map(|k| k.out),
-            self.open_hold.map(|(commit_to, _)| commit_to),
+            self.open_hold.map(|(commit_to, _, _)| commit_to),
             self.tentative.map(|t| t.out),
         ]
         .into_iter()

@@ -84,15 +84,11 @@ impl Machine<'_> {
         self.hold = None;
         match token {
             Token::BraceOpen | Token::BracketOpen => {
-                let object = token == Token::BraceOpen || self.bracket_holds_object(len)?;
-                let (frame, text, state) = if object {
+                let (frame, text, state) = if token == Token::BraceOpen {
                     (Frame::Object, "{", State::Key)
                 } else {
                     (Frame::Array, "[", State::Value)
                 };
-                if object && token == Token::BracketOpen {
-                    self.fix(FixKind::ReplacedOpener, self.i);
-                }
                 self.push_frame(frame)?;
                 self.emit(text);
                 self.i += len;
@@ -233,10 +229,16 @@ impl Machine<'_> {
 
     pub(super) fn on_value(&mut self, token: Token, len: usize) -> Step {
         self.wait_after_ellipsis(token, len)?;
-        if let Some(hold) = self.open_hold.take()
-            && token == Token::Fence
-        {
-            return self.fence_after_bracket(hold, len);
+        if let Some(hold) = self.open_hold.take() {
+            if token == Token::Fence {
+                return self.fence_after_bracket(hold, len);
+            }
+            if matches!(token, Token::Quote(_)) && self.stack.as_slice() == [Frame::Array] {
+                // The top-level `[` stays provisional through a first string
+                // element: a colon after it makes the `[` an object's `{`
+                // (`Machine::array_was_object`).
+                self.open_hold = Some(hold);
+            }
         }
         let top = self.stack.last().copied();
         let in_object = top == Some(Frame::Object);
@@ -371,6 +373,11 @@ impl Machine<'_> {
 
     pub(super) fn on_after(&mut self, token: Token, len: usize) -> Step {
         self.wait_after_ellipsis(token, len)?;
+        if let Some(hold) = self.open_hold.take()
+            && token == Token::Colon
+        {
+            return self.array_was_object(hold);
+        }
         if token == Token::Plus && self.hold.is_some() {
             return self.begin_concat(len);
         }

@@ -11,7 +11,7 @@ use super::judge::{
     How, Opener, Planned, Repeat, Run, RunOp, RunPlan, key_first, plan_run, repeated_members,
     row_opener,
 };
-use super::machine::{Halt, Machine};
+use super::machine::{Halt, Machine, Step};
 use super::options::Values;
 use super::shape::{Shape, open_members, open_shapes};
 use crate::lex::Token;
@@ -262,15 +262,20 @@ impl Machine<'_> {
         }
     }
 
-    /// A `[` that a key and its colon follow opens an object
-    /// (`[ "bbox": [1, 2], "errors": [] }`): read it as `{`. `len` is the
-    /// bracket's length.
-    pub(super) fn bracket_holds_object(&self, len: usize) -> Result<bool, Halt> {
-        let after = &self.rest_window()[len.min(self.rest_window().len())..];
-        match key_first(after, self.eof) {
-            Some(found) => Ok(found),
-            None => Err(Halt::Need),
-        }
+    /// A colon after the first element of the top-level array, a string,
+    /// while its `[` is still held (`[ "bbox": [1, 2], "errors": [] }`):
+    /// the `[` opened an object, and the string was its first key. `hold`
+    /// is the held bracket's place (see `Machine::open_hold`).
+    pub(super) fn array_was_object(&mut self, hold: (usize, usize, usize)) -> Step {
+        let (_, at, input) = hold;
+        self.forget_context(at);
+        self.out.remove(at);
+        self.out.insert_str(at, "{");
+        self.fix(FixKind::ReplacedOpener, input);
+        self.stack[0] = Frame::Object;
+        self.hold = None;
+        self.state = State::Colon;
+        Ok(())
     }
 }
 
@@ -345,12 +350,11 @@ impl Machine<'_> {
             return Ok(false);
         }
         let rest = self.rest();
-        let Some(end) = rest.iter().take(MAX_PROSE_LINE).position(|&b| b == b'\n') else {
-            return if rest.len() < MAX_PROSE_LINE && !self.eof {
-                Err(Halt::Need)
-            } else {
-                Ok(false)
-            };
+        let end = match grammar::prose_line_end(rest, MAX_PROSE_LINE) {
+            Some(Some(end)) => end,
+            Some(None) => return Ok(false),
+            None if self.eof => return Ok(false),
+            None => return Err(Halt::Need),
         };
         if !grammar::is_prose_line(&rest[..end]) {
             return Ok(false);

@@ -18,7 +18,7 @@ impl Machine<'_> {
                 // bracket, so it stays provisional until the next token.
                 // (The whitespace before it is held too, so that what is
                 // committed does not depend on where a chunk ended.)
-                let hold = (self.mark, self.out_len());
+                let hold = (self.mark, self.out_len(), self.i);
                 self.begin_value(token, len)?;
                 if self.stack.len() == 1 {
                     self.open_hold = Some(hold);
@@ -264,7 +264,11 @@ impl Machine<'_> {
 
     /// A fence right after the top-level opening bracket (`{```json`):
     /// the bracket and the fence go, and the value starts after the tag.
-    pub(super) fn fence_after_bracket(&mut self, (mark, at): (usize, usize), len: usize) -> Step {
+    pub(super) fn fence_after_bracket(
+        &mut self,
+        (mark, at, _): (usize, usize, usize),
+        len: usize,
+    ) -> Step {
         self.truncate_out(at);
         // The whitespace before the bracket is trailing again.
         self.mark = mark;

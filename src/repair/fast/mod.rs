@@ -43,7 +43,6 @@ pub(super) use self::lenient::{comment_at, ends_line};
 pub(super) use self::view::{Lane, Scratch};
 use super::fix::FixKind;
 use super::frame::{Frame, State};
-use super::judge;
 use super::strict::{scan_literal, scan_number, scan_value_prefix, token_ends};
 use crate::lex;
 
@@ -276,9 +275,6 @@ impl Lane<'_> {
                 // `Machine::doubt_repeated_key`).
                 State::Key if wary => break,
                 State::Value => match b {
-                    // A `[` that a key and its colon follow is the
-                    // machine's (`Machine::bracket_holds_object`).
-                    b'[' if judge::key_first(&src[q + 1..], self.eof) != Some(false) => break,
                     b'{' | b'[' if self.stack.len() < depth_limit => {
                         let frame = if b == b'{' {
                             Frame::Object

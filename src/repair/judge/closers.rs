@@ -18,8 +18,9 @@
 use smallvec::SmallVec;
 
 use super::cursor::{Cursor, Scan, Short};
-use super::fit::{Fit, fit_after_value, within};
+use super::fit::{Fit, fit_after_value};
 use super::subject::MAX_KEY;
+use crate::lex::Closer;
 use crate::repair::frame::{Frame, LOOKAHEAD};
 use crate::repair::grammar::Faults;
 use crate::repair::hints::{Hints, KeyHint};
@@ -233,7 +234,7 @@ fn readings(run: &Run<'_>, end: usize) -> Scan<SmallVec<[Reading; 8]>> {
         let frames = &run.frames[..run.frames.len() - k];
         let mut c = cursor.at(end);
         let fit = fit_after_value(&mut c, frames)?;
-        let mut grade = grade(within(fit, run.style | Faults::NO_SEPARATOR), fit, frames);
+        let mut grade = grade(run.style, fit, frames);
         let mut opener = false;
         if let Fit::Element { at, .. } = fit
             && keyed(cursor.at(at))?
@@ -444,15 +445,19 @@ fn plan(run: &Run<'_>, mut shapes: impl FnMut(usize) -> Option<Shape>) -> Scan<O
 
 /// How well `fit` (and `styled`, the same as the document's style reads it)
 /// continues `frames`.
-pub(super) fn grade(styled: Fit, fit: Fit, frames: &[Frame]) -> Grade {
-    match (styled, fit) {
-        (_, Fit::Misfit) => Grade::Bad,
-        (_, Fit::Eof) => Grade::Good,
-        // Written in forms the document's own structure does not use
-        // (`}, note: …` after quoted keys): more likely prose than a member.
-        (Fit::Misfit, _) => Grade::Weak,
-        (_, Fit::Key(key)) if key.sep || key.newline => Grade::Good,
-        (_, Fit::Element { sep: true, .. }) if !frames.is_empty() => Grade::Good,
+pub(super) fn grade(style: Faults, fit: Fit, frames: &[Frame]) -> Grade {
+    match fit {
+        Fit::Misfit => Grade::Bad,
+        Fit::Eof => Grade::Good,
+        // A bare key where the document's keys are quoted (`}, note: …`):
+        // more likely prose than a member.
+        Fit::Key(key)
+            if key.faults.contains(Faults::KEY_BARE) && !style.contains(Faults::KEY_BARE) =>
+        {
+            Grade::Weak
+        }
+        Fit::Key(key) if key.sep || key.newline => Grade::Good,
+        Fit::Element { sep: true, .. } if !frames.is_empty() => Grade::Good,
         _ => Grade::Weak,
     }
 }
@@ -573,12 +578,13 @@ pub(super) fn keyed(c: Cursor<'_>) -> Scan<bool> {
             None | Some(b'\n') => return Ok(false),
             Some(b'\\') => k += 2,
             Some(_) => match probe.closing_quote(quote)? {
-                Some((n, _)) => {
+                Some((n, Closer::Own)) => {
                     let mut colon = c.at(k + n);
                     colon.skip_spaces()?;
                     return Ok(colon.peek()? == Some(b':'));
                 }
-                None if k - c.pos > MAX_KEY => return Ok(false),
+                _ if k - c.pos > MAX_KEY => return Ok(false),
+                Some((n, _)) => k += n,
                 None => k += 1,
             },
         }

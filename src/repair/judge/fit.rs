@@ -238,12 +238,11 @@ const MAX_PROSE_LINE: usize = 512;
 /// line: a cursor at that next line's first token.
 fn after_prose_line<'b>(c: &Cursor<'b>) -> Scan<Option<Cursor<'b>>> {
     let rest = &c.bytes[c.pos.min(c.bytes.len())..];
-    let Some(end) = rest.iter().take(MAX_PROSE_LINE).position(|&b| b == b'\n') else {
-        return if rest.len() < MAX_PROSE_LINE && !c.eof {
-            Err(Short)
-        } else {
-            Ok(None)
-        };
+    let end = match grammar::prose_line_end(rest, MAX_PROSE_LINE) {
+        Some(Some(end)) => end,
+        Some(None) => return Ok(None),
+        None if c.eof => return Ok(None),
+        None => return Err(Short),
     };
     if !grammar::is_prose_line(&rest[..end]) {
         return Ok(None);

@@ -303,6 +303,13 @@ fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judged> {
             }
         }
         Fit::Trailing => Judged::ends(!later_end(subject, c.at(start), false)?, None),
+        Fit::Misfit
+            if subject.clean() && frames == [Frame::Array] && colon_follows(c.at(start))? =>
+        {
+            // `[ "bbox": …`: the first key of an object opened as an array
+            // (the machine turns the `[` into `{`, `Machine::array_was_object`).
+            Judged::sure(Judgement::End)
+        }
         Fit::Misfit if subject.clean() => {
             // A closer no open container takes (`"x"]` in an object opened
             // as an array): right if the run it starts, mended, fits.
@@ -324,6 +331,12 @@ fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judged> {
         return Ok(Judged::sure(Judgement::Inner));
     }
     Ok(judged)
+}
+
+/// Whether a colon follows at `c` (whitespace before it).
+fn colon_follows(mut c: Cursor<'_>) -> Scan<bool> {
+    c.skip_spaces()?;
+    Ok(c.peek()? == Some(b':'))
 }
 
 /// `+` and then a quote: `"a" + "b"`, joined by the machine.

@@ -12,7 +12,7 @@
 
 use super::closers::{Grade, closers_of, faults_after, grade, keyed, misplaced};
 use super::cursor::{Cursor, Scan, Short};
-use super::fit::{Fit, fit_after_value, within};
+use super::fit::{Fit, fit_after_value};
 use crate::repair::frame::{Frame, LOOKAHEAD};
 use crate::repair::grammar::Faults;
 
@@ -105,7 +105,7 @@ fn row(frames: &[Frame], after: &[u8], eof: bool, style: Faults) -> Scan<Opener>
             from = after;
             fit = fit_after_value(&mut c.at(from), frames)?;
         }
-        let mut g = grade(within(fit, style | Faults::NO_SEPARATOR), fit, frames);
+        let mut g = grade(style, fit, frames);
         if let Fit::Element { at, .. } = fit
             && keyed(c.at(at))?
         {
