@@ -343,7 +343,7 @@ fn scores() {
             continue;
         }
         for m in 0..2 {
-            let floor = if BELOW_TARGET.contains(&name.as_ref()) {
+            let floor = if BELOW_TARGET.contains(&name) {
                 0.0
             } else {
                 FAMILY_FLOOR_PERCENT

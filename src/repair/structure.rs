@@ -49,13 +49,15 @@ impl Machine<'_> {
             let Some(plan) = self.plan_closers()? else {
                 return Ok(false);
             };
+            // A tie between readings is a doubt, the reading as written
+            // included.
+            if plan.doubt {
+                self.doubt(DoubtKind::ClosersMatched, self.i);
+            }
             if plan.is_plain() {
                 // The rest of the run reads as written too: not planned again.
                 self.plain_run_to = self.i + plan.len;
                 return Ok(false);
-            }
-            if plan.doubt {
-                self.doubt(DoubtKind::ClosersMatched, self.i);
             }
             self.run_plan = Some((plan.ops, 0));
         }

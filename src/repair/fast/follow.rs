@@ -120,7 +120,13 @@ pub(super) fn drop_trailing_comma(
 /// (`judge/closers.rs`); the lane takes only runs the machine would take as
 /// written. The top-level value's closer is the machine's too. `None` while
 /// the bytes that decide have not arrived.
-pub(super) fn run_reads_plainly(src: &[u8], q: usize, stack: &[Frame], eof: bool) -> Option<bool> {
+pub(super) fn run_reads_plainly(
+    src: &[u8],
+    q: usize,
+    stack: &[Frame],
+    eof: bool,
+    bare_keys: bool,
+) -> Option<bool> {
     let mut height = stack.len();
     let mut k = q;
     let mut last = b']';
@@ -172,6 +178,31 @@ pub(super) fn run_reads_plainly(src: &[u8], q: usize, stack: &[Frame], eof: bool
                 _ => Some(false),
             }
         }
+        // A key in the lenient forms the lane reads itself: `'key':`, and
+        // `key:` where the document's keys are bare (elsewhere a bare word
+        // after a closer is more likely prose, the machine's to weigh).
+        b'\'' if object => {
+            let body = src[k + 1..]
+                .iter()
+                .position(|&c| matches!(c, b'\'' | b'\\' | b'\n'))
+                .map(|n| k + 1 + n);
+            match body.map(|e| src[e]) {
+                None if !eof => None,
+                Some(b'\'') => colon_follows(src, body? + 1, eof),
+                _ => Some(false),
+            }
+        }
+        b if object && bare_keys && (b.is_ascii_alphabetic() || b == b'_' || b == b'$') => {
+            let end = src[k..]
+                .iter()
+                .position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'-')))
+                .map(|n| k + n);
+            match end {
+                None if !eof => None,
+                None => Some(false),
+                Some(e) => colon_follows(src, e, eof),
+            }
+        }
         // In an array, an element of another kind than the one the run
         // closed (a scalar after a row, a key after an object) is the
         // machine's to judge: an opener may be missing
@@ -180,6 +211,18 @@ pub(super) fn run_reads_plainly(src: &[u8], q: usize, stack: &[Frame], eof: bool
         b'[' => Some(!object && last == b']'),
         b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => Some(false),
         _ => Some(false),
+    }
+}
+
+/// Whether a `:` follows at `k` after spaces and tabs (`None` until the
+/// bytes have arrived).
+fn colon_follows(src: &[u8], mut k: usize, eof: bool) -> Option<bool> {
+    while src.get(k).is_some_and(|&b| matches!(b, b' ' | b'\t')) {
+        k += 1;
+    }
+    match src.get(k) {
+        None if !eof => None,
+        b => Some(b == Some(&b':')),
     }
 }
 

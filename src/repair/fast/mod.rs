@@ -289,7 +289,8 @@ impl Lane<'_> {
                     }
                     b']' if top == Some(Frame::Array)
                         && !machine_comma
-                        && run_reads_plainly(src, q, self.stack, self.eof) == Some(true)
+                        && run_reads_plainly(src, q, self.stack, self.eof, self.bare_keys)
+                            == Some(true)
                         && drop_trailing_comma(&mut self.scratch.edits, pending, &mut growth) =>
                     {
                         top = pop_frame(self.stack, &mut self.scratch.undo, &mut low);
@@ -395,7 +396,8 @@ impl Lane<'_> {
                         after_key!();
                     }
                     b'}' if !machine_comma
-                        && run_reads_plainly(src, q, self.stack, self.eof) == Some(true)
+                        && run_reads_plainly(src, q, self.stack, self.eof, self.bare_keys)
+                            == Some(true)
                         && drop_trailing_comma(&mut self.scratch.edits, pending, &mut growth) =>
                     {
                         top = pop_frame(self.stack, &mut self.scratch.undo, &mut low);
@@ -436,7 +438,8 @@ impl Lane<'_> {
                     // A run of closers is the machine's unless it reads as
                     // written, with what follows (see `run_reads_plainly`).
                     (b'}', Some(Frame::Object)) | (b']', Some(Frame::Array))
-                        if run_reads_plainly(src, q, self.stack, self.eof) == Some(true) =>
+                        if run_reads_plainly(src, q, self.stack, self.eof, self.bare_keys)
+                            == Some(true) =>
                     {
                         top = pop_frame(self.stack, &mut self.scratch.undo, &mut low);
                         p = q + 1;

@@ -210,6 +210,59 @@ fn scan_run(run: &Run<'_>) -> Scan<Option<(SmallVec<[u8; 8]>, usize)>> {
     Ok((!written.is_empty()).then_some((written, end)))
 }
 
+/// Whether the run read as written is the best reading without weighing
+/// the others: each written closer closes the container on top, none of
+/// them doubled, and what follows continues the container left on top
+/// well ([`Grade::Good`], and no key where an array's element starts). Its
+/// cost is then 0, which no other reading can reach: it is the one
+/// [`readings`] would keep alone.
+fn plain_fits(run: &Run<'_>, written: &[u8], end: usize) -> Scan<bool> {
+    let n = written.len();
+    if !run.doubled.is_empty() || n > run.frames.len() {
+        return Ok(false);
+    }
+    let top = &run.frames[run.frames.len() - n..];
+    let matches = top
+        .iter()
+        .rev()
+        .zip(written)
+        .all(|(frame, &b)| match frame {
+            Frame::Object => b == b'}',
+            Frame::Array => b == b']',
+            _ => false,
+        });
+    if !matches {
+        return Ok(false);
+    }
+    let frames = &run.frames[..run.frames.len() - n];
+    let cursor = Cursor {
+        bytes: run.after,
+        pos: end,
+        eof: run.eof || run.after.len() >= LOOKAHEAD,
+        open_comments: true,
+    };
+    let mut c = cursor.at(end);
+    let fit = fit_after_value(&mut c, frames)?;
+    if grade(run.style, fit, frames) != Grade::Good {
+        // Only a Good reading could beat it, and none can be Good when what
+        // follows is a closer (`},]`: a trailing comma, mended after the
+        // run) or a container starting without a separator (`}\n{`, a comma
+        // missing between rows): whatever the run closes, no key or element
+        // with its separator follows.
+        return Ok(match fit {
+            Fit::Closed { .. } => true,
+            Fit::Element { at, sep: false, .. } => matches!(run.after.get(at), Some(b'{' | b'[')),
+            _ => false,
+        });
+    }
+    if let Fit::Element { at, .. } = fit
+        && keyed(cursor.at(at))?
+    {
+        return Ok(false);
+    }
+    Ok(true)
+}
+
 /// Every reading of the run of closers ending at `end` whose continuation
 /// is not [`Grade::Bad`], with its cost.
 fn readings(run: &Run<'_>, end: usize) -> Scan<SmallVec<[Reading; 8]>> {
@@ -329,6 +382,17 @@ pub(super) fn faults_after(
                 while j < bytes.len() && bytes[j] != b'"' {
                     j += if bytes[j] == b'\\' { 2 } else { 1 };
                 }
+                // A key where an array holds its elements: the object it
+                // belongs to was closed too early (or never opened).
+                if stack.last() == Some(&b']') {
+                    let mut k = j + 1;
+                    while k < bytes.len() && bytes[k].is_ascii_whitespace() {
+                        k += 1;
+                    }
+                    if bytes.get(k) == Some(&b':') {
+                        faults += 1;
+                    }
+                }
             }
             b'{' => stack.push(b'}'),
             b'[' => stack.push(b']'),
@@ -382,6 +446,16 @@ fn plan(run: &Run<'_>, mut shapes: impl FnMut(usize) -> Option<Shape>) -> Scan<O
     if !matches!(run.frames.last(), Some(Frame::Object | Frame::Array)) {
         return Ok(None);
     }
+    if plain_fits(run, &written, end)? {
+        // The reading as written costs nothing and continues well: no other
+        // reading can tie it, so the others are not weighed (most runs of
+        // closers, which the lane leaves here only for a lenient follower).
+        return Ok(Some(RunPlan {
+            ops: written.iter().map(|_| RunOp::Close(How::Same)).collect(),
+            doubt: false,
+            len: end,
+        }));
+    }
     let cursor = Cursor {
         bytes: run.after,
         pos: end,
@@ -389,6 +463,7 @@ fn plan(run: &Run<'_>, mut shapes: impl FnMut(usize) -> Option<Shape>) -> Scan<O
         open_comments: true,
     };
     let mut readings = readings(run, end)?;
+
     let Some(best) = readings.iter().map(|r| (r.grade, r.cost)).min() else {
         return Ok(None);
     };
@@ -485,11 +560,13 @@ fn likeness(
         }
         Fit::Element { at, .. } if keyed(cursor.at(at))? => {
             // A member whose object's `{` is missing: like the array's
-            // elements when they are objects with that key.
+            // elements when they are objects with that key (an object
+            // whose first key none of them has tells nothing: the member
+            // may as well be the closed object's own, `}}` written for `}`).
             match shape.and_then(Shape::uniform) {
                 Some(Element::Object(keys)) => {
                     let name = key_name(cursor.at(at))?;
-                    1 + i32::from(keys.iter().any(|k| &k[..] == name))
+                    2 * i32::from(keys.iter().any(|k| &k[..] == name))
                 }
                 Some(_) => -1,
                 None => 0,
