@@ -28,13 +28,16 @@ use serde_json::Value;
 /// in `corpus/DIVERGENCES.md`); every failure must be listed there. Issue 28
 /// took 90.1% (374 cases) to 87.7% (364): a fenced value comes out as the
 /// value, without the fence's line breaks that jsonrepair keeps
-/// (jsonrepair-0250 to 0261 but 0253 and 0254).
-const JSONREPAIR_FLOOR_PERCENT: f64 = 87.7;
+/// (jsonrepair-0250 to 0261 but 0253 and 0254). Issue 42 took it to 87.4%
+/// (363): `{{` is an object opened twice, as a prompt template's escaping
+/// makes models write it, not two objects (jsonrepair-0302).
+const JSONREPAIR_FLOOR_PERCENT: f64 = 87.4;
 /// The lowest acceptable pass rate on `json_repair.jsonl`, in percent.
 /// Issue 25 took 57.7% (192 cases) to 57.4% (191): an identifier glued to a
 /// string reads as one string (`{0:a"0"` keeps `a"0"`, json_repair-0325),
 /// as `corpus/DIVERGENCES.md` says.
-const JSON_REPAIR_FLOOR_PERCENT: f64 = 57.3;
+/// Issue 42 took it to 58.6% (195): closers planned as a run.
+const JSON_REPAIR_FLOOR_PERCENT: f64 = 58.5;
 
 /// jsonrepair options that only make sense for its own windowed stream.
 const STREAMING_ONLY_KEYS: [&str; 3] = ["input_chunks", "bufferSize", "chunkSize"];

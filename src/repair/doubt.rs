@@ -50,6 +50,17 @@ pub enum DoubtKind {
     /// A key repeats one of the same object, and the engine kept both (the
     /// later value wins when parsed): `{"path": "a", "content": "x", "path": "b"}`.
     DuplicateKey,
+    /// A run of closers fitted the open containers in more than one way, and
+    /// what follows it did not tell them apart: `[[{"a": 1], [2]]` (is `[2]`
+    /// an element of the inner array or of the outer one?).
+    ClosersMatched,
+    /// An opener was supplied because the siblings show one missing, though
+    /// the elements could have stood where they were: `[["a", "b"], "c", "d"]]`.
+    OpenerSupplied,
+    /// An object was read as begun again after a prefix of its members, and
+    /// the second writing of a member differs from the first (the later one
+    /// wins): `{"name": "sea",{"name": "search"}}`.
+    Restart,
 }
 
 impl DoubtKind {
@@ -61,6 +72,9 @@ impl DoubtKind {
             DoubtKind::EarlyClose => "early_close",
             DoubtKind::NewlineBoundary => "newline_boundary",
             DoubtKind::DuplicateKey => "duplicate_key",
+            DoubtKind::ClosersMatched => "closers_matched",
+            DoubtKind::OpenerSupplied => "opener_supplied",
+            DoubtKind::Restart => "restart",
         }
     }
 
@@ -80,6 +94,15 @@ impl DoubtKind {
                 "a member boundary was read from a line break alone (no comma)"
             }
             DoubtKind::DuplicateKey => "a key repeats one of the same object",
+            DoubtKind::ClosersMatched => {
+                "a run of closers could close the open containers in more than one way that fits what follows"
+            }
+            DoubtKind::OpenerSupplied => {
+                "an opener was supplied from the shape of the siblings, though the elements could have stood where they were"
+            }
+            DoubtKind::Restart => {
+                "the object was read as begun again, and a member written again differs from its first writing"
+            }
         }
     }
 }

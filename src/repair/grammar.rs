@@ -168,6 +168,89 @@ pub(super) fn starts_solid_value(token: Token) -> bool {
     )
 }
 
+/// Whether the text before any value is a sentence of prose rather than a
+/// bare value: three words or more that end as a sentence does (`.`, `!`,
+/// `?`) or hold a contraction (`can't`, `I'm`), or four or more with a
+/// comma between them (`Sorry, I can't help with that.`, `Could you
+/// clarify?`). A word or two (`hello world`, `ls -l`, `main.go`) stays a
+/// value.
+pub(super) fn is_sentence(text: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(text) else {
+        return false;
+    };
+    let text = text.trim();
+    let words = text.split_whitespace().count();
+    if words < 3 {
+        return false;
+    }
+    let ends = text
+        .trim_end_matches(['"', '\'', ')', '”', '’'])
+        .ends_with(['.', '!', '?']);
+    let contraction = text
+        .as_bytes()
+        .windows(3)
+        .any(|w| w[0].is_ascii_alphabetic() && w[1] == b'\'' && w[2].is_ascii_alphabetic())
+        || text.contains('’');
+    ends || contraction || (words >= 4 && text.contains(", "))
+}
+
+/// Whether `line` (up to its line break, which it does not hold), where a
+/// key belongs, is a line of prose: words holding no quote or bracket, two
+/// or more of them; a line that begins with a bare key and its colon
+/// (`name: John`) only when it reads as a sentence (`Note: the values below
+/// are estimates.`).
+/// Where a bare word where a key belongs could start a line of prose: the
+/// length of the line (to its line break), `Some(None)` when it surely is
+/// no prose (a quote or a bracket on it, or a bare key and a value that is
+/// no word: `temp: 21`), `None` while the line has not ended within `max`.
+pub(super) fn prose_line_end(rest: &[u8], max: usize) -> Option<Option<usize>> {
+    // A bare key, its colon and a value that is no word: a member.
+    let word = rest
+        .iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'-')))
+        .unwrap_or(rest.len());
+    let mut k = word;
+    while rest.get(k).is_some_and(|b| matches!(b, b' ' | b'\t')) {
+        k += 1;
+    }
+    if rest.get(k) == Some(&b':') {
+        k += 1;
+        while rest.get(k).is_some_and(|b| matches!(b, b' ' | b'\t')) {
+            k += 1;
+        }
+        if rest.get(k).is_some_and(|b| !b.is_ascii_alphabetic()) {
+            return Some(None);
+        }
+    }
+    for (k, &b) in rest.iter().enumerate().take(max) {
+        match b {
+            b'\n' => return Some(Some(k)),
+            b'"' | b'{' | b'[' | b'}' | b']' => return Some(None),
+            _ => {}
+        }
+    }
+    if rest.len() >= max { Some(None) } else { None }
+}
+
+pub(super) fn is_prose_line(line: &[u8]) -> bool {
+    if line
+        .iter()
+        .any(|b| matches!(b, b'"' | b'{' | b'[' | b'}' | b']'))
+    {
+        return false;
+    }
+    let Ok(text) = std::str::from_utf8(line) else {
+        return false;
+    };
+    let mut words = text.split_whitespace();
+    let bare_key = words.next().is_some_and(|w| w.ends_with(':'));
+    if bare_key {
+        is_sentence(line)
+    } else {
+        words.next().is_some()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

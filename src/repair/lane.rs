@@ -40,6 +40,15 @@ impl Machine<'_> {
         let Some(&top) = self.stack.last() else {
             return;
         };
+        // In an object opened with a doubled brace, closers come doubled:
+        // the machine reads them (see `structure.rs`).
+        let height = self.stack.len();
+        self.doubled.retain(|d| *d < height);
+        if !self.doubled.is_empty() || self.open_hold.is_some() {
+            // (And the first token after the top-level bracket is the
+            // machine's: it may undo the bracket, `Machine::open_hold`.)
+            return;
+        }
         if self.long_token.is_some_and(|t| t.at == self.i) {
             // A long token cut by chunk ends is being continued by hand;
             // scanning it here again would cost the square of its length.
@@ -81,6 +90,7 @@ impl Machine<'_> {
                 eof: self.eof,
                 lazy: self.lazy,
                 wary: self.inner_at.is_some(),
+                bare_keys: self.style.contains(Faults::KEY_BARE),
                 depth_limit: self.opts.depth_limit(),
                 state: self.state,
                 string: self.string.as_ref(),

@@ -38,7 +38,7 @@ impl Lane<'_> {
             let edit = LaneEdit::at(q, close + 1, with, FixKind::ReplacedQuotes);
             return Some((edit, colon));
         }
-        if !(b.is_ascii_alphabetic() || b == b'_' || b == b'$') {
+        if !(b.is_ascii_alphabetic() || b == b'_' || b == b'$') || !self.bare_keys {
             return None;
         }
         // An identifier, then `:` on the same line.
