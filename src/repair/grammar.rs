@@ -212,37 +212,10 @@ const LITERALS: [&[u8]; 8] = [
 /// no prose (a quote or a bracket on it, or a bare key and a value that is
 /// no word: `temp: 21`), `None` while the line has not ended within `max`.
 pub(super) fn prose_line_end(rest: &[u8], max: usize) -> Option<Option<usize>> {
-    // A bare key, its colon and a value that is no word: a member.
-    let word = rest
-        .iter()
-        .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'-')))
-        .unwrap_or(rest.len());
-    let mut k = word;
-    while rest.get(k).is_some_and(|b| matches!(b, b' ' | b'\t')) {
-        k += 1;
-    }
-    if rest.get(k) == Some(&b':') {
-        k += 1;
-        while rest.get(k).is_some_and(|b| matches!(b, b' ' | b'\t')) {
-            k += 1;
-        }
-        if rest.get(k).is_some_and(|b| !b.is_ascii_alphabetic()) {
-            return Some(None);
-        }
-        // A literal (`append: True,`) is a value, not the first word of a
-        // sentence; a prefix of one at the end of what arrived waits.
-        let value = &rest[k..];
-        let len = value
-            .iter()
-            .position(|b| !b.is_ascii_alphanumeric())
-            .unwrap_or(value.len());
-        let literal = |w: &[u8]| LITERALS.iter().any(|l| l.starts_with(w));
-        if len > 0 && len < value.len() && LITERALS.contains(&&value[..len]) {
-            return Some(None);
-        }
-        if len > 0 && len == value.len() && literal(value) {
-            return None;
-        }
+    match surely_member(rest) {
+        Some(true) => return Some(None),
+        None => return None,
+        Some(false) => {}
     }
     for (k, &b) in rest.iter().enumerate().take(max) {
         match b {
@@ -252,6 +225,45 @@ pub(super) fn prose_line_end(rest: &[u8], max: usize) -> Option<Option<usize>> {
         }
     }
     if rest.len() >= max { Some(None) } else { None }
+}
+
+/// Whether a bare word at the start of `rest`, where a key belongs, is
+/// surely a key: its colon follows, then a value that is no word (`temp:
+/// 21`, `path: "a"`) or a literal (`append: True,`). `Some(false)` when it
+/// could begin a sentence, `None` while a literal's prefix ends `rest`.
+pub(super) fn surely_member(rest: &[u8]) -> Option<bool> {
+    let word = rest
+        .iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'-')))
+        .unwrap_or(rest.len());
+    let mut k = word;
+    while rest.get(k).is_some_and(|b| matches!(b, b' ' | b'\t')) {
+        k += 1;
+    }
+    if rest.get(k) != Some(&b':') {
+        return Some(false);
+    }
+    k += 1;
+    while rest.get(k).is_some_and(|b| matches!(b, b' ' | b'\t')) {
+        k += 1;
+    }
+    if rest.get(k).is_some_and(|b| !b.is_ascii_alphabetic()) {
+        return Some(true);
+    }
+    // A literal (`append: True,`) is a value, not the first word of a
+    // sentence; a prefix of one at the end of what arrived waits.
+    let value = &rest[k..];
+    let len = value
+        .iter()
+        .position(|b| !b.is_ascii_alphanumeric())
+        .unwrap_or(value.len());
+    if len > 0 && len < value.len() && LITERALS.contains(&&value[..len]) {
+        return Some(true);
+    }
+    if len == value.len() && LITERALS.iter().any(|l| l.starts_with(value)) {
+        return None;
+    }
+    Some(false)
 }
 
 /// Whether `line` (up to its line break, which it does not hold), where a
