@@ -194,33 +194,28 @@ pub(super) fn is_sentence(text: &[u8]) -> bool {
     ends || contraction || (words >= 4 && text.contains(", "))
 }
 
-/// Whether `line` (up to its line break, which it does not hold), where a
-/// key belongs, is a line of prose: words holding no quote or bracket, two
-/// or more of them; a line that begins with a bare key and its colon
-/// (`name: John`) only when it reads as a sentence (`Note: the values below
-/// are estimates.`).
+/// The literals a bare key's value may be, in the spellings the engine
+/// mends.
+const LITERALS: [&[u8]; 8] = [
+    b"true",
+    b"false",
+    b"null",
+    b"True",
+    b"False",
+    b"None",
+    b"undefined",
+    b"NaN",
+];
+
 /// Where a bare word where a key belongs could start a line of prose: the
 /// length of the line (to its line break), `Some(None)` when it surely is
 /// no prose (a quote or a bracket on it, or a bare key and a value that is
 /// no word: `temp: 21`), `None` while the line has not ended within `max`.
 pub(super) fn prose_line_end(rest: &[u8], max: usize) -> Option<Option<usize>> {
-    // A bare key, its colon and a value that is no word: a member.
-    let word = rest
-        .iter()
-        .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'-')))
-        .unwrap_or(rest.len());
-    let mut k = word;
-    while rest.get(k).is_some_and(|b| matches!(b, b' ' | b'\t')) {
-        k += 1;
-    }
-    if rest.get(k) == Some(&b':') {
-        k += 1;
-        while rest.get(k).is_some_and(|b| matches!(b, b' ' | b'\t')) {
-            k += 1;
-        }
-        if rest.get(k).is_some_and(|b| !b.is_ascii_alphabetic()) {
-            return Some(None);
-        }
+    match surely_member(rest) {
+        Some(true) => return Some(None),
+        None => return None,
+        Some(false) => {}
     }
     for (k, &b) in rest.iter().enumerate().take(max) {
         match b {
@@ -232,6 +227,50 @@ pub(super) fn prose_line_end(rest: &[u8], max: usize) -> Option<Option<usize>> {
     if rest.len() >= max { Some(None) } else { None }
 }
 
+/// Whether a bare word at the start of `rest`, where a key belongs, is
+/// surely a key: its colon follows, then a value that is no word (`temp:
+/// 21`, `path: "a"`) or a literal (`append: True,`). `Some(false)` when it
+/// could begin a sentence, `None` while a literal's prefix ends `rest`.
+pub(super) fn surely_member(rest: &[u8]) -> Option<bool> {
+    let word = rest
+        .iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'-')))
+        .unwrap_or(rest.len());
+    let mut k = word;
+    while rest.get(k).is_some_and(|b| matches!(b, b' ' | b'\t')) {
+        k += 1;
+    }
+    if rest.get(k) != Some(&b':') {
+        return Some(false);
+    }
+    k += 1;
+    while rest.get(k).is_some_and(|b| matches!(b, b' ' | b'\t')) {
+        k += 1;
+    }
+    if rest.get(k).is_some_and(|b| !b.is_ascii_alphabetic()) {
+        return Some(true);
+    }
+    // A literal (`append: True,`) is a value, not the first word of a
+    // sentence; a prefix of one at the end of what arrived waits.
+    let value = &rest[k..];
+    let len = value
+        .iter()
+        .position(|b| !b.is_ascii_alphanumeric())
+        .unwrap_or(value.len());
+    if len > 0 && len < value.len() && LITERALS.contains(&&value[..len]) {
+        return Some(true);
+    }
+    if len == value.len() && LITERALS.iter().any(|l| l.starts_with(value)) {
+        return None;
+    }
+    Some(false)
+}
+
+/// Whether `line` (up to its line break, which it does not hold), where a
+/// key belongs, is a line of prose: words holding no quote or bracket, two
+/// or more of them; a line that begins with a bare key and its colon
+/// (`name: John`) only when it reads as a sentence (`Note: the values below
+/// are estimates.`).
 pub(super) fn is_prose_line(line: &[u8]) -> bool {
     if line
         .iter()

@@ -340,7 +340,7 @@ impl Repairer {
     /// // The last closer is committed once what follows it (here the end)
     /// // shows which containers it closes.
     /// assert_eq!(repairer.feed_buf(buf).unwrap(), r#"{"a": 1"#);
-    /// assert_eq!(repairer.finish().unwrap().output(), r#"{"a": 1}"#);
+    /// assert_eq!(repairer.finish().unwrap().text(), r#"{"a": 1}"#);
     /// ```
     pub fn feed_buf(&mut self, mut buf: impl bytes::Buf) -> Result<String, Error> {
         let mut committed = String::new();

@@ -3,6 +3,7 @@
 //! carried out, one written closer at a time as the tokens come).
 
 use super::doubt::DoubtKind;
+use super::fast;
 use super::fix::FixKind;
 use super::frame::State;
 use super::frame::{Frame, LOOKAHEAD};
@@ -34,10 +35,25 @@ impl Machine<'_> {
             // The top-level value's closer in a mode that keeps several
             // values is theirs to read as written.
             Some(Frame::Object | Frame::Array) => {
-                self.stack.len() > 1 || self.opts.values == Values::First
+                (self.stack.len() > 1 || self.opts.values == Values::First)
+                    && !self.closers_read_plainly()
             }
             _ => false,
         }
+    }
+
+    /// The lane's cheap test, asked first: a run that closes as written and
+    /// is followed, strictly, by the container on top going on needs no
+    /// plan (most runs the machine meets between faults).
+    fn closers_read_plainly(&self) -> bool {
+        self.doubled.is_empty()
+            && fast::closers_read_plainly(
+                &self.src[self.i - self.base..],
+                0,
+                &self.stack,
+                self.eof,
+                self.style.contains(Faults::KEY_BARE),
+            ) == Some(true)
     }
 
     /// Mend the closer of `len` bytes at `i` by the plan of its run, making

@@ -120,7 +120,7 @@ pub(super) fn drop_trailing_comma(
 /// (`judge/closers.rs`); the lane takes only runs the machine would take as
 /// written. The top-level value's closer is the machine's too. `None` while
 /// the bytes that decide have not arrived.
-pub(super) fn run_reads_plainly(
+pub(in crate::repair) fn run_reads_plainly(
     src: &[u8],
     q: usize,
     stack: &[Frame],
@@ -148,14 +148,45 @@ pub(super) fn run_reads_plainly(
                 last = b;
             }
             b if lex::is_ws(b) => {}
-            b',' => break,
+            b',' => {
+                // `},]`: a trailing comma inside the run, dropped when the
+                // closer after it is taken; the run goes on.
+                let mut c = k + 1;
+                while src.get(c).is_some_and(|&b| lex::is_ws(b)) {
+                    c += 1;
+                }
+                match src.get(c) {
+                    Some(b'}' | b']') => {
+                        k = c;
+                        continue;
+                    }
+                    None if !eof => return None,
+                    _ => break,
+                }
+            }
             _ => return Some(false),
         }
         k += 1;
     }
     k += 1;
-    while src.get(k).is_some_and(|&b| lex::is_ws(b)) {
-        k += 1;
+    // Whitespace and comments (`, // why`, `, /* note */`), which the lane
+    // reads itself after a comma.
+    loop {
+        while src.get(k).is_some_and(|&b| lex::is_ws(b)) {
+            k += 1;
+        }
+        match (src.get(k), src.get(k + 1)) {
+            (Some(b'/'), Some(b'/')) => match memchr::memchr(b'\n', &src[k..]) {
+                Some(n) => k += n + 1,
+                None => return if eof { Some(false) } else { None },
+            },
+            (Some(b'/'), Some(b'*')) => match memchr::memmem::find(&src[k + 2..], b"*/") {
+                Some(n) => k += n + 4,
+                None => return if eof { Some(false) } else { None },
+            },
+            (Some(b'/'), None) if !eof => return None,
+            _ => break,
+        }
     }
     let Some(&b) = src.get(k) else {
         return if eof { Some(false) } else { None };

@@ -34,6 +34,7 @@ mod lenient;
 mod view;
 
 pub(super) use self::edit::{LaneEdit, With};
+pub(super) use self::follow::run_reads_plainly as closers_read_plainly;
 use self::follow::{
     Follow, after_value, drop_trailing_comma, follow_value, pop_frame, run_reads_plainly,
     string_ends, take_comma,

@@ -249,9 +249,15 @@ fn plain_fits(run: &Run<'_>, written: &[u8], end: usize) -> Scan<bool> {
         // run) or a container starting without a separator (`}\n{`, a comma
         // missing between rows): whatever the run closes, no key or element
         // with its separator follows.
+        // Nor when nothing separates it from what follows on the same line
+        // (`] events: [`): a key there is Weak under every reading.
         return Ok(match fit {
             Fit::Closed { .. } => true,
-            Fit::Element { at, sep: false, .. } => matches!(run.after.get(at), Some(b'{' | b'[')),
+            Fit::Key(key) => !key.sep && !key.newline,
+            Fit::Element { at, sep: false, .. } => {
+                matches!(run.after.get(at), Some(b'{' | b'['))
+                    || !run.after[end..at].contains(&b'\n')
+            }
             _ => false,
         });
     }
