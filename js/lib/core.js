@@ -263,6 +263,17 @@ function putString(text) {
       return n;
     }
   }
+  if (NodeBuffer !== null) {
+    // Node: the string's UTF-16 units copied out by Buffer (ucs2Write, 10
+    // times faster than encodeInto on a string that is not all ASCII), and
+    // made UTF-8 in the module.
+    const wideAt = wasm.wide_input_buffer(n);
+    views();
+    buffer.ucs2Write(text, wideAt, 2 * n);
+    const len = wasm.input_from_utf16(n);
+    putAscii = len < 0;
+    return Math.abs(len);
+  }
   const room = n <= ROOM ? 3 * n : n;
   let at = wasm.input_buffer(room);
   views();

@@ -34,7 +34,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::offsets::Utf16Map;
 use crate::pieces::Pieces;
-use crate::utf16::to_utf16;
+use crate::utf16::{from_utf16, to_utf16};
 use crate::{has_replacement_char, limit_error, options};
 
 /// No JSON (`jsonrepair_input`).
@@ -72,6 +72,8 @@ const KEEP: usize = 1 << 20;
 #[derive(Default)]
 struct Io {
     input: Vec<u8>,
+    /// The input as UTF-16 (little-endian bytes), where Node writes it.
+    wide_input: Vec<u8>,
     pieces: Pieces,
     /// The text's UTF-8, for [`TEXT`] answers not made of the input.
     text: Vec<u8>,
@@ -190,6 +192,40 @@ pub fn input_buffer(len: usize) -> *mut u8 {
             input.resize(len, 0);
         }
         input.as_mut_ptr()
+    })
+}
+
+/// Room for `n` UTF-16 units of input, as little-endian bytes: Node writes
+/// a string there with `Buffer.ucs2Write` (a copy, where `encodeInto`
+/// encodes), then calls `input_from_utf16`.
+#[wasm_bindgen]
+pub fn wide_input_buffer(n: usize) -> *mut u8 {
+    IO.with(|io| {
+        let wide = &mut io.borrow_mut().wide_input;
+        if wide.capacity() > KEEP && 2 * n <= KEEP {
+            *wide = Vec::new();
+        }
+        if wide.len() < 2 * n {
+            wide.resize(2 * n, 0);
+        }
+        wide.as_mut_ptr()
+    })
+}
+
+/// The `n` units written at `wide_input_buffer` as the input's UTF-8, as
+/// `TextEncoder` would write it; returns its length in bytes, negated when
+/// the text is all ASCII (then call with that flag).
+#[wasm_bindgen]
+pub fn input_from_utf16(n: usize) -> f64 {
+    IO.with(|io| {
+        let io = &mut *io.borrow_mut();
+        if io.input.capacity() > KEEP && 3 * n <= KEEP {
+            io.input = Vec::new();
+        }
+        let units = &io.wide_input[..(2 * n).min(io.wide_input.len())];
+        let ascii = from_utf16(units, &mut io.input);
+        let len = io.input.len() as f64;
+        if ascii { -len } else { len }
     })
 }
 

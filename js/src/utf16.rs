@@ -54,16 +54,22 @@ pub(crate) fn to_utf16(text: &str, out: &mut Vec<u8>) {
     out.resize(2 * bytes.len(), 0);
     let (mut i, mut j) = (0, 0);
     while i < bytes.len() {
-        while let (Some(chunk), Some(to)) = (bytes.get(i..i + 8), out.get_mut(j..j + 16)) {
+        // An ASCII run: eight bytes to sixteen, with no bounds checks.
+        let mut run = 0;
+        let words = bytes[i..]
+            .chunks_exact(8)
+            .zip(out[j..].chunks_exact_mut(16));
+        for (chunk, to) in words {
             let w = word(chunk);
             if w & HIGH != 0 {
                 break;
             }
             to[..8].copy_from_slice(&spread(w as u32).to_le_bytes());
             to[8..].copy_from_slice(&spread((w >> 32) as u32).to_le_bytes());
-            i += 8;
-            j += 16;
+            run += 8;
         }
+        i += run;
+        j += 2 * run;
         // One character (the text is UTF-8: its lead byte says its length).
         let Some(&lead) = bytes.get(i) else { break };
         let tail = |k: usize| u32::from(bytes.get(i + k).copied().unwrap_or(0x80) & 0x3f);
@@ -93,6 +99,79 @@ pub(crate) fn to_utf16(text: &str, out: &mut Vec<u8>) {
     out.truncate(j);
 }
 
+/// UTF-16 units (little-endian bytes, as `Buffer.ucs2Write` writes them)
+/// as UTF-8, into `out` (emptied first), exactly as `TextEncoder` writes
+/// them: a lone surrogate becomes U+FFFD. ASCII goes four units at a time.
+/// Returns whether the text was all ASCII.
+pub(crate) fn from_utf16(units: &[u8], out: &mut Vec<u8>) -> bool {
+    const WIDE_HIGH: u64 = 0xff80_ff80_ff80_ff80;
+    let n = units.len() / 2;
+    let unit = |k: usize| u32::from(u16::from_le_bytes([units[2 * k], units[2 * k + 1]]));
+    out.clear();
+    // At most three bytes a unit (a pair of units is four).
+    out.resize(3 * n, 0);
+    let (mut k, mut j) = (0, 0);
+    let mut ascii = true;
+    while k < n {
+        let mut run = 0;
+        let words = units[2 * k..]
+            .chunks_exact(8)
+            .zip(out[j..].chunks_exact_mut(4));
+        for (chunk, to) in words {
+            let w = word(chunk);
+            if w & WIDE_HIGH != 0 {
+                break;
+            }
+            let packed = (w & 0xff)
+                | ((w >> 8) & 0xff00)
+                | ((w >> 16) & 0xff_0000)
+                | ((w >> 24) & 0xff00_0000);
+            to.copy_from_slice(&(packed as u32).to_le_bytes());
+            run += 4;
+        }
+        k += run;
+        j += run;
+        if k >= n {
+            break;
+        }
+        let mut code = unit(k);
+        k += 1;
+        if code >= 0x80 {
+            ascii = false;
+        }
+        if (0xd800..0xdc00).contains(&code) && k < n && (0xdc00..0xe000).contains(&unit(k)) {
+            code = 0x1_0000 + ((code - 0xd800) << 10) + (unit(k) - 0xdc00);
+            k += 1;
+        } else if (0xd800..0xe000).contains(&code) {
+            code = 0xfffd;
+        }
+        let mut put = |byte: u32| {
+            out[j] = byte as u8;
+            j += 1;
+        };
+        match code {
+            0..0x80 => put(code),
+            0x80..0x800 => {
+                put(0xc0 | (code >> 6));
+                put(0x80 | (code & 0x3f));
+            }
+            0x800..0x1_0000 => {
+                put(0xe0 | (code >> 12));
+                put(0x80 | ((code >> 6) & 0x3f));
+                put(0x80 | (code & 0x3f));
+            }
+            _ => {
+                put(0xf0 | (code >> 18));
+                put(0x80 | ((code >> 12) & 0x3f));
+                put(0x80 | ((code >> 6) & 0x3f));
+                put(0x80 | (code & 0x3f));
+            }
+        }
+    }
+    out.truncate(j);
+    ascii
+}
+
 /// Four bytes spread into four 16-bit lanes: `abcd` → `a0b0c0d0`.
 fn spread(x: u32) -> u64 {
     let x = u64::from(x);
@@ -102,7 +181,7 @@ fn spread(x: u32) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{to_utf16, utf16_len};
+    use super::{from_utf16, to_utf16, utf16_len};
 
     fn mixed() -> String {
         let mut text = String::new();
@@ -137,6 +216,29 @@ mod tests {
                 "{end}"
             );
         }
+    }
+
+    #[test]
+    fn from_utf16_is_what_text_encoder_writes() {
+        let text = mixed();
+        let mut out = vec![1, 2, 3];
+        for (end, _) in text.char_indices() {
+            let units: Vec<u8> = text[..end]
+                .encode_utf16()
+                .flat_map(u16::to_le_bytes)
+                .collect();
+            let ascii = from_utf16(&units, &mut out);
+            assert_eq!(out, &text.as_bytes()[..end], "{end}");
+            assert_eq!(ascii, text[..end].is_ascii());
+        }
+        // Lone surrogates, where a pair would be and alone, at either end.
+        let lone: Vec<u16> = vec![0xd800, 0x61, 0xdc00, 0xd83d, 0xde00, 0xdbff, 0xd800, 0xdfff];
+        let units: Vec<u8> = lone.iter().flat_map(|u| u.to_le_bytes()).collect();
+        from_utf16(&units, &mut out);
+        assert_eq!(
+            String::from_utf8(out.clone()).unwrap(),
+            String::from_utf16_lossy(&lone)
+        );
     }
 
     #[test]
