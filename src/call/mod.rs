@@ -22,6 +22,7 @@ mod args;
 mod clients;
 #[cfg(feature = "tools")]
 mod dispatch;
+mod format;
 mod live;
 mod parser;
 mod scan;
@@ -34,6 +35,7 @@ pub use self::dispatch::{
     Access, DEFAULT_OUTPUT_CAP, DEFAULT_TIME_LIMIT, DiffTool, Dispatcher, JsonTool, Tool,
     ToolError, ToolErrorKind, ToolResult,
 };
+pub use self::format::Format;
 pub use self::live::{ArgsUpdate, CallEnd, ToolCallStream};
 pub use self::parser::CallParser;
 pub use self::walk::{FieldEvent, ValueKind};
@@ -66,6 +68,18 @@ pub enum Event {
         path: String,
         /// The characters added to it.
         text: String,
+    },
+    /// Mended JSON text of the arguments, as far as it is final: the pieces
+    /// of a call, in order, are the JSON text of its arguments, which a
+    /// client that wants OpenAI-style `arguments` deltas passes on as they
+    /// come. They add up to the `CallReady`'s `args` unless a tool-level
+    /// rule rewrote the arguments at the end (a schema's coercion of `"5"`
+    /// to `5`), which the `CallReady`'s fixes then say.
+    ArgsJson {
+        /// The call's number.
+        call: usize,
+        /// The JSON text added.
+        json: String,
     },
     /// A value of the arguments is final (a string, number, literal, object
     /// or array), with its JSON Pointer: it comes with the chunk that let the

@@ -2,13 +2,15 @@
 
 use self::tag::Attr;
 use super::Event;
+use super::format::{Format, FormatParser};
 use super::scan::{Action, HEAD_LOOKAHEAD, Head, ObjectScanner, ValueScanner, classify_head};
 use crate::normalize::ToolOptions;
 
 mod call;
 mod tag;
 
-use self::call::{Call, MAX_RAW};
+pub(super) use self::call::Call;
+use self::call::MAX_RAW;
 
 /// How many whitespace bytes a lookahead (`{ "tool_call"`, a closing tag
 /// after `/>`) may skip before it gives up. Measured in input bytes, so the
@@ -117,6 +119,8 @@ pub struct CallParser {
     /// The sequence the current call object belongs to, if any.
     sequence: Option<Sequence>,
     events: Vec<Event>,
+    /// The format's machine, once a format is chosen: every byte goes to it.
+    format: Option<Box<FormatParser>>,
 }
 
 impl Default for CallParser {
@@ -142,11 +146,25 @@ impl CallParser {
             calls: 0,
             sequence: None,
             events: Vec::new(),
+            format: None,
         }
+    }
+
+    /// A parser for one wire format (`Format::from_name("qwen3_coder")`):
+    /// only that format's calls are read, and its arguments are turned into
+    /// JSON typed by the tool's schema in `options` (from
+    /// [`ToolMap::from_openai_tools`](crate::ToolMap::from_openai_tools)).
+    pub fn with_format(format: Format, options: ToolOptions) -> Self {
+        let mut parser = CallParser::with_options(options.clone());
+        parser.format = Some(Box::new(FormatParser::new(format.spec(), options, 0)));
+        parser
     }
 
     /// Feed the next chunk of model output; returns the events it completed.
     pub fn feed(&mut self, chunk: &[u8]) -> Vec<Event> {
+        if let Some(format) = &mut self.format {
+            return format.feed(chunk);
+        }
         let mut i = 0;
         while i < chunk.len() {
             if matches!(self.state, State::Text) {
@@ -187,6 +205,9 @@ impl CallParser {
 
     /// End the input: a call cut off is completed, held text handed out.
     pub fn finish(mut self) -> Vec<Event> {
+        if let Some(format) = self.format.take() {
+            return format.finish();
+        }
         let held = std::mem::take(&mut self.held);
         match std::mem::replace(&mut self.state, State::Text) {
             State::Text
@@ -548,7 +569,7 @@ impl CallParser {
 }
 
 /// How many bytes at the end of `bytes` are an incomplete UTF-8 sequence.
-fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
+pub(super) fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
     match std::str::from_utf8(bytes) {
         Ok(_) => 0,
         Err(error) if error.error_len().is_none() => bytes.len() - error.valid_up_to(),

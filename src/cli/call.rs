@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use argmend::tools::Workspace;
-use argmend::{CallParser, Dispatcher, Event, ToolErrorKind, ToolResult};
+use argmend::{CallParser, Dispatcher, Event, Format, ToolErrorKind, ToolResult};
 use clap::Args;
 
 use super::limits::MAX_LINE;
@@ -86,6 +86,12 @@ pub(crate) struct CallArgs {
     #[arg(long)]
     pub(crate) events: bool,
 
+    /// Read only this format's calls (`qwen3_coder`, `kimi_k2`, `gpt_oss`,
+    /// `pythonic`, …; `--format list` names them all). Without it, argmend's
+    /// own forms, Hermes, Llama 3 and Mistral are read.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) format: Option<String>,
+
     /// Run a call the input cut off before its end (`</tool_call>`, `/>`,
     /// `}`) too; by default it is reported and not run, so a broken stream
     /// never writes half a file.
@@ -130,7 +136,13 @@ fn run(args: &CallArgs) -> io::Result<ExitCode> {
     };
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    let mut parser = CallParser::new();
+    let mut parser = match &args.format {
+        None => CallParser::new(),
+        Some(name) => {
+            let format: Format = name.parse().map_err(io::Error::other)?;
+            CallParser::with_format(format, argmend::ToolOptions::default())
+        }
+    };
     // Reads no longer than the cap, so a call is measured to within it.
     let mut buf = vec![0; (64 * 1024usize).min(args.max_call_bytes.max(1))];
     let mut n_failed = 0;
@@ -218,6 +230,10 @@ fn handle(
     line_start: &mut bool,
 ) -> io::Result<usize> {
     if args.events {
+        if let Event::ArgsJson { .. } = event {
+            // The JSON text pieces repeat what the deltas and `call_ready` say.
+            return Ok(0);
+        }
         writeln!(out, "{}", event_json(&event))?;
         out.flush()?;
         return Ok(0);
