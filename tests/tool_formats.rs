@@ -19,6 +19,8 @@
 //! failure that is not listed, and on a listed case that passes. The table
 //! per format prints with `cargo test --test main tool_formats -- --nocapture`.
 
+mod broken;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -307,4 +309,88 @@ fn vllm_cases_per_format() {
         stale.is_empty(),
         "cases listed in corpus/DIVERGENCES.md pass now; take them off the list: {stale:?}"
     );
+}
+
+/// Each format's calls as its own table writes them, in text read without
+/// a format (`CallParser::new`): the first marker tells the format, and the
+/// calls come out the same for every split of the text into two chunks.
+/// The formats with no marker of their own (a bare JSON list, `<tools>`,
+/// Python calls in `[…]`) are read only when chosen, so prose that mentions
+/// them stays text; a JSON call object in them naming a known tool is still
+/// found by the parser's own forms, and must then be right.
+#[test]
+fn formats_told_by_their_first_marker() {
+    let truth = serde_json::json!({"path": "src/a.py", "content": "x = \"1\"\n", "n": 2});
+    let schema = serde_json::json!({"type": "object", "properties": {
+        "path": {"type": "string"}, "content": {"type": "string"}, "n": {"type": "integer"}}});
+    let raw = truth.to_string();
+    let told = [
+        "hermes",
+        "kimi_k2",
+        "gpt_oss",
+        "deepseek_v3",
+        "deepseek_v32",
+        "deepseek_v4",
+        "qwen3_coder",
+        "seed_oss",
+        "minimax_m2",
+        "dots",
+        "step3",
+        "glm45",
+        "hy_v4",
+        "gemma4",
+        "functiongemma",
+        "llama4_pythonic",
+        "lfm2",
+        "longcat",
+        "granite",
+        "internlm2",
+        "gigachat3",
+        "gigachat31",
+        "cohere_command3",
+        "apertus",
+        "mistral_v3",
+        "mistral_v11",
+    ];
+    let tools = serde_json::json!([{"type": "function", "function": {"name": "write_file", "parameters": schema}}]);
+    let options = ToolOptions::default().tools(ToolMap::from_openai_tools(&tools));
+    for format in Format::all() {
+        let Some(text) = broken::write(format.name(), "write_file", &raw, &truth) else {
+            continue;
+        };
+        let text = format!("{text}\nDone.");
+        let calls = |chunks: &[&[u8]]| {
+            let mut parser = CallParser::with_options(options.clone());
+            let mut events = Vec::new();
+            for chunk in chunks {
+                events.extend(parser.feed(chunk));
+            }
+            events.extend(parser.finish());
+            (events.iter())
+                .filter_map(|event| match event {
+                    Event::CallReady { name, args, .. } => {
+                        Some((name.clone(), serde_json::from_str::<Value>(args).ok()))
+                    }
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        let whole = calls(&[text.as_bytes()]);
+        if told.contains(&format.name()) {
+            assert_eq!(
+                whole,
+                [("write_file".to_owned(), Some(truth.clone()))],
+                "{format}: {text}"
+            );
+        } else {
+            assert!(
+                whole.is_empty() || whole == [("write_file".to_owned(), Some(truth.clone()))],
+                "{format} is read only when chosen: {text}\n{whole:?}"
+            );
+        }
+        for cut in 1..text.len() {
+            let split = calls(&[&text.as_bytes()[..cut], &text.as_bytes()[cut..]]);
+            assert_eq!(split, whole, "{format} split at {cut}: {text}");
+        }
+    }
 }

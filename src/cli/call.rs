@@ -121,6 +121,9 @@ pub(crate) fn main(args: &CallArgs) -> ExitCode {
 }
 
 fn run(args: &CallArgs) -> io::Result<ExitCode> {
+    if args.format.as_deref() == Some("list") {
+        return list_formats();
+    }
     let dispatcher = args.runtime.dispatcher().map_err(io::Error::other)?;
     // Every error reading the input names it: opening a directory succeeds,
     // and only the first read fails (`Is a directory`), which said nothing
@@ -185,6 +188,23 @@ fn run(args: &CallArgs) -> io::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `--format list`: every format's name, other names and wire shape.
+fn list_formats() -> io::Result<ExitCode> {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    for format in Format::all() {
+        let aliases = format.aliases().join(", ");
+        let also = if aliases.is_empty() {
+            String::new()
+        } else {
+            format!(" (also {aliases})")
+        };
+        writeln!(out, "{}{also}\n    {}", format.name(), format.shape())?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A call over `--max-call-bytes`: its result says so, and the run stops,

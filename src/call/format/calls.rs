@@ -10,7 +10,6 @@ use super::python::PythonArgs;
 use super::spec::{Args, Calls, Index};
 use super::value::{Kinds, Trim, ValueWriter, escape_into};
 use crate::call::parser::Call;
-use crate::call::scan::ValueScanner;
 
 impl FormatParser {
     pub(super) fn on_marker(&mut self, tok: Tok, marker: &'static str) {
@@ -121,7 +120,7 @@ impl FormatParser {
                 }
                 _ => {}
             },
-            Tok::ArgsOpen => self.state = State::Json(self.json_scanner()),
+            Tok::ArgsOpen => self.state = State::Json(self.json_end()),
             Tok::ArgsClose | Tok::CallEnd => self.end_args(true),
             Tok::ParamOpen => self.state = State::Key(Vec::new()),
             Tok::KeyEnd => {
@@ -150,6 +149,12 @@ impl FormatParser {
         }
     }
 
+    /// The parameters the call's schema declares, if it declares any.
+    pub(super) fn declared_params(&self) -> Option<Vec<String>> {
+        let properties = self.schema.as_ref()?.get("properties")?.as_object()?;
+        (!properties.is_empty()).then(|| properties.keys().cloned().collect())
+    }
+
     /// What the format trims from a value written as text.
     pub(super) fn trim(&self) -> Trim {
         self.params().map_or(Trim::No, |params| params.trim)
@@ -163,7 +168,19 @@ impl FormatParser {
             List::No
         };
         let special = is_special(marker.as_bytes());
-        let tentative = !special && !matches!(self.spec.calls, Calls::Objects(_));
+        let spec = self.spec;
+        // A format that lists one close per opening marker pairs them.
+        let close: &'static [&'static str] = match spec.open.iter().position(|open| *open == marker)
+        {
+            Some(at) if spec.close.len() == spec.open.len() => {
+                let paired = std::slice::from_ref(&spec.close[at]);
+                if paired[0].is_empty() { &[] } else { paired }
+            }
+            _ => spec.close,
+        };
+        // Until its first call, a block may be prose that mentions its
+        // marker; a special token's may hold noise before it.
+        let tentative = true;
         if !tentative {
             self.flush_text(true);
         }
@@ -176,7 +193,9 @@ impl FormatParser {
             tentative,
             list,
             n_calls: 0,
-            waits_for_close: !self.spec.close.is_empty(),
+            waits_for_close: !close.is_empty(),
+            marked: true,
+            close,
             special,
             junk: 0,
         });
@@ -288,11 +307,11 @@ impl FormatParser {
     /// The arguments of a named call begin.
     pub(super) fn enter_args(&mut self) {
         let Some(named) = self.named() else {
-            self.state = State::Python(PythonArgs::new());
+            self.state = State::Python(PythonArgs::new(self.declared_params()));
             return;
         };
         self.state = match &named.args {
-            Args::Json { open: [], .. } => State::Json(self.json_scanner()),
+            Args::Json { open: [], .. } => State::Json(self.json_end()),
             Args::Json { .. } => State::BeforeJson,
             Args::Params(_) => {
                 if let Some(pending) = self.pending() {
@@ -300,16 +319,18 @@ impl FormatParser {
                 }
                 State::Params
             }
-            Args::Gemma { quoted, .. } => State::Gemma(GemmaArgs::new(*quoted)),
+            Args::Gemma { quoted, .. } => {
+                State::Gemma(GemmaArgs::new(*quoted, self.schema.clone()))
+            }
         };
     }
 
-    /// What finds the end of JSON arguments: their close marker, or, when
-    /// the format has none, a scanner of the value.
-    pub(super) fn json_scanner(&self) -> Option<ValueScanner> {
+    /// How JSON arguments end: at their close marker (`None`), or, when the
+    /// format has none, at a `}` the end or the next block follows.
+    pub(super) fn json_end(&self) -> Option<Vec<u8>> {
         match self.named().map(|named| &named.args) {
             Some(Args::Json { close, .. }) if !close.is_empty() => None,
-            _ => Some(ValueScanner::default()),
+            _ => Some(Vec::new()),
         }
     }
 
@@ -324,15 +345,13 @@ impl FormatParser {
             _ => params.untyped,
         };
         let kinds = Kinds::of_param(self.schema.as_ref(), &key, untyped);
-        let first = self.keys.is_empty();
-        if let Some(pending) = self.pending() {
-            if !first {
-                pending.push(b',');
-            }
-            pending.push(b'"');
-            escape_into(key.as_bytes(), pending);
-            pending.extend_from_slice(b"\": ");
+        self.value_key.clear();
+        if !self.keys.is_empty() {
+            self.value_key.push(b',');
         }
+        self.value_key.push(b'"');
+        escape_into(key.as_bytes(), &mut self.value_key);
+        self.value_key.extend_from_slice(b"\": ");
         self.keys.push(key);
         self.state = match params.value_open {
             Some(_) => State::BeforeValue(kinds),
@@ -342,9 +361,7 @@ impl FormatParser {
 
     /// A parameter's value ended.
     pub(super) fn end_value(&mut self, writer: ValueWriter) {
-        if let Some(call) = &mut self.call {
-            writer.finish(&mut call.pending);
-        }
+        self.write_value(|out| writer.finish(out));
         self.state = State::Params;
     }
 
@@ -352,8 +369,8 @@ impl FormatParser {
     pub(super) fn end_args(&mut self, closed: bool) {
         match std::mem::replace(&mut self.state, State::Between) {
             State::Value(writer) => {
+                self.write_value(|out| writer.finish(out));
                 if let Some(pending) = self.pending() {
-                    writer.finish(pending);
                     pending.push(b'}');
                 }
             }
@@ -392,7 +409,7 @@ impl FormatParser {
 
     /// A call ended: the block goes on, or ends with it.
     fn after_call(&mut self) {
-        let one_call = self.spec.close.is_empty()
+        let one_call = self.close_markers().is_empty()
             && self.named().is_some_and(|named| named.start.is_empty())
             && !matches!(self.spec.calls, Calls::Objects(_) | Calls::Python);
         if one_call {

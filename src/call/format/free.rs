@@ -9,7 +9,7 @@ use super::spec::{Args, Bare, Calls, Object};
 use super::unquote::Unquote;
 use super::value::ValueWriter;
 use crate::call::parser::Call;
-use crate::call::scan::{Action, HEAD_LOOKAHEAD, Head, ObjectScanner, Step, classify_head};
+use crate::call::scan::{HEAD_LOOKAHEAD, Head, ObjectScanner, classify_head};
 
 impl FormatParser {
     /// Bytes that are no marker, read in the current state; returns how
@@ -74,46 +74,22 @@ impl FormatParser {
             State::BeforeJson => {
                 for (i, &b) in bytes.iter().enumerate() {
                     if matches!(b, b'{' | b'[') {
-                        self.state = State::Json(self.json_scanner());
+                        self.state = State::Json(self.json_end());
                         return i;
                     }
                 }
                 bytes.len()
             }
-            State::Json(scanner) => {
-                let Some(scanner) = scanner else {
-                    self.json_started |= bytes.iter().any(|b| !b.is_ascii_whitespace());
-                    if let Some(pending) = self.pending() {
-                        pending.extend_from_slice(bytes);
-                    }
-                    return bytes.len();
-                };
-                for (i, &b) in bytes.iter().enumerate() {
-                    if !scanner.started() && b.is_ascii_whitespace() {
-                        continue;
-                    }
-                    let step = scanner.step(b);
-                    if step != Step::EndBefore {
-                        if let Some(call) = &mut self.call {
-                            call.pending.push(b);
-                        }
-                        self.json_started = true;
-                    }
-                    match step {
-                        Step::More => {}
-                        Step::EndAfter => {
-                            self.end_args(true);
-                            return i + 1;
-                        }
-                        Step::EndBefore => {
-                            self.end_args(true);
-                            return i;
-                        }
-                    }
+            State::Json(None) => {
+                self.json_started |= bytes.iter().any(|b| !b.is_ascii_whitespace());
+                if let Some(pending) = self.pending() {
+                    pending.extend_from_slice(bytes);
                 }
                 bytes.len()
             }
+            State::Json(Some(_)) => self.json_bytes(bytes),
             State::Object(..) => self.object_bytes(bytes),
+            State::ObjectArgs(..) => self.object_args(bytes),
             State::Params => bytes.len(),
             State::Key(key) | State::KeyTail(_, key) => {
                 let room = MAX_KEY.saturating_sub(key.len());
@@ -129,10 +105,13 @@ impl FormatParser {
                 }
                 n
             }
-            State::Value(writer) => {
-                if let Some(call) = &mut self.call {
-                    writer.push(bytes, &mut call.pending);
-                }
+            State::Value(_) => {
+                let State::Value(mut writer) = std::mem::replace(&mut self.state, State::Params)
+                else {
+                    return 0;
+                };
+                self.write_value(|out| writer.push(bytes, out));
+                self.state = State::Value(writer);
                 bytes.len()
             }
             State::Judge(_) => self.judge_bytes(bytes),
@@ -146,7 +125,7 @@ impl FormatParser {
                     } else if b == b'(' && !name.is_empty() {
                         let name = std::mem::take(name);
                         if self.start_call(&name) {
-                            self.state = State::Python(PythonArgs::new());
+                            self.state = State::Python(PythonArgs::new(self.declared_params()));
                             return i + 1;
                         }
                         self.state = State::PyName(name);
@@ -240,6 +219,8 @@ impl FormatParser {
                 list: List::No,
                 n_calls: 0,
                 waits_for_close: false,
+                marked: false,
+                close: &[],
                 special: false,
                 junk: 0,
             });
@@ -308,52 +289,25 @@ impl FormatParser {
                 }
                 _ => {
                     if block.tentative {
+                        // A special token's block may hold noise before its
+                        // first call (kept, and given back as text if no call
+                        // comes); any other is prose that mentions a marker.
+                        if block.special && block.junk < MAX_JUNK {
+                            block.junk += 1;
+                            continue;
+                        }
                         self.give_back();
                         return i;
                     }
-                    let keeps_looking =
-                        block.special && block.n_calls == 0 && block.junk < MAX_JUNK;
-                    if !block.waits_for_close && !keeps_looking {
+                    if !block.waits_for_close {
                         // Calls over: the block ends with the text after them.
                         self.block = None;
                         self.state = State::Text;
                         return i;
                     }
-                    // Text inside the block: passed on.
-                    if block.n_calls == 0 {
-                        block.junk += 1;
-                    }
+                    // Text inside the block, after its calls: passed on.
                     self.text.push(b);
                 }
-            }
-        }
-        bytes.len()
-    }
-
-    /// A JSON call object's bytes.
-    fn object_bytes(&mut self, bytes: &[u8]) -> usize {
-        for (i, &b) in bytes.iter().enumerate() {
-            let State::Object(scanner, unquote) = &mut self.state else {
-                return i;
-            };
-            let action = scanner.step(b);
-            let name = scanner.take_name();
-            if action == Action::Args
-                && let Some(call) = &mut self.call
-            {
-                unquote.byte(&mut self.surrogate, b, &mut call.pending);
-            }
-            if let Some(name) = name
-                && let Some(call) = &mut self.call
-            {
-                call.set_name(&name, &self.options, &mut self.events);
-            }
-            if action == Action::Done {
-                if let Some(call) = self.call.take() {
-                    call.finish(&mut self.events, true);
-                }
-                self.state = State::Between;
-                return i + 1;
             }
         }
         bytes.len()

@@ -41,6 +41,11 @@ enum Frame {
 #[derive(Debug)]
 pub(crate) struct GemmaArgs {
     quoted: Kinds,
+    /// The tool's schema: a top-level value between markers takes the kinds
+    /// it declares for its key.
+    schema: Option<serde_json::Value>,
+    /// The last top-level key.
+    key: String,
     state: State,
     frames: Vec<Frame>,
     token: Vec<u8>,
@@ -48,10 +53,13 @@ pub(crate) struct GemmaArgs {
 }
 
 impl GemmaArgs {
-    /// `quoted`: what a string between markers may turn into.
-    pub(crate) fn new(quoted: Kinds) -> Self {
+    /// `quoted`: what a string between markers may turn into where the
+    /// schema does not say.
+    pub(crate) fn new(quoted: Kinds, schema: Option<serde_json::Value>) -> Self {
         GemmaArgs {
             quoted,
+            schema,
+            key: String::new(),
             state: State::Open,
             frames: Vec::new(),
             token: Vec::new(),
@@ -79,7 +87,12 @@ impl GemmaArgs {
             State::QuotedKey => self.state = State::Colon,
             State::Value => {
                 self.start_value(out);
-                self.writer = Some(ValueWriter::new(self.quoted, Trim::No));
+                let kinds = if self.frames.len() == 1 {
+                    Kinds::of_param(self.schema.as_ref(), &self.key, self.quoted)
+                } else {
+                    self.quoted
+                };
+                self.writer = Some(ValueWriter::new(kinds, Trim::No));
                 self.state = State::Quoted;
             }
             State::Quoted => {
@@ -230,6 +243,9 @@ impl GemmaArgs {
             *count += 1;
         }
         let key = std::mem::take(&mut self.token);
+        if self.frames.len() == 1 {
+            self.key = String::from_utf8_lossy(key.trim_ascii()).into_owned();
+        }
         out.push(b'"');
         escape_into(key.trim_ascii(), out);
         out.extend_from_slice(b"\":");
@@ -275,7 +291,7 @@ mod tests {
 
     /// Feeds `text` where `"` stands for the string marker.
     fn args(text: &str, quoted: Kinds) -> Value {
-        let mut reader = GemmaArgs::new(quoted);
+        let mut reader = GemmaArgs::new(quoted, None);
         let mut out = Vec::new();
         for piece in text.split('"').enumerate() {
             if piece.0 > 0 {

@@ -79,9 +79,7 @@ impl FormatParser {
         } = *judging;
         match verdict {
             Verdict::Literal => {
-                if let Some(call) = &mut self.call {
-                    writer.push(marker.as_bytes(), &mut call.pending);
-                }
+                self.write_value(|out| writer.push(marker.as_bytes(), out));
                 self.state = State::Value(writer);
             }
             Verdict::End => match tok {
@@ -197,10 +195,18 @@ impl FormatParser {
             Tok::ValueClose => {
                 options.push((params.open, Tok::ParamOpen));
                 options.extend(named.end.iter().map(|end| (*end, Tok::CallEnd)));
-                options.extend(self.spec.close.iter().map(|close| (*close, Tok::Close)));
+                options.extend(
+                    self.close_markers()
+                        .iter()
+                        .map(|close| (*close, Tok::Close)),
+                );
             }
             Tok::CallEnd => {
-                options.extend(self.spec.close.iter().map(|close| (*close, Tok::Close)));
+                options.extend(
+                    self.close_markers()
+                        .iter()
+                        .map(|close| (*close, Tok::Close)),
+                );
                 options.extend(named.start.iter().map(|start| (*start, Tok::Start)));
             }
             Tok::Close => {

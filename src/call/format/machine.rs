@@ -25,7 +25,7 @@ use super::unquote::Unquote;
 use super::value::{Kinds, ValueWriter};
 use crate::call::Event;
 use crate::call::parser::{Call, incomplete_utf8_tail};
-use crate::call::scan::{ObjectScanner, ValueScanner};
+use crate::call::scan::ObjectScanner;
 use crate::normalize::ToolOptions;
 
 /// What a marker means where it is expected.
@@ -55,8 +55,9 @@ pub(super) type Markers = SmallVec<[(&'static str, Tok); 16]>;
 pub(super) const MAX_NAME: usize = 256;
 /// The longest key of a parameter.
 pub(super) const MAX_KEY: usize = 1024;
-/// Bytes of text a special block (`<|tool_calls_section_begin|>`) may hold
-/// before its first call, as text, before it is taken to have none.
+/// Bytes of noise a special block (`<|tool_calls_section_begin|>`) may hold
+/// before its first call, before it is taken to have none (and given back
+/// as text).
 pub(super) const MAX_JUNK: usize = 256;
 
 #[derive(Debug)]
@@ -75,10 +76,16 @@ pub(super) enum State {
     NameTail(usize),
     /// Before JSON arguments.
     BeforeJson,
-    /// JSON arguments; the scanner finds their end when no marker does.
-    Json(Option<ValueScanner>),
+    /// JSON arguments. `None`: a close marker ends them; otherwise a `}`
+    /// followed by the end or the next block does, and the held `}` with
+    /// the bytes after it is here.
+    Json(Option<Vec<u8>>),
     /// A JSON call object.
     Object(ObjectScanner, Unquote),
+    /// The arguments of a call object whose name came first, up to the
+    /// object's end as what follows it shows (`objects.rs`): the decoding of
+    /// a string that holds them, and a `}` with the bytes after it, held.
+    ObjectArgs(Unquote, Vec<u8>),
     /// Between parameters.
     Params,
     /// A parameter's key.
@@ -119,11 +126,17 @@ pub(super) struct Block {
     /// Whether the block ends at a close marker (one opened by a marker of
     /// a format that has them) rather than at the first text after its calls.
     pub(super) waits_for_close: bool,
+    /// Whether a marker opened it (a bare call's block has none).
+    pub(super) marked: bool,
+    /// The markers that close it: the format's, or the one paired with the
+    /// marker that opened it (xLAM's "```json" with "```", its
+    /// `<tool_call>` with `</tool_call>`).
+    pub(super) close: &'static [&'static str],
     /// Whether its marker is a special token (`<|…|>`, `<｜…｜>`,
-    /// `[TOOL_CALLS]`), which prose never writes: text inside it is passed
-    /// on, and the block still looks for its calls.
+    /// `[TOOL_CALLS]`), which prose never writes: noise before its first call
+    /// does not end it.
     pub(super) special: bool,
-    /// Bytes of text seen in it before its first call.
+    /// Bytes of noise seen in it before its first call.
     pub(super) junk: usize,
 }
 
@@ -146,6 +159,12 @@ pub(crate) struct FormatParser {
     pub(super) schema: Option<Value>,
     /// The keys written in the call's object.
     pub(super) keys: Vec<String>,
+    /// The JSON before the value being read (`,"key": `): written with the
+    /// value's first byte, so a value the input cuts before it starts
+    /// leaves no key behind.
+    pub(super) value_key: Vec<u8>,
+    /// Scratch space for a value's JSON.
+    pub(super) scratch: Vec<u8>,
     /// Whether the last text byte ended a line (a bare Python call starts a line).
     pub(super) line_start: bool,
     /// Whether JSON arguments had a byte that is not whitespace.
@@ -173,6 +192,8 @@ impl FormatParser {
             block: None,
             schema: None,
             keys: Vec::new(),
+            value_key: Vec::new(),
+            scratch: Vec::new(),
             line_start: true,
             json_started: false,
             surrogate: None,
@@ -197,8 +218,13 @@ impl FormatParser {
         loop {
             if !self.held.is_empty() {
                 // No marker can grow any more: the longest whole one the held
-                // bytes begin with, or their first byte is text.
+                // bytes begin with, or their first byte is text. Inside a
+                // call's arguments, a tag cut by the end (`</param`) is
+                // structure, not text of the value, and is dropped.
                 let held = std::mem::take(&mut self.held);
+                if self.in_arguments() {
+                    continue;
+                }
                 let rest = self.take_held(&held);
                 self.replay(&rest);
             } else if let State::Judge(_) = self.state {
@@ -206,6 +232,11 @@ impl FormatParser {
             } else {
                 break;
             }
+            self.run(&[]);
+        }
+        // A `}` waiting on what follows it: the bytes after it are read
+        // again once it is settled, and may hold another.
+        while self.object_args_at_end() || self.json_at_end() {
             self.run(&[]);
         }
         if let State::Python(args) = &mut self.state {
@@ -218,10 +249,9 @@ impl FormatParser {
         }
         match std::mem::replace(&mut self.state, State::Text) {
             State::Head(bytes) => self.text.extend_from_slice(&bytes),
-            State::Value(writer) => {
-                if let Some(call) = &mut self.call {
-                    writer.finish(&mut call.pending);
-                }
+            // A value the input cut before its first byte is left out.
+            State::Value(writer) if writer.started() => {
+                self.write_value(|out| writer.finish(out));
             }
             State::Python(args) => {
                 if let Some(call) = &mut self.call {
@@ -248,6 +278,7 @@ impl FormatParser {
     /// The markers the current state expects.
     pub(super) fn markers(&self) -> Markers {
         let spec = self.spec;
+        let close = self.close_markers();
         let mut markers = Markers::new();
         let mut add = |list: &[&'static str], tok: Tok| {
             for marker in list {
@@ -272,7 +303,7 @@ impl FormatParser {
                     add(named.start, Tok::Start);
                     add(named.end, Tok::Separator);
                 }
-                add(spec.close, Tok::Close);
+                add(close, Tok::Close);
                 add(spec.separators, Tok::Separator);
                 add(spec.open, Tok::Open);
             }
@@ -286,30 +317,37 @@ impl FormatParser {
                     }
                     add(named.end, Tok::CallEnd);
                 }
-                add(spec.close, Tok::Close);
+                add(close, Tok::Close);
             }
             State::NameTail(_) => {
                 if let Some(tail) = named.and_then(|named| named.name_tail) {
                     add(&[tail], Tok::Tail);
                 }
-                add(spec.close, Tok::Close);
+                add(close, Tok::Close);
             }
+            State::Json(Some(tail)) if !tail.is_empty() => {}
             State::BeforeJson | State::Json(_) => {
-                if let Some(Args::Json { open, close }) = named.map(|named| &named.args) {
+                if let Some(Args::Json { open, close: ends }) = named.map(|named| &named.args) {
                     if matches!(self.state, State::BeforeJson) {
                         add(open, Tok::ArgsOpen);
                     }
-                    add(close, Tok::ArgsClose);
-                    if close.is_empty() && spec.close.is_empty() {
+                    add(ends, Tok::ArgsClose);
+                    if ends.is_empty() && close.is_empty() {
                         add(spec.open, Tok::Open);
                     }
                 }
                 if let Some(named) = named {
                     add(named.end, Tok::CallEnd);
                 }
-                add(spec.close, Tok::Close);
+                add(close, Tok::Close);
             }
-            State::Object(..) | State::PyName(_) | State::Python(_) => add(spec.close, Tok::Close),
+            State::Object(..) | State::PyName(_) | State::Python(_) => add(close, Tok::Close),
+            State::ObjectArgs(_, tail) => {
+                // A `}` waiting on what follows reads the bytes itself.
+                if tail.is_empty() {
+                    add(close, Tok::Close);
+                }
+            }
             State::Params | State::BeforeValue(_) => {
                 if let Some(params) = params {
                     add(&[params.open], Tok::ParamOpen);
@@ -320,7 +358,7 @@ impl FormatParser {
                 if let Some(named) = named {
                     add(named.end, Tok::CallEnd);
                 }
-                add(spec.close, Tok::Close);
+                add(close, Tok::Close);
             }
             State::Key(_) => {
                 if let Some(params) = params {
@@ -340,13 +378,13 @@ impl FormatParser {
                 if let Some(named) = named {
                     add(named.end, Tok::CallEnd);
                 }
-                add(spec.close, Tok::Close);
+                add(close, Tok::Close);
             }
             State::Gemma(_) => {
                 if let Some(Args::Gemma { quote, .. }) = named.map(|named| &named.args) {
                     add(&[quote], Tok::Quote);
                 }
-                add(spec.close, Tok::Close);
+                add(close, Tok::Close);
             }
         }
         markers
@@ -474,6 +512,37 @@ impl FormatParser {
         }
     }
 
+    /// Write a parameter's value through `write`: its key goes out with the
+    /// value's first byte.
+    pub(super) fn write_value(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
+        write(&mut out);
+        if !out.is_empty()
+            && let Some(call) = &mut self.call
+        {
+            call.pending.append(&mut self.value_key);
+            call.pending.extend_from_slice(&out);
+        }
+        self.scratch = out;
+    }
+
+    /// Whether the state is inside a call's arguments.
+    fn in_arguments(&self) -> bool {
+        matches!(
+            self.state,
+            State::NameTail(_)
+                | State::BeforeJson
+                | State::Json(None)
+                | State::Params
+                | State::Key(_)
+                | State::KeyTail(..)
+                | State::BeforeValue(_)
+                | State::Value(_)
+                | State::Gemma(_)
+        )
+    }
+
     /// Keep a block's bytes while it may still be prose.
     pub(super) fn record(&mut self, bytes: &[u8]) {
         if let Some(block) = &mut self.block
@@ -486,6 +555,14 @@ impl FormatParser {
     /// Bytes to read again after the current step.
     pub(super) fn replay(&mut self, bytes: &[u8]) {
         self.replay.extend_from_slice(bytes);
+    }
+
+    /// The markers that close the current block (outside one: the format's).
+    pub(super) fn close_markers(&self) -> &'static [&'static str] {
+        match &self.block {
+            Some(block) => block.close,
+            None => self.spec.close,
+        }
     }
 
     pub(super) fn named(&self) -> Option<&'static Named> {
@@ -555,7 +632,7 @@ fn next_marker_start(input: &[u8], markers: &Markers) -> usize {
 
 /// Bytes a tool's name may hold: anything but whitespace, quotes and
 /// brackets (`get-weather`, `fs.read_file`, `functions.f:0`, `@json`).
-pub(super) fn is_tool_name_byte(b: u8) -> bool {
+pub(crate) fn is_tool_name_byte(b: u8) -> bool {
     !b.is_ascii_whitespace() && !b"<>{}()[]\"',;=`|".contains(&b)
 }
 

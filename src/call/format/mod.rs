@@ -15,13 +15,14 @@ mod free;
 mod gemma;
 mod judge;
 mod machine;
+mod objects;
 mod python;
 mod spec;
 mod table;
 mod unquote;
 mod value;
 
-pub(crate) use self::machine::FormatParser;
+pub(crate) use self::machine::{FormatParser, is_tool_name_byte};
 use self::spec::Spec;
 
 /// A wire format of tool calls in model text, by the name vLLM gives its
@@ -117,4 +118,44 @@ impl std::str::FromStr for Format {
             )
         })
     }
+}
+
+/// What bytes held at a `<` in text read without a format say about one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Marker {
+    /// No format's marker starts so.
+    No,
+    /// A marker may still come.
+    Prefix,
+    /// A marker that tells its format.
+    Whole(Format),
+}
+
+/// The markers that tell a format in text read without one, with it: each
+/// format's `detect` list (special tokens and namespaced tags that prose
+/// does not write; `<tools>` or `<function_calls>` in a sentence stays text).
+fn telling() -> &'static [(&'static str, Format)] {
+    static TELLING: std::sync::OnceLock<Vec<(&'static str, Format)>> = std::sync::OnceLock::new();
+    TELLING.get_or_init(|| {
+        (table::FORMATS.iter())
+            .flat_map(|spec| {
+                spec.detect
+                    .iter()
+                    .map(move |marker| (*marker, Format { spec }))
+            })
+            .collect()
+    })
+}
+
+/// Whether `held` (from a `<` in text) is a marker that tells a format.
+pub(crate) fn told_by(held: &[u8]) -> Marker {
+    let mut prefix = false;
+    for (marker, format) in telling() {
+        let marker = marker.as_bytes();
+        if marker == held {
+            return Marker::Whole(*format);
+        }
+        prefix |= marker.starts_with(held);
+    }
+    if prefix { Marker::Prefix } else { Marker::No }
 }

@@ -9,6 +9,10 @@
 //! follow a value (`,`, a closer, `:`, the end), which is how the engine
 //! judges JSON quotes; two strings side by side are one, as in Python.
 
+mod literal;
+mod quote;
+
+use self::literal::{is_string_prefix, token_json};
 use super::value::escape_into;
 
 /// Where the reader stands.
@@ -93,6 +97,11 @@ pub(crate) struct PythonArgs {
     queue: std::collections::VecDeque<u8>,
     /// What followed the call's `)` among the bytes already taken.
     leftover: Vec<u8>,
+    /// The keywords the tool's schema declares (`None`: no schema): after a
+    /// quote, `, key=` ends the string only for one of these not given yet.
+    declared: Option<Vec<String>>,
+    /// The keywords given so far.
+    given: Vec<Vec<u8>>,
 }
 
 /// How many bytes after a quote are held before the quote is taken as the
@@ -100,8 +109,11 @@ pub(crate) struct PythonArgs {
 const QUOTE_LOOKAHEAD: usize = 64;
 
 impl PythonArgs {
-    pub(crate) fn new() -> Self {
+    /// `declared`: the keywords the tool's schema declares, if it has one.
+    pub(crate) fn new(declared: Option<Vec<String>>) -> Self {
         PythonArgs {
+            declared,
+            given: Vec::new(),
             state: State::Arg,
             frames: Vec::new(),
             out: vec![b'{'],
@@ -247,6 +259,7 @@ impl PythonArgs {
     fn keyword(&mut self) {
         let key = std::mem::take(&mut self.token);
         self.key(&key);
+        self.given.push(key);
         self.state = State::Value;
     }
 
@@ -333,238 +346,6 @@ impl PythonArgs {
                 self.state = State::Token;
             }
         }
-    }
-
-    fn open_string(&mut self, quote: u8, raw: bool) {
-        self.start_value();
-        self.out.push(b'"');
-        self.literal = Some(Literal {
-            quote,
-            triple: false,
-            raw,
-            run: 1,
-            escape: Escape::None,
-        });
-        self.state = State::Str;
-    }
-
-    fn string_byte(&mut self, b: u8) {
-        let Some(literal) = &mut self.literal else {
-            return;
-        };
-        // The opening quote's run: `''` is an empty string, `'''` opens a
-        // triple-quoted one.
-        if literal.run > 0 && !literal.triple {
-            if b == literal.quote {
-                literal.run += 1;
-                if literal.run == 3 {
-                    literal.triple = true;
-                    literal.run = 0;
-                }
-                return;
-            }
-            if literal.run == 2 {
-                // `''` then something: an empty string, whose end is judged
-                // like any other.
-                literal.run = 0;
-                self.ahead.clear();
-                self.state = State::Quote;
-                self.quote_lookahead(b);
-                return;
-            }
-            literal.run = 0;
-        }
-        if literal.escape != Escape::None {
-            self.escape_byte(b);
-            return;
-        }
-        if b == literal.quote {
-            if literal.triple {
-                literal.run += 1;
-                if literal.run == 3 {
-                    self.close_string();
-                    self.state = State::After;
-                }
-                return;
-            }
-            self.ahead.clear();
-            self.state = State::Quote;
-            return;
-        }
-        if literal.triple && literal.run > 0 {
-            // Fewer than three quotes: they were text.
-            let quotes = vec![literal.quote; literal.run];
-            literal.run = 0;
-            escape_into(&quotes, &mut self.out);
-        }
-        if b == b'\\' {
-            if let Some(literal) = &mut self.literal {
-                literal.escape = Escape::Start;
-            }
-            return;
-        }
-        escape_into(&[b], &mut self.out);
-    }
-
-    fn escape_byte(&mut self, b: u8) {
-        let Some(literal) = &mut self.literal else {
-            return;
-        };
-        if literal.raw {
-            // A raw string keeps the backslash; the escaped byte (even its
-            // own quote) is text.
-            literal.escape = Escape::None;
-            escape_into(&[b'\\', b], &mut self.out);
-            return;
-        }
-        let escape = std::mem::replace(&mut literal.escape, Escape::None);
-        let text: Vec<u8> = match escape {
-            Escape::None => return,
-            Escape::Start => match b {
-                b'\n' => Vec::new(),
-                b'\\' | b'\'' | b'"' => vec![b],
-                b'n' => vec![b'\n'],
-                b't' => vec![b'\t'],
-                b'r' => vec![b'\r'],
-                b'a' => vec![0x07],
-                b'b' => vec![0x08],
-                b'f' => vec![0x0c],
-                b'v' => vec![0x0b],
-                b'x' | b'u' | b'U' | b'N' | b'0'..=b'7' => {
-                    literal.escape = match b {
-                        b'x' => Escape::Hex(2, 0),
-                        b'u' => Escape::Hex(4, 0),
-                        b'U' => Escape::Hex(8, 0),
-                        b'N' => Escape::Named(b"\\N".to_vec()),
-                        _ => Escape::Octal(2, u32::from(b - b'0')),
-                    };
-                    return;
-                }
-                b => vec![b'\\', b],
-            },
-            Escape::Hex(due, code) => match (b as char).to_digit(16) {
-                Some(digit) if due > 1 => {
-                    literal.escape = Escape::Hex(due - 1, code * 16 + digit);
-                    return;
-                }
-                Some(digit) => char_bytes(code * 16 + digit),
-                None => {
-                    // A broken escape: what was read stays as text.
-                    let mut text = char_bytes(code);
-                    text.push(b);
-                    text
-                }
-            },
-            Escape::Octal(due, code) => match b {
-                b'0'..=b'7' if due > 1 => {
-                    literal.escape = Escape::Octal(due - 1, code * 8 + u32::from(b - b'0'));
-                    return;
-                }
-                b'0'..=b'7' => char_bytes(code * 8 + u32::from(b - b'0')),
-                _ => {
-                    escape_into(&char_bytes(code), &mut self.out);
-                    self.string_byte(b);
-                    return;
-                }
-            },
-            Escape::Named(mut name) => {
-                name.push(b);
-                if b == b'}' || name.len() > 64 {
-                    name
-                } else {
-                    literal.escape = Escape::Named(name);
-                    return;
-                }
-            }
-        };
-        escape_into(&text, &mut self.out);
-    }
-
-    /// After a quote that may end a one-line string: the bytes after it
-    /// are held until they say whether it does.
-    fn quote_lookahead(&mut self, b: u8) {
-        self.ahead.push(b);
-        let verdict = self.quote_ends(false);
-        self.decide_quote(verdict);
-    }
-
-    /// Act on a quote's verdict (`None`: not known yet): the string ends, or
-    /// the quote is its text; the held bytes are read again either way.
-    fn decide_quote(&mut self, verdict: Option<bool>) {
-        let Some(ends) = verdict.or_else(|| {
-            self.quote_ends(true)
-                .filter(|_| self.ahead.len() >= QUOTE_LOOKAHEAD)
-        }) else {
-            return;
-        };
-        let quote = self.literal.as_ref().map_or(b'\'', |literal| literal.quote);
-        let mut ahead = std::mem::take(&mut self.ahead);
-        let spaces = ahead
-            .iter()
-            .take_while(|b| matches!(b, b' ' | b'\t'))
-            .count();
-        if ends && ahead.get(spaces) == Some(&quote) {
-            // `'a' 'b'`: one string, as Python reads it.
-            ahead.drain(..=spaces);
-            self.state = State::Str;
-        } else if ends {
-            self.close_string();
-            self.state = State::After;
-        } else {
-            escape_into(&[quote], &mut self.out);
-            self.state = State::Str;
-        }
-        for &b in ahead.iter().rev() {
-            self.queue.push_front(b);
-        }
-    }
-
-    /// Whether the quote before `self.ahead` ends its string: what follows
-    /// must close or separate the open containers (and, after the call's
-    /// `)`, separate calls). `None` while the bytes cannot tell.
-    fn quote_ends(&self, at_end: bool) -> Option<bool> {
-        let quote = self.literal.as_ref().map_or(b'\'', |literal| literal.quote);
-        let ahead = &self.ahead;
-        let mut depth = self.frames.len();
-        let mut closed_call = false;
-        for &c in ahead {
-            if matches!(c, b' ' | b'\t' | b'\r') {
-                continue;
-            }
-            if closed_call {
-                // After the call's `)`: the next call, the list's end, a
-                // line break, a marker.
-                return Some(matches!(c, b',' | b']' | b'\n' | b'<' | b';'));
-            }
-            match c {
-                b',' | b':' | b'\n' => return Some(true),
-                c if c == quote && depth == self.frames.len() => return Some(true),
-                b')' | b']' | b'}' => {
-                    if depth == 0 {
-                        if c != b')' {
-                            return Some(false);
-                        }
-                        closed_call = true;
-                        continue;
-                    }
-                    let want = match self.frames[depth - 1] {
-                        Frame::Array(closer, _) => closer,
-                        Frame::Brace(_) | Frame::Dict(..) => b'}',
-                    };
-                    if c != want {
-                        return Some(false);
-                    }
-                    depth -= 1;
-                }
-                _ => return Some(false),
-            }
-        }
-        if at_end { Some(true) } else { None }
-    }
-
-    fn close_string(&mut self) {
-        self.out.push(b'"');
-        self.literal = None;
     }
 
     /// A bare token ended: a number, a literal, or a name.
@@ -689,80 +470,10 @@ impl PythonArgs {
     }
 }
 
-/// The JSON of a bare Python token: a number, `True`/`False`/`None` (and
-/// their JSON spellings), or a name, kept as a string.
-fn token_json(token: &[u8]) -> String {
-    match token {
-        b"True" | b"true" => return "true".to_owned(),
-        b"False" | b"false" => return "false".to_owned(),
-        b"None" | b"null" => return "null".to_owned(),
-        _ => {}
-    }
-    let text = String::from_utf8_lossy(token);
-    let clean = text.replace('_', "");
-    if let Some(number) = python_number(&clean) {
-        return number;
-    }
-    let mut json = vec![b'"'];
-    escape_into(token, &mut json);
-    json.push(b'"');
-    String::from_utf8_lossy(&json).into_owned()
-}
-
-/// A Python number literal as JSON text.
-fn python_number(text: &str) -> Option<String> {
-    let (negative, body) = match text.strip_prefix('-') {
-        Some(body) => (true, body),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
-    let sign = if negative { "-" } else { "" };
-    for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
-        let lower = body.to_ascii_lowercase();
-        if let Some(digits) = lower.strip_prefix(prefix) {
-            let value = u128::from_str_radix(digits, radix).ok()?;
-            return Some(format!("{sign}{value}"));
-        }
-    }
-    if !body
-        .bytes()
-        .next()
-        .is_some_and(|b| b.is_ascii_digit() || b == b'.')
-    {
-        return None;
-    }
-    if body.bytes().all(|b| b.is_ascii_digit()) {
-        let digits = body.trim_start_matches('0');
-        let digits = if digits.is_empty() { "0" } else { digits };
-        return Some(format!("{sign}{digits}"));
-    }
-    let value: f64 = body.parse().ok()?;
-    if !value.is_finite() {
-        // `1e999` is infinity, which JSON cannot write.
-        return Some("null".to_owned());
-    }
-    let number = serde_json::Number::from_f64(if negative { -value } else { value })?;
-    Some(number.to_string())
-}
-
-fn char_bytes(code: u32) -> Vec<u8> {
-    char::from_u32(code)
-        .unwrap_or(char::REPLACEMENT_CHARACTER)
-        .to_string()
-        .into_bytes()
-}
-
 /// Letters, digits, `_` and any byte of a multi-byte character: what a
 /// Python name is made of.
 pub(crate) fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
-}
-
-/// Whether `token` is a string prefix (`r`, `b`, `rb`, `f`, `u`…).
-fn is_string_prefix(token: &[u8]) -> bool {
-    token.len() <= 2
-        && token
-            .iter()
-            .all(|b| matches!(b.to_ascii_lowercase(), b'r' | b'b' | b'u' | b'f'))
 }
 
 #[cfg(test)]
@@ -771,7 +482,7 @@ mod tests {
     use serde_json::{Value, json};
 
     fn args(text: &str) -> (Value, usize) {
-        let mut reader = PythonArgs::new();
+        let mut reader = PythonArgs::new(None);
         let used = reader.push(text.as_bytes());
         let mut out = Vec::new();
         reader.finish_into(&mut out);
@@ -783,7 +494,7 @@ mod tests {
     }
 
     fn chunked(text: &str) -> String {
-        let mut reader = PythonArgs::new();
+        let mut reader = PythonArgs::new(None);
         let mut out = Vec::new();
         for b in text.as_bytes() {
             reader.push(std::slice::from_ref(b));

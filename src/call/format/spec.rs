@@ -28,8 +28,21 @@ pub(crate) struct Spec {
     /// (`<think>…</think>`: a call a model writes while it reasons is an
     /// example, not a request).
     pub(crate) quiet: &'static [(&'static str, &'static str)],
+    /// Markers that tell this format in text read without one: special
+    /// tokens and namespaced tags no other format writes and prose does not
+    /// (`<|tool_calls_section_begin|>`, `<minimax:tool_call>`, `<|channel|>`
+    /// for gpt-oss, whose calls open with `to=functions.`). Empty: the
+    /// format is read only when it is chosen.
+    pub(crate) detect: &'static [&'static str],
     /// How each call is written inside a block.
     pub(crate) calls: Calls,
+}
+
+impl Spec {
+    /// Whether call objects are keyed by the tool's name (`{"N": {…}}`).
+    pub(crate) fn calls_keyed(&self) -> bool {
+        matches!(self.calls, Calls::Objects(Object::Keyed))
+    }
 }
 
 /// Calls that stand in the text without a marker.

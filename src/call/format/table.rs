@@ -22,6 +22,7 @@ const fn objects(
         separators: &[],
         bare: Bare::No,
         quiet: &[],
+        detect: &[],
         calls: Calls::Objects(Object::Fields),
     }
 }
@@ -43,6 +44,7 @@ const fn python(
         separators: &[],
         bare,
         quiet: &[],
+        detect: &[],
         calls: Calls::Python,
     }
 }
@@ -85,7 +87,7 @@ const INVOKE_CALL: Named = Named {
         key_tail: Some(">"),
         value_open: None,
         value_close: "</parameter>",
-        trim: Trim::Space,
+        trim: Trim::No,
         untyped: Kinds::STRING,
         string_attr: None,
     }),
@@ -154,13 +156,16 @@ pub(crate) static FORMATS: &[Spec] = &[
         &["<tool_call>"],
         &["</tool_call>"],
     ),
-    objects(
-        "longcat",
-        &[],
-        "<longcat_tool_call>{\"name\": N, \"arguments\": {…}}</longcat_tool_call>",
-        &["<longcat_tool_call>"],
-        &["</longcat_tool_call>"],
-    ),
+    Spec {
+        detect: &["<longcat_tool_call>"],
+        ..objects(
+            "longcat",
+            &[],
+            "<longcat_tool_call>{\"name\": N, \"arguments\": {…}}</longcat_tool_call>",
+            &["<longcat_tool_call>"],
+            &["</longcat_tool_call>"],
+        )
+    },
     objects(
         "qwen25_coder",
         &[],
@@ -184,6 +189,7 @@ pub(crate) static FORMATS: &[Spec] = &[
         separators: &[],
         bare: Bare::No,
         quiet: &[],
+        detect: &[],
         calls: Calls::Named(Named {
             start: &[],
             name_end: &[],
@@ -198,13 +204,16 @@ pub(crate) static FORMATS: &[Spec] = &[
             objects: None,
         }),
     },
-    objects(
-        "granite",
-        &[],
-        "<|tool_call|>[{\"name\": N, \"arguments\": {…}}, …]",
-        &["<|tool_call|>", "<tool_call>"],
-        &[],
-    ),
+    Spec {
+        detect: &["<|tool_call|>"],
+        ..objects(
+            "granite",
+            &[],
+            "<|tool_call|>[{\"name\": N, \"arguments\": {…}}, …]",
+            &["<|tool_call|>", "<tool_call>"],
+            &[],
+        )
+    },
     objects(
         "granite_20b_fc",
         &["granite-20b-fc"],
@@ -226,7 +235,7 @@ pub(crate) static FORMATS: &[Spec] = &[
             &[],
             "[{\"name\": N, \"arguments\": {…}}, …], bare, fenced, after [TOOL_CALLS] or in <tool_call>",
             &["[TOOL_CALLS]", "<tool_call>", "```json"],
-            &["</tool_call>", "```"],
+            &["", "</tool_call>", "```"],
         )
     },
     Spec {
@@ -240,15 +249,19 @@ pub(crate) static FORMATS: &[Spec] = &[
             &["<|eom_id|>", "<|eot_id|>"],
         )
     },
-    objects(
-        "internlm2",
-        &["internlm"],
-        "<|action_start|><|plugin|>{\"name\": N, \"parameters\": {…}}<|action_end|>",
-        &["<|action_start|><|plugin|>"],
-        &["<|action_end|>"],
-    ),
+    Spec {
+        detect: &["<|action_start|><|plugin|>"],
+        ..objects(
+            "internlm2",
+            &["internlm"],
+            "<|action_start|><|plugin|>{\"name\": N, \"parameters\": {…}}<|action_end|>",
+            &["<|action_start|><|plugin|>"],
+            &["<|action_end|>"],
+        )
+    },
     Spec {
         quiet: &[("<think>", "</think>")],
+        detect: &[],
         ..objects(
             "jamba",
             &["minimax_m1", "minimax", "hunyuan", "hunyuan_a13b"],
@@ -257,32 +270,42 @@ pub(crate) static FORMATS: &[Spec] = &[
             &["</tool_calls>"],
         )
     },
-    objects(
-        "gigachat3",
-        &[],
-        "<|message_sep|>\\n\\nfunction call<|role_sep|>\\n{\"name\": N, \"arguments\": {…}}",
-        &[
-            "<|message_sep|>\n\nfunction call<|role_sep|>\n",
-            "function call<|role_sep|>\n",
-        ],
-        &[],
-    ),
-    objects(
-        "gigachat31",
-        &[],
-        "<|function_call|>{\"name\": N, \"arguments\": {…}}",
-        &["<|function_call|>"],
-        &[],
-    ),
-    objects(
-        "cohere_command3",
-        &["cohere_command4", "cohere"],
-        "<|START_ACTION|>[{\"tool_call_id\": …, \"tool_name\": N, \"parameters\": {…}}]<|END_ACTION|>",
-        &["<|START_ACTION|>"],
-        &["<|END_ACTION|>"],
-    ),
+    Spec {
+        detect: &["<|message_sep|>\n\nfunction call<|role_sep|>\n"],
+        ..objects(
+            "gigachat3",
+            &[],
+            "<|message_sep|>\\n\\nfunction call<|role_sep|>\\n{\"name\": N, \"arguments\": {…}}",
+            &[
+                "<|message_sep|>\n\nfunction call<|role_sep|>\n",
+                "function call<|role_sep|>\n",
+            ],
+            &[],
+        )
+    },
+    Spec {
+        detect: &["<|function_call|>"],
+        ..objects(
+            "gigachat31",
+            &[],
+            "<|function_call|>{\"name\": N, \"arguments\": {…}}",
+            &["<|function_call|>"],
+            &[],
+        )
+    },
+    Spec {
+        detect: &["<|START_ACTION|>"],
+        ..objects(
+            "cohere_command3",
+            &["cohere_command4", "cohere"],
+            "<|START_ACTION|>[{\"tool_call_id\": …, \"tool_name\": N, \"parameters\": {…}}]<|END_ACTION|>",
+            &["<|START_ACTION|>"],
+            &["<|END_ACTION|>"],
+        )
+    },
     Spec {
         calls: Calls::Objects(Object::Keyed),
+        detect: &["<|tools_prefix|>"],
         ..objects(
             "apertus",
             &[],
@@ -300,6 +323,7 @@ pub(crate) static FORMATS: &[Spec] = &[
         separators: &[],
         bare: Bare::No,
         quiet: &[],
+        detect: &["<|tool_calls_section_begin|>"],
         calls: Calls::Named(Named {
             start: &["<|tool_call_begin|>"],
             name_end: &[" ", "\n"],
@@ -323,6 +347,7 @@ pub(crate) static FORMATS: &[Spec] = &[
         separators: &[],
         bare: Bare::No,
         quiet: &[],
+        detect: &["<|channel|>", "<|start|>"],
         calls: Calls::Named(Named {
             start: &[],
             name_end: &[" "],
@@ -346,15 +371,22 @@ pub(crate) static FORMATS: &[Spec] = &[
         separators: &[],
         bare: Bare::No,
         quiet: &[],
+        detect: &["<｜tool▁calls▁begin｜>"],
         calls: Calls::Named(Named {
             start: &["<｜tool▁call▁begin｜>"],
             name_end: &["<｜tool▁sep｜>", "\n"],
             name_prefix: &["function<｜tool▁sep｜>"],
             name_index: Index::No,
             name_tail: None,
+            // V3 fences the JSON: the fence's lines are markers, so the
+            // engine reads the JSON alone.
             args: Args::Json {
-                open: &[],
-                close: &["<｜tool▁call▁end｜>"],
+                open: &["```json\n", "```json", "```\n"],
+                close: &[
+                    "\n```<｜tool▁call▁end｜>",
+                    "```<｜tool▁call▁end｜>",
+                    "<｜tool▁call▁end｜>",
+                ],
             },
             end: &[],
             objects: None,
@@ -369,6 +401,7 @@ pub(crate) static FORMATS: &[Spec] = &[
         separators: &[],
         bare: Bare::No,
         quiet: &[],
+        detect: &["<｜DSML｜function_calls>"],
         calls: Calls::Named(DSML_CALL),
     },
     Spec {
@@ -380,6 +413,7 @@ pub(crate) static FORMATS: &[Spec] = &[
         separators: &[],
         bare: Bare::No,
         quiet: &[],
+        detect: &["<｜DSML｜tool_calls>"],
         calls: Calls::Named(DSML_CALL),
     },
     Spec {
@@ -391,6 +425,7 @@ pub(crate) static FORMATS: &[Spec] = &[
         separators: &[],
         bare: Bare::No,
         quiet: &[],
+        detect: &[],
         calls: Calls::Named(QWEN_CALL),
     },
     Spec {
@@ -402,6 +437,7 @@ pub(crate) static FORMATS: &[Spec] = &[
         separators: &[],
         bare: Bare::No,
         quiet: &[("<seed:think>", "</seed:think>")],
+        detect: &["<seed:tool_call>"],
         calls: Calls::Named(QWEN_CALL),
     },
     Spec {
@@ -413,6 +449,7 @@ pub(crate) static FORMATS: &[Spec] = &[
         separators: &[],
         bare: Bare::No,
         quiet: &[],
+        detect: &["<minimax:tool_call>"],
         calls: Calls::Named(INVOKE_CALL),
     },
     Spec {
@@ -424,6 +461,7 @@ pub(crate) static FORMATS: &[Spec] = &[
         separators: &[],
         bare: Bare::No,
         quiet: &[],
+        detect: &["<dots_function_call>"],
         calls: Calls::Named(Named {
             objects: Some(Object::Fields),
             ..INVOKE_CALL
@@ -442,6 +480,7 @@ pub(crate) static FORMATS: &[Spec] = &[
         ],
         bare: Bare::No,
         quiet: &[],
+        detect: &["<｜tool_calls_begin｜>"],
         calls: Calls::Named(Named {
             start: &["<steptml:invoke name=\""],
             name_end: &["\""],
@@ -471,6 +510,7 @@ pub(crate) static FORMATS: &[Spec] = &[
         separators: &[],
         bare: Bare::No,
         quiet: &[],
+        detect: &[],
         calls: Calls::Named(glm_call(
             "<arg_key>",
             "</arg_key>",
@@ -488,6 +528,7 @@ pub(crate) static FORMATS: &[Spec] = &[
         separators: &[],
         bare: Bare::No,
         quiet: &[],
+        detect: &["<tool_calls:opensource>"],
         calls: Calls::Named(Named {
             start: &["<tool_call:opensource>"],
             end: &["</tool_call:opensource>"],
@@ -509,6 +550,7 @@ pub(crate) static FORMATS: &[Spec] = &[
         separators: &[],
         bare: Bare::No,
         quiet: &[],
+        detect: &["<|tool_call>"],
         calls: Calls::Named(Named {
             start: &[],
             name_end: &[],
@@ -532,6 +574,7 @@ pub(crate) static FORMATS: &[Spec] = &[
         separators: &[],
         bare: Bare::No,
         quiet: &[],
+        detect: &["<start_function_call>"],
         calls: Calls::Named(Named {
             start: &[],
             name_end: &[],
@@ -547,13 +590,16 @@ pub(crate) static FORMATS: &[Spec] = &[
         }),
     },
     python("pythonic", "[N(key=value, …), …]", &["["], &[], Bare::No),
-    python(
-        "llama4_pythonic",
-        "<|python_start|>[N(key=value), …]<|python_end|>, or the list alone",
-        &["<|python_start|>", "["],
-        &["<|python_end|>"],
-        Bare::No,
-    ),
+    Spec {
+        detect: &["<|python_start|>"],
+        ..python(
+            "llama4_pythonic",
+            "<|python_start|>[N(key=value), …]<|python_end|>, or the list alone",
+            &["<|python_start|>", "["],
+            &["<|python_end|>"],
+            Bare::No,
+        )
+    },
     python(
         "olmo3",
         "<function_calls>N(key=value)\\nN(…)</function_calls>",
@@ -561,13 +607,16 @@ pub(crate) static FORMATS: &[Spec] = &[
         &["</function_calls>"],
         Bare::No,
     ),
-    python(
-        "lfm2",
-        "<|tool_call_start|>[N(key=value), …]<|tool_call_end|>",
-        &["<|tool_call_start|>"],
-        &["<|tool_call_end|>"],
-        Bare::No,
-    ),
+    Spec {
+        detect: &["<|tool_call_start|>"],
+        ..python(
+            "lfm2",
+            "<|tool_call_start|>[N(key=value), …]<|tool_call_end|>",
+            &["<|tool_call_start|>"],
+            &["<|tool_call_end|>"],
+            Bare::No,
+        )
+    },
     python(
         "granite_pythonic",
         "N(key=value), one call per line",

@@ -252,6 +252,9 @@ pub(crate) struct ValueWriter {
     kinds: Kinds,
     trim: Trim,
     phase: Phase,
+    /// Whether the one leading line break `Trim::Newline` drops was looked
+    /// for (a chunk may end right after it).
+    led: bool,
 }
 
 impl ValueWriter {
@@ -260,7 +263,13 @@ impl ValueWriter {
             kinds,
             trim,
             phase: Phase::Start,
+            led: false,
         }
+    }
+
+    /// Whether any of the value's text has come (beyond trimmed whitespace).
+    pub(crate) fn started(&self) -> bool {
+        !matches!(self.phase, Phase::Start)
     }
 
     /// More of the value's text; the JSON it settles goes to `out`.
@@ -272,8 +281,11 @@ impl ValueWriter {
                     if bytes.is_empty() {
                         return;
                     }
-                    if let Some(rest) = bytes.strip_prefix(b"\n") {
-                        bytes = rest;
+                    if !self.led {
+                        self.led = true;
+                        if let Some(rest) = bytes.strip_prefix(b"\n") {
+                            bytes = rest;
+                        }
                     }
                 }
                 Trim::Space => {
@@ -501,6 +513,18 @@ mod tests {
                 &["\nline \"1\"\n", "\n", "\n"]
             ),
             r#""line \"1\"\n\n""#
+        );
+    }
+
+    #[test]
+    fn one_line_break_is_trimmed_whatever_the_chunks() {
+        assert_eq!(
+            write(Kinds::STRING, Trim::Newline, &["\n", "\nx\n", "\n"]),
+            r#""\nx\n""#
+        );
+        assert_eq!(
+            write(Kinds::STRING, Trim::Newline, &["\n\nx\n\n"]),
+            r#""\nx\n""#
         );
     }
 
