@@ -182,6 +182,7 @@ impl ArgsStream {
             .any(|fix| matches!(fix.kind, ToolFixKind::Repair(kind) if kind.is_truncation()));
         events.push(Event::CallReady {
             call: self.call,
+            verdict: normalized.verdict(),
             strategy: normalized.strategy(),
             fixes: normalized.fixes().to_vec(),
             doubts: normalized.doubts().to_vec(),

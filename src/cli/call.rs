@@ -402,6 +402,7 @@ pub(crate) fn event_json(event: &Event) -> serde_json::Value {
             doubts,
             complete,
             closed,
+            ..
         } => json!({
             "event": "call_ready",
             "call": call,

@@ -140,6 +140,7 @@ impl FormatParser {
 
     /// Whether `bytes` are what may follow a call object in this block.
     fn follows_object(&self, bytes: &[u8], at_end: bool) -> Option<bool> {
+        let after = bytes;
         let bytes = skip_spaces(bytes);
         let Some(&first) = bytes.first() else {
             return at_end.then_some(true);
@@ -154,22 +155,7 @@ impl FormatParser {
             // more of the arguments when a quote the model did not escape
             // fooled the count. A `}` that ends the text says the latter.
             b'}' | b']' | b'"' | b':' | b')' if bare && !list => Some(false),
-            b if bare && !list && !matches!(b, b',' | b';' | b'{') => {
-                // JSON's own punctuation in the text after it (`", "timeout":`)
-                // says the arguments go on.
-                let json_like = [&b"\","[..], b"\":", b",\""]
-                    .iter()
-                    .any(|pair| bytes.windows(2).any(|window| window == *pair));
-                if json_like {
-                    Some(false)
-                } else if at_end {
-                    Some(!bytes.trim_ascii_end().ends_with(b"}"))
-                } else if bytes.len() >= MAX_LIST_TAIL * 4 {
-                    Some(true)
-                } else {
-                    None
-                }
-            }
+            b if bare && !list && !matches!(b, b',' | b';' | b'{') => prose_follows(after, at_end),
             b']' if list => {
                 if !self.close_markers().is_empty() {
                     return self.close_follows(skip_spaces(&bytes[1..]), at_end);
@@ -314,8 +300,11 @@ impl FormatParser {
         let State::Json(Some(tail)) = &self.state else {
             return Some(false);
         };
-        match self.close_follows(skip_spaces(&tail[1..]), at_end) {
-            None if tail.len() > MAX_TAIL => Some(false),
+        let after = &tail[1..];
+        match self.close_follows(skip_spaces(after), at_end) {
+            // Not the next block: prose after the call, or more arguments.
+            Some(false) => prose_follows(after, at_end),
+            None if tail.len() > MAX_LIST_TAIL * 4 + MAX_TAIL => Some(true),
             verdict => verdict,
         }
     }
@@ -334,6 +323,32 @@ impl FormatParser {
             self.end_args(true);
         }
         self.replay(&tail[1..]);
+    }
+}
+
+/// After a `}` that may end a call with no marker after it (`bytes` from
+/// the first byte after it): whether the text that follows is prose, so
+/// the call ended there, rather than more of its arguments, which a quote
+/// the model did not escape made look closed. Prose comes after a space or
+/// a line break and holds none of code's punctuation (brackets, `=`, `;`,
+/// `"`, a backtick, a `:` ending a line); it is told at the end of the
+/// input, or after enough of it. A cut stream is worse read as a finished
+/// call than a finished call as a cut one.
+fn prose_follows(bytes: &[u8], at_end: bool) -> Option<bool> {
+    let text = skip_spaces(bytes);
+    let spaced = bytes.first().is_some_and(u8::is_ascii_whitespace);
+    let code = text.iter().any(|b| {
+        matches!(
+            b,
+            b'{' | b'}' | b'[' | b']' | b'(' | b')' | b'=' | b';' | b'"' | b'`' | b'<' | b'>'
+        )
+    }) || text.windows(2).any(|pair| pair == b":\n");
+    if !spaced || code {
+        Some(false)
+    } else if at_end || bytes.len() >= MAX_LIST_TAIL * 4 {
+        Some(true)
+    } else {
+        None
     }
 }
 
