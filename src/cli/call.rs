@@ -143,7 +143,7 @@ fn run(args: &CallArgs) -> io::Result<ExitCode> {
         None => CallParser::new(),
         Some(name) => {
             let format: Format = name.parse().map_err(io::Error::other)?;
-            CallParser::with_format(format, argmend::ToolOptions::default())
+            CallParser::with_format(format, builtin_tool_options())
         }
     };
     // Reads no longer than the cap, so a call is measured to within it.
@@ -188,6 +188,19 @@ fn run(args: &CallArgs) -> io::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The built-in tools with their input schemas, so a format that writes its
+/// parameters as text (`<parameter=args>{…}</parameter>`) gets them typed.
+fn builtin_tool_options() -> argmend::ToolOptions {
+    let json = argmend::tools::json::input_schema();
+    let diff = argmend::tools::diff::input_schema();
+    let tools = argmend::ToolMap::builtin()
+        .with_schema("@json", json.clone())
+        .with_schema("json", json)
+        .with_schema("@diff", diff.clone())
+        .with_schema("diff", diff);
+    argmend::ToolOptions::default().tools(tools)
 }
 
 /// `--format list`: every format's name, other names and wire shape.

@@ -544,7 +544,7 @@ pub(crate) static FORMATS: &[Spec] = &[
     Spec {
         name: "gemma4",
         aliases: &["gemma"],
-        shape: "<|tool_call>call:N{key:<|\"|>text<|\"|>,n:42}<tool_call|> (also `call:N{…}` alone)",
+        shape: "<|tool_call>call:N{key:<|\"|>text<|\"|>,n:42}<tool_call|> (also call:N{…} alone)",
         open: &["<|tool_call>", "<channel|>", "<call>", "call:"],
         close: &["<tool_call|>", "</call>"],
         separators: &[],

@@ -208,8 +208,8 @@ impl Kinds {
         if !self.has(wanted) {
             return None;
         }
-        // The container is mended on its own, so a fault inside it cannot
-        // reach the arguments around it, and kept only if it is one.
+        // The container is mended on its own first, so a fault inside it
+        // cannot reach the arguments around it, and kept only if it is one.
         let outcome = crate::repair::repair(core);
         if outcome.verdict() == crate::repair::Verdict::NotJson {
             return None;
@@ -219,7 +219,33 @@ impl Kinds {
             (&value, opener),
             (Value::Object(_), b'{') | (Value::Array(_), b'[')
         );
-        fits.then(|| outcome.text().to_owned())
+        if !fits {
+            return None;
+        }
+        // When its faults are local ones (a trailing comma, a bare key,
+        // single quotes, `True`), it goes to the call's engine as written,
+        // which mends it the same way and reports each fix; otherwise, as
+        // mended here.
+        let local = outcome.fixes().iter().all(|fix| {
+            use crate::repair::FixKind;
+            matches!(
+                fix.kind,
+                FixKind::QuotedKey
+                    | FixKind::ReplacedQuotes
+                    | FixKind::ReplacedLiteral
+                    | FixKind::RemovedComma
+                    | FixKind::InsertedComma
+                    | FixKind::EscapedControl
+                    | FixKind::RemovedComment
+                    | FixKind::NormalizedNumber
+                    | FixKind::ConvertedTuple
+            )
+        });
+        Some(if local {
+            String::from_utf8_lossy(core).into_owned()
+        } else {
+            outcome.text().to_owned()
+        })
     }
 }
 
@@ -498,9 +524,11 @@ mod tests {
             write(Kinds::ANY, Trim::Space, &["2024-01-16"]),
             r#""2024-01-16""#
         );
+        // A container whose faults are local goes on as written: the call's
+        // engine mends it, and reports each fix.
         assert_eq!(
             write(Kinds::OBJECT, Trim::Newline, &["\"{'key': 'v'}\""]),
-            r#"{"key": "v"}"#
+            "{'key': 'v'}"
         );
         assert_eq!(write(Kinds::INTEGER, Trim::No, &["018956"]), "18956");
         assert_eq!(write(Kinds::INTEGER, Trim::No, &["abc"]), r#""abc""#);
