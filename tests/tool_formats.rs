@@ -20,6 +20,7 @@
 //! per format prints with `cargo test --test main tool_formats -- --nocapture`.
 
 mod broken;
+mod seeds;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;

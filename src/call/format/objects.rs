@@ -191,6 +191,14 @@ impl FormatParser {
                 }
                 self.starts_call_object(skip_spaces(&rest[1..]), at_end)
             }
+            // A block with no close marker (GigaChat's `<|function_call|>{…}`):
+            // the next block, or prose, the end of the call object.
+            _ if self.close_markers().is_empty() && !list => {
+                match self.close_follows(bytes, at_end) {
+                    Some(false) => prose_follows(after, at_end),
+                    verdict => verdict,
+                }
+            }
             _ => self.close_follows(bytes, at_end),
         }
     }

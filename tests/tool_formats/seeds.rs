@@ -1,0 +1,111 @@
+//! The `call_formats` fuzz target's seeds (`fuzz/seeds/call_formats/`),
+//! replayed on stable through the target's own check (`fuzz/src/formats.rs`:
+//! the same calls and text whole and in chunks, the `ArgsJson` pieces
+//! adding up to the arguments), at the chunk length each seed picks and at
+//! 1, 2 and 5 bytes. Each seed is one call of a typed tool written in one
+//! format (our own text: a string of code quoting the format's tags, an
+//! integer, a boolean, an object, an array, a null), whole or cut inside
+//! its code or inside its object's list: whole, every format must give exactly those arguments; cut, a
+//! call that is not complete, whose fields are a prefix of them.
+
+use std::path::Path;
+
+use argmend::{CallParser, Event, ToolMap, ToolOptions};
+use serde_json::{Value, json};
+
+use crate::fuzz_seeds::checks::{check_call_format, split_call_format_input};
+
+fn truth() -> Value {
+    json!({
+        "a": "if x == \"</parameter>\": print('}')\n",
+        "n": 5, "b": true, "o": {"k": [1, "v"]}, "l": [1, 2], "s": null
+    })
+}
+
+/// The tool `f` the seeds call, with the fuzz check's schema.
+fn tools() -> ToolMap {
+    ToolMap::from_openai_tools(&json!([
+        {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
+            "a": {"type": "string"}, "n": {"type": "integer"}, "x": {"type": "number"},
+            "b": {"type": "boolean"}, "o": {"type": "object"},
+            "l": {"type": "array", "items": {"type": "integer"}}, "s": {"type": ["string", "null"]}
+        }}}},
+        {"type": "function", "function": {"name": "g", "parameters": {"type": "object"}}}
+    ]))
+}
+
+#[test]
+fn call_formats_seeds_replay_and_give_the_truth() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/call_formats");
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    entries.sort();
+    let mut formats = std::collections::BTreeSet::new();
+    for path in &entries {
+        let data = std::fs::read(path).unwrap();
+        let shown = path.file_name().unwrap().to_string_lossy().into_owned();
+        check_call_format(&data).unwrap_or_else(|failure| panic!("{shown}: {failure}"));
+        for chunk in [1u8, 2, 5] {
+            let mut cut = data.clone();
+            cut[1] = chunk - 1;
+            check_call_format(&cut).unwrap_or_else(|failure| panic!("{shown}, {chunk}: {failure}"));
+        }
+        let (format, _, text) = split_call_format_input(&data).unwrap();
+        formats.insert(format.name());
+        let mut parser = CallParser::with_format(format, ToolOptions::default().tools(tools()));
+        let mut events = parser.feed(text);
+        events.extend(parser.finish());
+        let ready: Vec<(String, Value, bool)> = events
+            .into_iter()
+            .filter_map(|event| match event {
+                Event::CallReady {
+                    name,
+                    args,
+                    complete,
+                    closed,
+                    ..
+                } => Some((
+                    name,
+                    serde_json::from_str(&args).unwrap(),
+                    complete && closed,
+                )),
+                _ => None,
+            })
+            .collect();
+        let Some((name, args, whole)) = ready.first() else {
+            panic!("{shown}: no call");
+        };
+        assert_eq!(name, "f", "{shown}");
+        if shown.ends_with("_whole") {
+            assert_eq!(*args, truth(), "{shown}");
+            assert!(*whole, "{shown}");
+        } else {
+            assert!(!*whole, "{shown}: a cut call must not be complete");
+            let Value::Object(args) = args else {
+                panic!("{shown}: {args}")
+            };
+            // The keys in the order the seeds write them.
+            let order = ["a", "n", "b", "o", "l", "s"];
+            let last = order
+                .iter()
+                .rev()
+                .find(|key| args.contains_key(**key))
+                .map(|key| key.to_string());
+            for (key, value) in args {
+                let want = &truth()[key.as_str()];
+                let prefix = match (value, want) {
+                    (Value::String(got), Value::String(want)) => want.starts_with(got.as_str()),
+                    // The value the cut falls in: a literal cut short (`t`)
+                    // is no value yet, and a container keeps what it has.
+                    (Value::Null, _) => Some(key) == last.as_ref(),
+                    (Value::Object(_) | Value::Array(_), _) if Some(key) == last.as_ref() => true,
+                    _ => value == want,
+                };
+                assert!(prefix, "{shown}: {key} is {value}, not a prefix of {want}");
+            }
+        }
+    }
+    assert_eq!(formats.len(), argmend::Format::all().count(), "{formats:?}");
+}
