@@ -5,7 +5,8 @@
 //! 1, 2 and 5 bytes. Each seed is one call of a typed tool written in one
 //! format (our own text: a string of code quoting the format's tags, an
 //! integer, a boolean, an object, an array, a null), whole or cut inside
-//! its code or inside its object's list: whole, every format must give exactly those arguments; cut, a
+//! its code or inside its object's list (seeds named `fuzz_*` are inputs the
+//! fuzzer found, with no truth but the check's): whole, every format must give exactly those arguments; cut, a
 //! call that is not complete, whose fields are a prefix of them.
 
 use std::path::Path;
@@ -53,6 +54,10 @@ fn call_formats_seeds_replay_and_give_the_truth() {
             check_call_format(&cut).unwrap_or_else(|failure| panic!("{shown}, {chunk}: {failure}"));
         }
         let (format, _, text) = split_call_format_input(&data).unwrap();
+        if shown.starts_with("fuzz_") {
+            // An input the fuzzer found: the check above is its test.
+            continue;
+        }
         formats.insert(format.name());
         let mut parser = CallParser::with_format(format, ToolOptions::default().tools(tools()));
         let mut events = parser.feed(text);
@@ -108,4 +113,65 @@ fn call_formats_seeds_replay_and_give_the_truth() {
         }
     }
     assert_eq!(formats.len(), argmend::Format::all().count(), "{formats:?}");
+}
+
+/// A block's close inside a value, the value's and the call's own closes
+/// forgotten (`<parameter=l>abc</tool_call>`), ends the value, the call and
+/// the block. It used to be judged again and again without end (found by
+/// the `call_formats` target: `fuzz_block_close_inside_a_value`).
+#[test]
+fn a_block_close_inside_a_value_ends_it() {
+    let cases = [
+        (
+            "qwen3_coder",
+            "<tool_call>\n<function=f>\n<parameter=a>\nabc\n</tool_call>\nDone.",
+        ),
+        (
+            "seed_oss",
+            "<seed:tool_call>\n<function=f>\n<parameter=a>abc</seed:tool_call>\nDone.",
+        ),
+        (
+            "minimax_m2",
+            "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">abc</minimax:tool_call>\nDone.",
+        ),
+        (
+            "glm45",
+            "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>abc</tool_call>\nDone.",
+        ),
+        (
+            "hy_v4",
+            "<tool_calls:opensource><tool_call:opensource>f<arg_key:opensource>a</arg_key:opensource><arg_value:opensource>abc</tool_calls:opensource>\nDone.",
+        ),
+    ];
+    for (name, text) in cases {
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let format = argmend::Format::from_name(name).unwrap();
+            let mut parser = CallParser::with_format(format, ToolOptions::default().tools(tools()));
+            let mut events = parser.feed(text.as_bytes());
+            events.extend(parser.finish());
+            let _ = send.send(events);
+        });
+        let events = receive
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("{name}: no end"));
+        let ready: Vec<(String, Value)> = events
+            .iter()
+            .filter_map(|event| match event {
+                Event::CallReady { name, args, .. } => {
+                    Some((name.clone(), serde_json::from_str(args).unwrap()))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ready, [("f".to_owned(), json!({"a": "abc"}))], "{name}");
+        let text: String = events
+            .iter()
+            .filter_map(|event| match event {
+                Event::Text(text) => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(text.trim(), "Done.", "{name}");
+    }
 }

@@ -92,7 +92,9 @@ impl FormatParser {
                     self.end_args(true);
                 }
                 Tok::Close => {
-                    self.state = State::Value(writer);
+                    // The value ends here, then the block: as a value,
+                    // the close would be judged again, and again.
+                    self.end_value(writer);
                     self.on_marker(Tok::Close, marker);
                 }
                 _ => self.end_value(writer),
