@@ -175,3 +175,41 @@ fn a_block_close_inside_a_value_ends_it() {
         assert_eq!(text.trim(), "Done.", "{name}");
     }
 }
+
+/// Python braces cut off before they say dict or set, nested a hundred deep
+/// with a list inside (`o=({'k': {{{…{[0,`): each used to be written as the
+/// string key of the one around it, escaping the text inside it again, so
+/// the text doubled per level (found by the `call_formats` target:
+/// `fuzz_nested_braces_cut_in_python`). Now a brace that holds a container
+/// is a set, and the end comes at once.
+#[test]
+fn nested_undecided_python_braces_end_at_once() {
+    let text = format!("[f(o={}[0, 1", "{".repeat(100));
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let format = argmend::Format::from_name("pythonic").unwrap();
+        let mut parser = CallParser::with_format(format, ToolOptions::default());
+        let mut events = parser.feed(text.as_bytes());
+        events.extend(parser.finish());
+        let _ = send.send(events);
+    });
+    let events = receive
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("no end");
+    let args = events
+        .iter()
+        .find_map(|event| match event {
+            Event::CallReady { args, complete, .. } => {
+                assert!(!complete);
+                Some(serde_json::from_str::<Value>(args).unwrap())
+            }
+            _ => None,
+        })
+        .expect("no call");
+    // 100 sets (arrays) around the list, its numbers kept.
+    let mut inner = &args["o"];
+    for _ in 0..100 {
+        inner = &inner[0];
+    }
+    assert_eq!(*inner, json!([0, 1]), "{args}");
+}

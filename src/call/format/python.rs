@@ -190,12 +190,29 @@ impl PythonArgs {
         if self.state == State::Token {
             self.end_token();
         }
+        // Every brace still undecided is decided, the innermost first (a
+        // list may sit inside one: `{{[0,`), so each insertion leaves the
+        // offsets of the outer ones as they are: a dict, or a set when it
+        // holds a container (written as a key, each level would escape the
+        // levels inside it again, doubling the text per level).
         while self.hold.is_some() {
-            self.decide_brace(b'{');
-            if let Some(frame) = self.frames.last_mut() {
-                *frame = Frame::Dict(false, 1);
-            }
+            let Some(index) =
+                (self.frames.iter()).rposition(|frame| matches!(frame, Frame::Brace(_)))
+            else {
+                break;
+            };
+            self.frames.truncate(index + 1);
+            let Frame::Brace(at) = self.frames[index] else {
+                break;
+            };
+            let opener = match self.out.get(at) {
+                Some(b'{' | b'[') => b'[',
+                _ => b'{',
+            };
+            self.decide_brace(opener);
+            self.frames.truncate(index);
         }
+        self.hold = None;
         self.drain_into(pending);
     }
 
