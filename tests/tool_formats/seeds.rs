@@ -213,3 +213,28 @@ fn nested_undecided_python_braces_end_at_once() {
     }
     assert_eq!(*inner, json!([0, 1]), "{args}");
 }
+
+/// Prose with a long run of `{` or `[` in a format whose calls may stand
+/// bare (xLAM, Llama 3 JSON): each bracket's head is read, found prose, and
+/// its first byte given to the text; that is progress, and used to count as
+/// none, so after 64 of them the machine took itself for stuck and dropped
+/// the rest of the chunk (found by the `call_formats` target:
+/// `fuzz_braces_in_prose_of_a_bare_format`). Nothing is lost now.
+#[test]
+fn long_bracket_runs_in_prose_keep_every_byte() {
+    for name in ["xlam", "llama3_json"] {
+        let text = format!("Sets: {} and {} end.", "{".repeat(100), "[".repeat(100));
+        let format = argmend::Format::from_name(name).unwrap();
+        let mut parser = CallParser::with_format(format, ToolOptions::default());
+        let mut events = parser.feed(text.as_bytes());
+        events.extend(parser.finish());
+        let shown: String = events
+            .iter()
+            .filter_map(|event| match event {
+                Event::Text(text) => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(shown, text, "{name}");
+    }
+}

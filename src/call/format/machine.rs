@@ -425,6 +425,12 @@ impl FormatParser {
                 at += used;
             }
             if !self.replay.is_empty() {
+                // Fewer bytes given back than taken is progress (a bare
+                // call's head that was prose: its first byte is text, the
+                // rest is read again), so `{{{…` in prose is not "stuck".
+                if used > self.replay.len() {
+                    stuck = 0;
+                }
                 let rest: Vec<u8> = if owned.is_empty() {
                     borrowed.to_vec()
                 } else {
