@@ -238,3 +238,34 @@ fn long_bracket_runs_in_prose_keep_every_byte() {
         assert_eq!(shown, text, "{name}");
     }
 }
+
+/// A broken Qwen2.5-Coder call the `call_formats` target made: its
+/// arguments and fixes are the same whole and in 2-byte chunks. Open, and
+/// so not in the seeds (whose replay compares every event): the 2-byte run
+/// also reports a `duplicate_key` doubt the one-shot run does not.
+#[test]
+fn a_broken_object_call_mends_the_same_in_any_chunks() {
+    let data = include_bytes!("duplicate_key_doubt_by_chunking.bin");
+    let (format, chunk, text) = split_call_format_input(data).unwrap();
+    let run = |size: usize| {
+        let mut parser = CallParser::with_format(format, ToolOptions::default().tools(tools()));
+        let mut events = Vec::new();
+        for piece in text.chunks(size) {
+            events.extend(parser.feed(piece));
+        }
+        events.extend(parser.finish());
+        events
+            .into_iter()
+            .filter_map(|event| match event {
+                Event::CallReady {
+                    name, args, fixes, ..
+                } => Some((name, args, fixes)),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    let whole = run(text.len());
+    assert!(!whole.is_empty());
+    assert_eq!(run(chunk), whole);
+    assert_eq!(run(1), whole);
+}
