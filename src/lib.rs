@@ -124,7 +124,7 @@ pub use crate::call::{
 };
 pub use crate::call::{
     AnthropicStream, ArgsStream, ArgsUpdate, CallEnd, CallParser, ClientEvent, Event, FieldEvent,
-    OpenAiChatStream, OpenAiResponsesStream, ToolCallStream, ValueKind,
+    Format, OpenAiChatStream, OpenAiResponsesStream, ToolCallStream, ValueKind,
 };
 pub use crate::error::{Error, ErrorKind};
 pub use crate::normalize::{

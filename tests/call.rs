@@ -45,7 +45,10 @@ fn calls(events: &[Event]) -> Vec<Event> {
         .filter(|event| {
             !matches!(
                 event,
-                Event::Text(_) | Event::ArgsDelta { .. } | Event::FieldDone { .. }
+                Event::Text(_)
+                    | Event::ArgsDelta { .. }
+                    | Event::ArgsJson { .. }
+                    | Event::FieldDone { .. }
             )
         })
         .cloned()
@@ -57,7 +60,12 @@ fn calls(events: &[Event]) -> Vec<Event> {
 fn settled(events: &[Event]) -> Vec<Event> {
     events
         .iter()
-        .filter(|event| !matches!(event, Event::Text(_) | Event::ArgsDelta { .. }))
+        .filter(|event| {
+            !matches!(
+                event,
+                Event::Text(_) | Event::ArgsDelta { .. } | Event::ArgsJson { .. }
+            )
+        })
         .cloned()
         .collect()
 }

@@ -43,6 +43,7 @@ mod stream; // ToolCallStream: field events, the snapshot as a value (issue 15)
 mod stream_corruptions; // issue 27: recorded streams cut, stopped, finals only, quotes
 mod structure; // issue 42: generated structural damage, per family
 mod support; // helpers shared by the modules above (a temp dir with a workspace)
+mod tool_formats; // issue 44: the open-weight formats against vLLM's own test vectors
 mod truncation; // real calls cut at every byte: a prefix of the truth (issue 11)
 mod values; // several top-level values: First, Lines, Array
 mod work_stops; // issue 43: work ends with its answer, nothing quadratic (CPU, VmHWM)

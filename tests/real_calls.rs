@@ -318,6 +318,23 @@ fn sets() -> (Sets, Vec<String>, usize) {
     (sets, origin, 0)
 }
 
+/// The broken calls as `(tool, raw arguments, truth, schema)`, for tests
+/// that write them in other wire formats (`tool_formats`).
+pub(crate) fn cases() -> Vec<(&'static str, String, Value, Value)> {
+    let (sets, _, _) = sets();
+    (sets.generated.calls.iter())
+        .map(|call| {
+            let tool = call.tool;
+            (
+                tool.name(),
+                call.raw.clone(),
+                call.truth.clone(),
+                tool.schema(),
+            )
+        })
+        .collect()
+}
+
 fn scored() -> &'static Scored {
     static SCORED: OnceLock<Scored> = OnceLock::new();
     SCORED.get_or_init(|| {

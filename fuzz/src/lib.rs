@@ -11,7 +11,9 @@
 
 use argmend::{Fix, Hints, Options, Repairer, Verdict};
 
+mod formats;
 mod stream;
+pub use self::formats::{check_call_format, split_call_format_input};
 pub use self::stream::{check_tool_stream, merge_deltas};
 
 /// What a run produced, for comparing one-shot and chunked runs.

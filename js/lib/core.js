@@ -858,6 +858,123 @@ export class AnthropicStream extends StreamAdapter {
 }
 
 /**
+ * The tool calls a model writes in its text, found as the text streams and
+ * mended as they arrive, in argmend's forms and every open-weight format:
+ * `new CallParser({format: "qwen3_coder"})` (`CallParser.formats()` names
+ * them: `"kimi_k2"`, `"gpt_oss"`, `"deepseek_v3"`, `"glm45"`, `"pythonic"`,
+ * …), or, without `format`, argmend's forms, Hermes, Llama 3 and Mistral,
+ * and the first marker only one format writes switches to it. `tools` (the
+ * request's tools) gives each call its tool's JSON Schema; parameters
+ * written as text take its types.
+ *
+ * `feed(text)` and `finish()` return the stream adapters' events
+ * (`call_started`, `delta`, `field_done`, `call_done` with the mended
+ * `args` and `complete`; `skipped`) and `{event: "text", text}` for the
+ * text around the calls. A call the text cuts off ends with
+ * `complete: false` and `cut: "stream_ended"`.
+ */
+export class CallParser {
+  #raw;
+  #pending = "";
+  #finished = false;
+  /** The format chosen, or `undefined`. */
+  format;
+
+  /**
+   * @param {import("./index.d.ts").CallParserOptions} [options] `format`, `tools`, `schema`, `dropUnknownKeys`, limits
+   */
+  constructor(options) {
+    const { format, ...rest } = options ?? {};
+    if (format !== undefined && typeof format !== "string") {
+      throw invalid(`CallParser: format must be a string, not ${describe(format)}`);
+    }
+    const encoded = encodeOptions(options === undefined ? undefined : rest, TOOL_OPTIONS, "CallParser");
+    this.#raw = call(() => new wasm.RawCallParser(format ?? "", encoded));
+    this.format = format;
+  }
+
+  /** The names of the formats `format` takes. */
+  static formats() {
+    ensureReady();
+    return JSON.parse(wasm.RawCallParser.formats());
+  }
+
+  #live() {
+    if (this.#finished) throw new ArgmendError("finished", "this CallParser has finished");
+    return this.#raw;
+  }
+
+  /**
+   * Feed the next chunk of the model's text (a string, or UTF-8 bytes cut
+   * anywhere); returns the events it completed.
+   * @param {string | Uint8Array} chunk
+   * @returns {import("./index.d.ts").ParserEvent[]}
+   */
+  feed(chunk) {
+    checkInput(chunk, "CallParser.feed: chunk");
+    const raw = this.#live();
+    if (typeof chunk === "string") {
+      const [text, held] = holdHighSurrogate(this.#pending, chunk);
+      this.#pending = held;
+      if (text.length === 0) return [];
+      return JSON.parse(call(() => raw.feed(text)));
+    }
+    const first = this.#flushPending(raw);
+    return [...first, ...JSON.parse(call(() => raw.feed_bytes(chunk)))];
+  }
+
+  #flushPending(raw) {
+    if (!this.#pending) return [];
+    const pending = this.#pending;
+    this.#pending = "";
+    return JSON.parse(call(() => raw.feed(pending)));
+  }
+
+  /**
+   * End the text: a call it cut off ends, not complete. Frees the
+   * WebAssembly memory.
+   * @returns {import("./index.d.ts").ParserEvent[]}
+   */
+  finish() {
+    const raw = this.#live();
+    try {
+      const first = this.#flushPending(raw);
+      return [...first, ...JSON.parse(call(() => raw.finish()))];
+    } finally {
+      this.#finished = true;
+      raw.free();
+    }
+  }
+
+  /** The number of calls seen so far. */
+  get calls() {
+    return this.#finished ? 0 : this.#raw.calls();
+  }
+
+  /** Call `call`'s arguments now, as a value (`undefined` before they start). */
+  value(call) {
+    return parseJson(this.#live().value(call));
+  }
+
+  /** The tool's name of call `call`. */
+  name(call) {
+    return this.#live().name(call);
+  }
+
+  /** Free the WebAssembly memory without finishing. */
+  free() {
+    if (!this.#finished) {
+      this.#finished = true;
+      this.#raw.free();
+    }
+  }
+
+  [Symbol.dispose ?? Symbol.for("Symbol.dispose")]() {
+    this.free();
+  }
+}
+
+/**
  * Run an adapter over a whole SDK stream: yields argmend's events as the
  * SDK's events arrive, then the events of the end (calls cut short are
  * marked). The adapter is finished (and freed) when the loop ends, even early.

@@ -288,6 +288,40 @@ export class AnthropicStream extends StreamAdapter {
   constructor(options?: ToolOptions);
 }
 
+/** Options of a `CallParser`: a format's name, and a tool's options. */
+export interface CallParserOptions extends ToolOptions {
+  /** One wire format (`"qwen3_coder"`, `"kimi_k2"`, `"gpt_oss"`, …; `CallParser.formats()`); without it, argmend's forms and the first telling marker. */
+  format?: string;
+}
+
+/** What a `CallParser` gives: the adapters' events, and the text around the calls. */
+export type ParserEvent = ClientEvent | { event: "text"; text: string };
+
+/**
+ * The tool calls a model writes in its text, in argmend's forms and every
+ * open-weight format, found and mended as the text streams.
+ * @example new CallParser({ format: "qwen3_coder", tools }).feed(text)
+ */
+export class CallParser {
+  constructor(options?: CallParserOptions);
+  /** The names of the formats `format` takes. */
+  static formats(): string[];
+  /** The format chosen, or `undefined`. */
+  readonly format: string | undefined;
+  /** Feed the next chunk of text (a string, or UTF-8 bytes cut anywhere); returns the events it completed. */
+  feed(chunk: string | Uint8Array): ParserEvent[];
+  /** End the text: a call it cut off ends, not complete; frees the module's memory. */
+  finish(): ParserEvent[];
+  /** The number of calls seen so far. */
+  readonly calls: number;
+  /** The call's arguments now (so far while they stream, the mended ones once it ended). */
+  value(call: number): unknown;
+  /** The tool's name of the call. */
+  name(call: number): string | undefined;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
 /**
  * Run an adapter over a whole SDK stream: yields argmend's events as the
  * SDK's arrive, then the end's. The adapter is finished or freed when the

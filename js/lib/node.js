@@ -12,6 +12,6 @@ initSync(readFileSync(new URL("../dist/argmend_wasm_bg.wasm", import.meta.url)))
 internal.setDecoding({ buffer: Buffer, wide: true });
 
 export {
-  ArgmendError, AnthropicStream, OpenAIChatStream, OpenAIResponsesStream, Repairer, ToolCallStream, init, initSync, isReady, normalizeToolArgs, repair, toolCalls, version, wasmMemoryBytes,
+  ArgmendError, AnthropicStream, CallParser, OpenAIChatStream, OpenAIResponsesStream, Repairer, ToolCallStream, init, initSync, isReady, normalizeToolArgs, repair, toolCalls, version, wasmMemoryBytes,
 } from "./core.js";
 export { init as default } from "./core.js";

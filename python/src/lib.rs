@@ -20,6 +20,7 @@ mod input;
 mod live;
 mod many;
 mod outcome;
+mod parser;
 mod stream;
 
 use argmend::{Options, ToolOptions};
@@ -391,6 +392,7 @@ fn _argmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<call_events::ArgsUpdate>()?;
     m.add_class::<call_events::FieldEvent>()?;
     m.add_class::<call_events::CallEnd>()?;
+    m.add_class::<parser::CallParser>()?;
     adapters::register(m)?;
     Ok(())
 }

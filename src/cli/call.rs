@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use argmend::tools::Workspace;
-use argmend::{CallParser, Dispatcher, Event, ToolErrorKind, ToolResult};
+use argmend::{CallParser, Dispatcher, Event, Format, ToolErrorKind, ToolResult};
 use clap::Args;
 
 use super::limits::MAX_LINE;
@@ -86,6 +86,12 @@ pub(crate) struct CallArgs {
     #[arg(long)]
     pub(crate) events: bool,
 
+    /// Read only this format's calls (`qwen3_coder`, `kimi_k2`, `gpt_oss`,
+    /// `pythonic`, …; `--format list` names them all). Without it, argmend's
+    /// own forms, Hermes, Llama 3 and Mistral are read.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) format: Option<String>,
+
     /// Run a call the input cut off before its end (`</tool_call>`, `/>`,
     /// `}`) too; by default it is reported and not run, so a broken stream
     /// never writes half a file.
@@ -115,6 +121,9 @@ pub(crate) fn main(args: &CallArgs) -> ExitCode {
 }
 
 fn run(args: &CallArgs) -> io::Result<ExitCode> {
+    if args.format.as_deref() == Some("list") {
+        return list_formats();
+    }
     let dispatcher = args.runtime.dispatcher().map_err(io::Error::other)?;
     // Every error reading the input names it: opening a directory succeeds,
     // and only the first read fails (`Is a directory`), which said nothing
@@ -130,7 +139,13 @@ fn run(args: &CallArgs) -> io::Result<ExitCode> {
     };
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    let mut parser = CallParser::new();
+    let mut parser = match &args.format {
+        None => CallParser::new(),
+        Some(name) => {
+            let format: Format = name.parse().map_err(io::Error::other)?;
+            CallParser::with_format(format, builtin_tool_options())
+        }
+    };
     // Reads no longer than the cap, so a call is measured to within it.
     let mut buf = vec![0; (64 * 1024usize).min(args.max_call_bytes.max(1))];
     let mut n_failed = 0;
@@ -173,6 +188,36 @@ fn run(args: &CallArgs) -> io::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The built-in tools with their input schemas, so a format that writes its
+/// parameters as text (`<parameter=args>{…}</parameter>`) gets them typed.
+fn builtin_tool_options() -> argmend::ToolOptions {
+    let json = argmend::tools::json::input_schema();
+    let diff = argmend::tools::diff::input_schema();
+    let tools = argmend::ToolMap::builtin()
+        .with_schema("@json", json.clone())
+        .with_schema("json", json)
+        .with_schema("@diff", diff.clone())
+        .with_schema("diff", diff);
+    argmend::ToolOptions::default().tools(tools)
+}
+
+/// `--format list`: every format's name, other names and wire shape.
+fn list_formats() -> io::Result<ExitCode> {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    for format in Format::all() {
+        let aliases = format.aliases().join(", ");
+        let also = if aliases.is_empty() {
+            String::new()
+        } else {
+            format!(" (also {aliases})")
+        };
+        writeln!(out, "{}{also}\n    {}", format.name(), format.shape())?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A call over `--max-call-bytes`: its result says so, and the run stops,
@@ -218,6 +263,10 @@ fn handle(
     line_start: &mut bool,
 ) -> io::Result<usize> {
     if args.events {
+        if let Event::ArgsJson { .. } = event {
+            // The JSON text pieces repeat what the deltas and `call_ready` say.
+            return Ok(0);
+        }
         writeln!(out, "{}", event_json(&event))?;
         out.flush()?;
         return Ok(0);
@@ -366,6 +415,7 @@ pub(crate) fn event_json(event: &Event) -> serde_json::Value {
             doubts,
             complete,
             closed,
+            ..
         } => json!({
             "event": "call_ready",
             "call": call,

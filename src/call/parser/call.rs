@@ -7,26 +7,26 @@ use crate::normalize::ToolOptions;
 
 /// The call being read.
 #[derive(Debug)]
-pub(super) struct Call {
+pub(in crate::call) struct Call {
     /// The call's number in the stream (0, 1, …).
-    pub(super) number: usize,
-    pub(super) stream: Option<ArgsStream>,
+    pub(in crate::call) number: usize,
+    pub(in crate::call) stream: Option<ArgsStream>,
     /// Argument bytes not yet given to the stream (batched per chunk, or
     /// held while the name is unknown).
-    pub(super) pending: Vec<u8>,
+    pub(in crate::call) pending: Vec<u8>,
     /// The call's bytes as written while it may still turn out to be text
     /// (a prose mention of `<tool_call>`); dropped once it cannot.
-    pub(super) raw: Vec<u8>,
+    pub(in crate::call) raw: Vec<u8>,
     /// Whether the call came as an object (`{"name": …, "arguments": …}`,
     /// alone or in a tag's body) rather than with a `name="…"` attribute.
-    pub(super) object_form: bool,
+    pub(in crate::call) object_form: bool,
 }
 
 /// How much of a tag is kept while it may still be prose.
-pub(super) const MAX_RAW: usize = 4096;
+pub(in crate::call) const MAX_RAW: usize = 4096;
 
 impl Call {
-    pub(super) fn new(number: usize) -> Self {
+    pub(in crate::call) fn new(number: usize) -> Self {
         Call {
             number,
             stream: None,
@@ -38,11 +38,16 @@ impl Call {
 
     /// Whether the call can still be taken back as text: it has no name and
     /// no arguments yet, and its bytes were all kept.
-    pub(super) fn may_be_text(&self) -> bool {
+    pub(in crate::call) fn may_be_text(&self) -> bool {
         self.stream.is_none() && self.pending.is_empty() && self.raw.len() < MAX_RAW
     }
 
-    pub(super) fn set_name(&mut self, name: &str, options: &ToolOptions, events: &mut Vec<Event>) {
+    pub(in crate::call) fn set_name(
+        &mut self,
+        name: &str,
+        options: &ToolOptions,
+        events: &mut Vec<Event>,
+    ) {
         if self.stream.is_some() || name.is_empty() {
             return;
         }
@@ -54,7 +59,7 @@ impl Call {
         self.flush(events);
     }
 
-    pub(super) fn flush(&mut self, events: &mut Vec<Event>) {
+    pub(in crate::call) fn flush(&mut self, events: &mut Vec<Event>) {
         if let Some(stream) = &mut self.stream
             && !self.pending.is_empty()
         {
@@ -64,7 +69,7 @@ impl Call {
     }
 
     /// End the call; `closed` says whether its own end was seen.
-    pub(super) fn finish(mut self, events: &mut Vec<Event>, closed: bool) {
+    pub(in crate::call) fn finish(mut self, events: &mut Vec<Event>, closed: bool) {
         self.flush(events);
         match self.stream {
             Some(stream) => {

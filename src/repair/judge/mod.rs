@@ -295,7 +295,7 @@ fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judged> {
         Fit::Closed { after, depth, .. } => {
             let mut run = c.at(start);
             run.skip_ws()?;
-            if run_is_plain(frames, &run, subject.style)? {
+            if run_is_plain(frames, &run, subject.style)? || closers_then_end(run)? {
                 closed_ends(subject, c.at(after), depth)?
             } else {
                 // Code followed by closers that would need mending: code.
@@ -393,6 +393,21 @@ fn clean_fit_ends(fit: Fit, start: usize) -> bool {
         Fit::Element { sep, at, .. } => sep || at > start,
         Fit::Eof | Fit::Closed { skipped: false, .. } => true,
         _ => false,
+    }
+}
+
+/// Whether only closers and whitespace are left to the end of the input
+/// at `c`: a string holding code that ends the arguments, with one closer
+/// too many after it (`…out.txt"}}` where one object is open, the call
+/// object's closer), ends at its quote as a clean one would.
+fn closers_then_end(mut c: Cursor<'_>) -> Scan<bool> {
+    loop {
+        c.skip_ws()?;
+        match c.peek()? {
+            None => return Ok(true),
+            Some(b'}' | b']') => c.pos += 1,
+            Some(_) => return Ok(false),
+        }
     }
 }
 
