@@ -133,4 +133,10 @@ pub(crate) enum Command {
     /// server on stdin and stdout.
     #[cfg(feature = "mcp")]
     Mcp(super::mcp::McpArgs),
+
+    /// An OpenAI-compatible HTTP proxy in front of any Chat Completions
+    /// server (vLLM, SGLang, llama.cpp, Ollama, a hosted API): every tool
+    /// call of its answers mended, calls left in the text lifted out.
+    #[cfg(feature = "proxy")]
+    Proxy(super::proxy::ProxyArgs),
 }

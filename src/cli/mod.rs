@@ -13,6 +13,8 @@ mod diff;
 mod json;
 #[cfg(feature = "mcp")]
 mod mcp;
+#[cfg(feature = "proxy")]
+mod proxy;
 mod quotes;
 mod repair;
 mod serve;
@@ -37,6 +39,8 @@ pub(crate) fn main() -> ExitCode {
         Command::Serve(args) => return serve::main(&args),
         #[cfg(feature = "mcp")]
         Command::Mcp(args) => return mcp::main(&args),
+        #[cfg(feature = "proxy")]
+        Command::Proxy(args) => return proxy::main(&args),
     };
     if args.batch && args.values == ValuesArg::Lines {
         // A batch line holds one value; several values on lines do not fit in it.

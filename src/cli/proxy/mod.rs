@@ -1,0 +1,290 @@
+//! `argmend proxy`: an OpenAI-compatible HTTP proxy in front of any Chat
+//! Completions server, which mends the tool calls of every answer.
+//!
+//! `POST …/chat/completions` is forwarded as it is, and its answer, streamed
+//! or whole, is mended on the way back (`mend.rs`): the arguments of
+//! `tool_calls` with the request's own `tools`, re-sent as append-only
+//! pieces (`calls.rs`), and calls the model wrote into `content` lifted into
+//! `tool_calls`. Everything else (`/v1/models`, any other path, any answer
+//! that is not a success) passes through unchanged (`relay.rs`). The
+//! upstream and its headers are `upstream.rs`; server-sent events are cut
+//! out of the upstream's bytes by `sse.rs`; `body.rs` is the body hyper
+//! sends, whose drop (the client gone) stops the upstream's stream.
+
+mod body;
+mod calls;
+mod mend;
+mod relay;
+mod sse;
+mod upstream;
+
+use std::convert::Infallible;
+use std::io::{self, Write};
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use argmend::{ToolMap, ToolOptions};
+use bytes::Bytes;
+use clap::Args;
+use http_body_util::{BodyExt, Limited};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+use tokio::net::TcpListener;
+
+use self::body::Body;
+use self::mend::{Mender, Plan};
+use self::upstream::{Upstream, error_response};
+use crate::cli::shared::failure::{EXIT_ERROR, report};
+
+/// The most bytes of a request body the proxy reads (a long conversation
+/// with its tools is a few MB).
+const MAX_REQUEST: usize = 64 << 20;
+
+/// Options of `argmend proxy`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Put argmend between any OpenAI client and the server it talks to:
+  ollama serve                                   # or vLLM, SGLang, llama.cpp's server
+  argmend proxy --upstream http://127.0.0.1:11434/v1
+  export OPENAI_BASE_URL=http://127.0.0.1:8788/v1 # the client now talks to argmend
+Or in front of vLLM, on another port:
+  argmend proxy --upstream http://127.0.0.1:8000/v1 --listen 127.0.0.1:9000
+
+POST /v1/chat/completions, streamed or not, comes back mended:
+  - each tool call's arguments are repaired with its tool's schema from the
+    request's `tools`, and re-sent as append-only pieces (a client that joins
+    them gets the mended JSON);
+  - a call the model wrote into `content` (Hermes/Qwen <tool_call>, Llama 3,
+    Mistral [TOOL_CALLS], argmend's forms) moves into `tool_calls`, the text
+    around it stays in `content`, and finish_reason `stop` becomes `tool_calls`;
+  - every call carries argmend's verdict in an `argmend` field clients
+    ignore: {\"verdict\", \"complete\", \"fixes\", \"doubt\"?, \"cut\"?}. A call cut
+    off by `length` keeps finish_reason `length` and says \"cut\": \"length\".
+Everything else (/v1/models, other paths, error answers) passes unchanged.
+The Authorization header goes to the upstream only; no body is logged.
+
+Exit codes:
+  0  never in normal use: the proxy runs until it is stopped
+  2  usage error, the address cannot be bound, or the upstream URL is bad")]
+pub(crate) struct ProxyArgs {
+    /// The Chat Completions server, as its clients are given it
+    /// (`http://127.0.0.1:11434/v1` for Ollama, `http://127.0.0.1:8000/v1`
+    /// for vLLM, `https://…/v1` for a hosted API).
+    #[arg(long, value_name = "URL")]
+    upstream: String,
+
+    /// Where to listen. Loopback by default: anyone who reaches the address
+    /// uses the upstream with the credentials they send.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8788")]
+    listen: SocketAddr,
+
+    /// Leave calls written into `content` as text (mend `tool_calls` only).
+    #[arg(long)]
+    no_lift: bool,
+
+    /// The most bytes of one call's arguments (of content, for a call read
+    /// from the content); past it the stream ends with an error event.
+    #[arg(long, value_name = "N", default_value_t = 16 << 20)]
+    max_call_bytes: usize,
+
+    /// Give up connecting to the upstream after S seconds.
+    #[arg(long, value_name = "S", default_value_t = 10)]
+    connect_timeout: u64,
+}
+
+/// What every connection shares.
+struct Shared {
+    upstream: Upstream,
+    lift: bool,
+    max_call_bytes: usize,
+}
+
+/// Run `argmend proxy` until the process is stopped.
+pub(crate) fn main(args: &ProxyArgs) -> ExitCode {
+    let upstream = match Upstream::new(&args.upstream, Duration::from_secs(args.connect_timeout)) {
+        Ok(upstream) => upstream,
+        Err(error) => {
+            report(&error);
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
+    let shared = Arc::new(Shared {
+        upstream,
+        lift: !args.no_lift,
+        max_call_bytes: args.max_call_bytes,
+    });
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            report(&format!("cannot start the async runtime: {error}"));
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
+    match runtime.block_on(serve(args.listen, shared)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            report(&error);
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+/// Accept connections and serve each on a task of its own.
+async fn serve(listen: SocketAddr, shared: Arc<Shared>) -> Result<(), String> {
+    let listener = TcpListener::bind(listen)
+        .await
+        .map_err(|error| format!("cannot listen on {listen}: {error}"))?;
+    let local = listener
+        .local_addr()
+        .map_err(|error| format!("cannot listen on {listen}: {error}"))?;
+    {
+        let mut err = io::stderr().lock();
+        let _ = writeln!(
+            err,
+            "argmend proxy: listening on http://{local}/v1, upstream {}",
+            shared.upstream.base()
+        );
+        if !local.ip().is_loopback() {
+            let _ = writeln!(
+                err,
+                "argmend proxy: {local} is not a loopback address: whoever reaches it can use the upstream"
+            );
+        }
+    }
+    loop {
+        let (stream, _) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(error) => {
+                // Out of descriptors, or a connection reset before it was
+                // taken: the listener itself is fine. A pause keeps a
+                // persistent error from spinning.
+                report(&format!("proxy: accept: {error}"));
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let service = service_fn(move |request| {
+                let shared = Arc::clone(&shared);
+                async move { Ok::<_, Infallible>(handle(&shared, request).await) }
+            });
+            // A connection that breaks is the client's business.
+            let _ = http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+/// One request.
+async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
+    let (parts, body) = request.into_parts();
+    let body = match Limited::new(body, MAX_REQUEST).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(error) => {
+            let message = format!(
+                "argmend proxy: cannot read the request (at most {MAX_REQUEST} bytes): {error}"
+            );
+            return error_response(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "invalid_request_error",
+                &message,
+            );
+        }
+    };
+    let path_and_query = parts
+        .uri
+        .path_and_query()
+        .map_or("/", |p| p.as_str())
+        .to_owned();
+    let is_chat = parts.method == Method::POST
+        && parts
+            .uri
+            .path()
+            .trim_end_matches('/')
+            .ends_with("/chat/completions");
+    let plan = if is_chat { plan(shared, &body) } else { None };
+    let sent = shared
+        .upstream
+        .send(
+            parts.method,
+            &path_and_query,
+            &parts.headers,
+            body,
+            plan.is_some(),
+        )
+        .await;
+    let upstream = match sent {
+        Ok(upstream) => upstream,
+        Err(error) => {
+            let message = format!(
+                "argmend proxy: cannot reach the upstream {}: {}",
+                shared.upstream.base(),
+                error_chain(&error)
+            );
+            return error_response(StatusCode::BAD_GATEWAY, "upstream_unreachable", &message);
+        }
+    };
+    let Some((plan, streamed)) = plan else {
+        return relay::pass(upstream);
+    };
+    if !upstream.status().is_success() {
+        return relay::pass(upstream);
+    }
+    let content_type = upstream
+        .headers()
+        .get(hyper::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let mender = Mender::new(plan);
+    if content_type.starts_with("text/event-stream") {
+        relay::stream(upstream, mender)
+    } else if content_type.starts_with("application/json") && !streamed {
+        relay::whole(upstream, mender).await
+    } else {
+        relay::pass(upstream)
+    }
+}
+
+/// What to do with a chat completion's answer, from its request: `None`
+/// when the request is not a JSON object (then nothing is touched), else
+/// the plan and whether the answer streams.
+fn plan(shared: &Shared, body: &Bytes) -> Option<(Plan, bool)> {
+    let request: Value = serde_json::from_slice(body).ok()?;
+    let request = request.as_object()?;
+    let streamed = request.get("stream").and_then(Value::as_bool) == Some(true);
+    let tools = request.get("tools").cloned().unwrap_or(Value::Null);
+    let has_tools = tools.as_array().is_some_and(|tools| !tools.is_empty());
+    let options = ToolOptions::default().tools(ToolMap::from_openai_tools(&tools));
+    let plan = Plan {
+        options,
+        lift: shared.lift && has_tools,
+        max_call_bytes: shared.max_call_bytes,
+    };
+    Some((plan, streamed))
+}
+
+/// An error and its causes, `a: b: c` (reqwest's own text says only "error
+/// sending request").
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
