@@ -132,6 +132,12 @@ impl Call {
         piece.to_owned()
     }
 
+    /// Forget what the client has had: a response that is not streamed
+    /// sends the whole final text at the end.
+    pub(super) fn unsend(&mut self) {
+        self.sent = String::new();
+    }
+
     /// End a native call: the rest of its arguments, and its verdict.
     /// `cut` is why the stream says it stopped short (`length`,
     /// `stream_ended`), if it did.

@@ -182,6 +182,17 @@ impl Mender {
                 let at = match state.native.iter().find(|(u, _)| *u == upstream) {
                     Some((_, at)) => *at,
                     None => {
+                        // A new call: the upstream's calls come one after
+                        // another, so those before it have ended (as the
+                        // OpenAI adapter reads them).
+                        for &(_, before) in &state.native {
+                            let call = &mut state.calls[before];
+                            if !call.is_done() {
+                                let Ending { piece, extension } =
+                                    call.finish_native(&plan.options, None);
+                                out_calls.extend(call.delta(&piece, extension));
+                            }
+                        }
                         let at = state.calls.len();
                         state.calls.push(Call::native(at));
                         state.native.push((upstream, at));
@@ -301,7 +312,9 @@ impl Mender {
             let mut calls: Vec<Value> = Vec::new();
             // The upstream's own calls, each mended whole.
             if let Some(Value::Array(entries)) = message.get("tool_calls") {
-                for entry in entries {
+                for (k, entry) in entries.iter().enumerate() {
+                    // A stream cut short stopped in its last call.
+                    let cut = cut.filter(|_| k + 1 == entries.len());
                     let mut call = Call::native(state.calls.len());
                     if let Some(id) = entry.get("id").and_then(Value::as_str) {
                         call.set_id(id);
@@ -322,6 +335,7 @@ impl Mender {
                         });
                     }
                     call.feed(raw);
+                    call.unsend();
                     let Ending { piece, extension } = call.finish_native(&plan.options, cut);
                     let mut mended = entry.clone();
                     if let Some(function) =
