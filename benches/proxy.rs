@@ -207,6 +207,7 @@ fn main() {
         }
     }
     let _ = proxy.kill();
+    let _ = proxy.wait();
     for list in [&mut direct, &mut through, &mut totals.0, &mut totals.1] {
         list.sort_by(f64::total_cmp);
     }

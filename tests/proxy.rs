@@ -807,12 +807,7 @@ fn two_hundred_streams_at_once_in_bounded_memory() {
         .build()
         .unwrap();
     let before = proxy.vm_hwm_kib();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let outs: Vec<Value> = runtime.block_on(async {
+    let outs: Vec<Value> = runtime().block_on(async {
         let tasks: Vec<_> = (0..200)
             .map(|_| {
                 let client = client.clone();

@@ -76,6 +76,18 @@ pub(super) struct Mender {
     template: Map<String, Value>,
 }
 
+/// The state of choice `index`, made on its first chunk.
+fn state_of<'c>(choices: &'c mut Vec<(u64, Choice)>, plan: &Plan, index: u64) -> &'c mut Choice {
+    let at = match choices.iter().position(|(i, _)| *i == index) {
+        Some(at) => at,
+        None => {
+            choices.push((index, Choice::new(plan)));
+            choices.len() - 1
+        }
+    };
+    &mut choices[at].1
+}
+
 /// A fresh id for a call lifted from content (`call_am…`): unique in the
 /// process, so an agent loop's later turns never reuse one.
 fn lifted_id() -> String {
@@ -94,17 +106,6 @@ impl Mender {
             choices: Vec::new(),
             template: Map::new(),
         }
-    }
-
-    fn choice(&mut self, index: u64) -> &mut Choice {
-        let at = match self.choices.iter().position(|(i, _)| *i == index) {
-            Some(at) => at,
-            None => {
-                self.choices.push((index, Choice::new(&self.plan)));
-                self.choices.len() - 1
-            }
-        };
-        &mut self.choices[at].1
     }
 
     /// Mend one `chat.completion.chunk` in place. Returns whether it
@@ -137,11 +138,8 @@ impl Mender {
             .get("finish_reason")
             .and_then(Value::as_str)
             .map(str::to_owned);
-        let plan = self.plan.clone();
-        let state = self.choice(index);
-        if state.ended {
-            return Ok(false);
-        }
+        let plan = &self.plan;
+        let state = state_of(&mut self.choices, plan, index);
         let mut out_calls: Vec<Value> = Vec::new();
         let mut changed = false;
         let delta = object
@@ -150,6 +148,12 @@ impl Mender {
         let Some(delta) = delta.as_object_mut() else {
             return Ok(false);
         };
+        if state.ended {
+            // Argument text after the choice's end belongs to no call (the
+            // adapters report it as `arguments_after_end`): it goes no
+            // further, and the client's calls stay the mended ones.
+            return Ok(delta.remove("tool_calls").is_some());
+        }
         // The content, through the parser.
         if let (Some(parser), Some(Value::String(content))) =
             (state.parser.as_mut(), delta.get("content"))
@@ -228,7 +232,7 @@ impl Mender {
         if let Some(reason) = &finish {
             let cut =
                 matches!(reason.as_str(), "length" | "content_filter").then_some(reason.as_str());
-            let text = end_choice(state, &plan, cut, &mut out_calls);
+            let text = end_choice(state, plan, cut, &mut out_calls);
             if !text.is_empty() {
                 let content = delta
                     .get("content")

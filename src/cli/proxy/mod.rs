@@ -119,7 +119,13 @@ pub(crate) fn main(args: &ProxyArgs) -> ExitCode {
         lift: !args.no_lift,
         max_call_bytes: args.max_call_bytes,
     });
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    // One thread: each event costs microseconds, and a stream's hops
+    // (upstream socket, mending, client socket) then never wake another
+    // thread. On 2 loaded cores what the proxy adds at p99 was steadier so
+    // (0.24 and 0.25 ms in two runs; 0.22, 0.84 and 22 ms with a
+    // multi-threaded runtime; docs/performance.md). Whole answers are
+    // mended on the blocking pool (`relay::whole`).
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {

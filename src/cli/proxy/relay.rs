@@ -163,20 +163,31 @@ pub(super) async fn whole(mut upstream: reqwest::Response, mut mender: Mender) -
             }
         }
     }
-    let mended = match serde_json::from_slice::<Value>(&bytes) {
-        Ok(mut completion) => match mender.completion(&mut completion) {
-            Ok(()) => Some(completion.to_string()),
-            Err(TooLarge { limit }) => {
-                let message = format!(
-                    "argmend proxy: a tool call's arguments are over {limit} bytes (--max-call-bytes)"
-                );
-                return error_response(StatusCode::BAD_GATEWAY, "argmend_limit", &message);
-            }
-        },
-        Err(_) => None,
-    };
+    // A big answer takes milliseconds to mend: off the runtime's thread, so
+    // the streams it serves meanwhile are not held up.
+    let mended = tokio::task::spawn_blocking(move || {
+        let mended = match serde_json::from_slice::<Value>(&bytes) {
+            Ok(mut completion) => match mender.completion(&mut completion) {
+                Ok(()) => Ok(Some(completion.to_string())),
+                Err(too_large) => Err(too_large),
+            },
+            Err(_) => Ok(None),
+        };
+        (mended, bytes)
+    })
+    .await;
     match mended {
-        Some(text) => response_from(&upstream, Body::whole(text), false),
-        None => response_from(&upstream, Body::whole(bytes), false),
+        Ok((Ok(Some(text)), _)) => response_from(&upstream, Body::whole(text), false),
+        Ok((Ok(None), bytes)) => response_from(&upstream, Body::whole(bytes), false),
+        Ok((Err(TooLarge { limit }), _)) => {
+            let message = format!(
+                "argmend proxy: a tool call's arguments are over {limit} bytes (--max-call-bytes)"
+            );
+            error_response(StatusCode::BAD_GATEWAY, "argmend_limit", &message)
+        }
+        Err(error) => {
+            let message = format!("argmend proxy: mending the answer failed: {error}");
+            error_response(StatusCode::INTERNAL_SERVER_ERROR, "argmend_error", &message)
+        }
     }
 }
