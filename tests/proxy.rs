@@ -282,6 +282,44 @@ fn all_cases() -> (BTreeMap<String, Script>, Vec<Case>) {
     cases.extend(sdk_cases(&mut scripts));
     cases.extend(format_cases(&mut scripts));
     scripts.insert("error-429".to_owned(), Script::Error(429));
+    // A call to `count` in pieces: the first names it, as servers do.
+    let call_chunks = |pieces: &[&str], finish: Value| -> Vec<Value> {
+        let chunk = |delta: Value, finish: Value| {
+            json!({"id": "chatcmpl-c", "object": "chat.completion.chunk", "created": 1, "model": "c",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+        };
+        let mut chunks: Vec<Value> = pieces
+            .iter()
+            .enumerate()
+            .map(|(k, arguments)| {
+                let call = if k == 0 {
+                    json!({"index": 0, "id": "call_c", "type": "function",
+                        "function": {"name": "count", "arguments": arguments}})
+                } else {
+                    json!({"index": 0, "function": {"arguments": arguments}})
+                };
+                chunk(json!({"tool_calls": [call]}), Value::Null)
+            })
+            .collect();
+        chunks.push(chunk(json!({}), finish));
+        chunks
+    };
+    scripts.insert(
+        "coerce".to_owned(),
+        Script::Chunks(call_chunks(
+            &["{\"n\": \"5\", ", "\"label\": 'x'}"],
+            json!("tool_calls"),
+        )),
+    );
+    let big = format!("{{\"text\": \"{}\"}}", "a".repeat(5000));
+    let pieces: Vec<&str> = (0..big.len())
+        .step_by(100)
+        .map(|at| &big[at..(at + 100).min(big.len())])
+        .collect();
+    scripts.insert(
+        "big".to_owned(),
+        Script::Chunks(call_chunks(&pieces, json!("tool_calls"))),
+    );
     scripts.insert("endless".to_owned(), Script::Endless);
     let text =
         std::fs::read_to_string(root().join("corpus/model_streams/openai_chat.jsonl")).unwrap();
@@ -304,8 +342,13 @@ struct Proxy {
 
 impl Proxy {
     fn start(upstream: &str) -> Proxy {
+        Proxy::start_with(upstream, &[])
+    }
+
+    fn start_with(upstream: &str, more: &[&str]) -> Proxy {
         let mut child = Command::new(env!("CARGO_BIN_EXE_argmend"))
             .args(["proxy", "--listen", "127.0.0.1:0", "--upstream", upstream])
+            .args(more)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -835,4 +878,74 @@ fn two_hundred_streams_at_once_in_bounded_memory() {
         after < 120 * 1024,
         "the proxy peaked at {after} KiB for 200 streams"
     );
+}
+
+/// A schema's coercion is decided when the call ends, after `"5"` went out:
+/// the stream keeps the engine's JSON and `argmend.arguments` has the final
+/// text; a whole answer has the final text itself.
+#[test]
+fn a_rewrite_after_the_text_went_out_is_in_the_extension() {
+    let (_upstream, proxy, _) = setup();
+    let tools = json!([{"type": "function", "function": {"name": "count", "parameters": {"type": "object",
+        "properties": {"n": {"type": "integer"}, "label": {"type": "string"}}}}}]);
+    let client = reqwest::Client::new();
+    runtime().block_on(async {
+        let streamed = ask(&client, &proxy.base_url(), "coerce", &tools, true).await;
+        let call = &streamed["calls"][0];
+        let sent: Value = serde_json::from_str(call["arguments"].as_str().unwrap()).unwrap();
+        assert_eq!(sent, json!({"n": "5", "label": "x"}), "{streamed}");
+        let last: Value =
+            serde_json::from_str(call["argmend"]["arguments"].as_str().unwrap()).unwrap();
+        assert_eq!(last, json!({"n": 5, "label": "x"}), "{streamed}");
+        let kinds: Vec<&str> = call["argmend"]["fixes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["kind"].as_str())
+            .collect();
+        assert!(kinds.contains(&"coerced_number"), "{kinds:?}");
+        let whole = ask(&client, &proxy.base_url(), "coerce", &tools, false).await;
+        let args: Value =
+            serde_json::from_str(whole["calls"][0]["arguments"].as_str().unwrap()).unwrap();
+        assert_eq!(args, json!({"n": 5, "label": "x"}), "{whole}");
+        assert!(
+            whole["calls"][0]["argmend"]["arguments"].is_null(),
+            "{whole}"
+        );
+    });
+}
+
+/// A call past `--max-call-bytes` ends the stream with an error event the
+/// SDKs raise, and a whole answer with a 502, instead of growing.
+#[test]
+fn a_call_over_the_cap_ends_the_stream_with_an_error() {
+    let (scripts, _) = all_cases();
+    let upstream = Upstream::start(scripts);
+    let proxy = Proxy::start_with(
+        &format!("http://127.0.0.1:{}/v1", upstream.port),
+        &["--max-call-bytes", "1000"],
+    );
+    let client = reqwest::Client::new();
+    runtime().block_on(async {
+        let response = client
+            .post(format!("{}/chat/completions", proxy.base_url()))
+            .header("content-type", "application/json")
+            .body(request_body("big", &plain_tools(&["count"]), true).to_string())
+            .send()
+            .await
+            .unwrap();
+        let text = response.text().await.unwrap();
+        let last = text.trim_end().rsplit("\n\n").next().unwrap();
+        let event: Value = serde_json::from_str(last.strip_prefix("data: ").unwrap()).unwrap();
+        assert_eq!(event["error"]["type"], "argmend_limit", "{text}");
+        assert!(!text.contains("[DONE]"));
+        let response = client
+            .post(format!("{}/chat/completions", proxy.base_url()))
+            .header("content-type", "application/json")
+            .body(request_body("big", &plain_tools(&["count"]), false).to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 502);
+    });
 }
