@@ -66,6 +66,7 @@ pub(crate) fn repairs_json(
 
 /// The id of a line that is not a request, when it can be read at all: the
 /// repair engine reads broken JSON, so `{"id": 7, "tool": ` still has one.
+#[cfg(feature = "mcp")]
 pub(crate) fn find_id(bytes: &[u8]) -> serde_json::Value {
     use serde_json::Value;
     let text = String::from_utf8_lossy(bytes);
