@@ -174,6 +174,7 @@ impl Mender {
                 delta.insert("content".to_owned(), Value::String(text));
                 changed = true;
             }
+            changed |= !out_calls.is_empty();
         }
         // The upstream's own calls.
         if let Some(Value::Array(entries)) = delta.get("tool_calls") {
