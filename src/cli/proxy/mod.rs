@@ -33,7 +33,7 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::Value;
 use tokio::net::TcpListener;
 
@@ -186,7 +186,10 @@ async fn serve(listen: SocketAddr, shared: Arc<Shared>) -> Result<(), String> {
                 async move { Ok::<_, Infallible>(handle(&shared, request).await) }
             });
             // A connection that breaks is the client's business.
+            // With a timer, hyper gives a client 30 s to send a request's
+            // head, so an idle or trickling connection is not kept forever.
             let _ = http1::Builder::new()
+                .timer(TokioTimer::new())
                 .serve_connection(TokioIo::new(stream), service)
                 .await;
         });
