@@ -13,6 +13,7 @@
 
 mod body;
 mod calls;
+mod error;
 mod mend;
 mod relay;
 mod sse;
@@ -28,23 +29,20 @@ use std::time::Duration;
 use argmend::{ToolMap, ToolOptions};
 use bytes::Bytes;
 use clap::Args;
-use http_body_util::{BodyExt, Limited};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper::{Method, Request, Response, StatusCode};
+use hyper::{Method, Request, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::Value;
 use tokio::net::TcpListener;
 
 use self::body::Body;
+use self::error::{ProxyError, error_chain};
 use self::mend::{Mender, Plan};
-use self::upstream::{Upstream, error_response};
+use self::upstream::Upstream;
 use crate::cli::shared::failure::{EXIT_ERROR, report};
-
-/// The most bytes of a request body the proxy reads (a long conversation
-/// with its tools is a few MB).
-const MAX_REQUEST: usize = 64 << 20;
 
 /// Options of `argmend proxy`.
 #[derive(Debug, Args)]
@@ -93,9 +91,21 @@ pub(crate) struct ProxyArgs {
     #[arg(long, value_name = "N", default_value_t = 16 << 20)]
     max_call_bytes: usize,
 
+    /// The most bytes of a request the proxy reads (a long conversation
+    /// with its tools is a few MB); past it the answer is a 413.
+    #[arg(long, value_name = "N", default_value_t = 64 << 20)]
+    max_request_bytes: usize,
+
     /// Give up connecting to the upstream after S seconds.
     #[arg(long, value_name = "S", default_value_t = 10)]
     connect_timeout: u64,
+
+    /// Give up on an upstream that sends nothing for S seconds: before its
+    /// answer's head a 504, in a stream its open calls end cut. Long, as
+    /// a model may think for minutes before a whole answer's first byte
+    /// (the OpenAI SDKs wait 600 s).
+    #[arg(long, value_name = "S", default_value_t = 600)]
+    upstream_timeout: u64,
 }
 
 /// What every connection shares.
@@ -103,11 +113,16 @@ struct Shared {
     upstream: Upstream,
     lift: bool,
     max_call_bytes: usize,
+    max_request_bytes: usize,
 }
 
 /// Run `argmend proxy` until the process is stopped.
 pub(crate) fn main(args: &ProxyArgs) -> ExitCode {
-    let upstream = match Upstream::new(&args.upstream, Duration::from_secs(args.connect_timeout)) {
+    let upstream = match Upstream::new(
+        &args.upstream,
+        Duration::from_secs(args.connect_timeout),
+        Duration::from_secs(args.upstream_timeout),
+    ) {
         Ok(upstream) => upstream,
         Err(error) => {
             report(&error);
@@ -118,6 +133,7 @@ pub(crate) fn main(args: &ProxyArgs) -> ExitCode {
         upstream,
         lift: !args.no_lift,
         max_call_bytes: args.max_call_bytes,
+        max_request_bytes: args.max_request_bytes,
     });
     // One thread: each event costs microseconds, and a stream's hops
     // (upstream socket, mending, client socket) then never wake another
@@ -199,17 +215,15 @@ async fn serve(listen: SocketAddr, shared: Arc<Shared>) -> Result<(), String> {
 /// One request.
 async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
     let (parts, body) = request.into_parts();
-    let body = match Limited::new(body, MAX_REQUEST).collect().await {
+    let body = match Limited::new(body, shared.max_request_bytes).collect().await {
         Ok(collected) => collected.to_bytes(),
+        Err(error) if error.is::<LengthLimitError>() => {
+            let limit = shared.max_request_bytes;
+            return ProxyError::RequestTooLarge { limit }.response();
+        }
         Err(error) => {
-            let message = format!(
-                "argmend proxy: cannot read the request (at most {MAX_REQUEST} bytes): {error}"
-            );
-            return error_response(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "invalid_request_error",
-                &message,
-            );
+            let detail = error_chain(&*error);
+            return ProxyError::RequestUnreadable { detail }.response();
         }
     };
     let path_and_query = parts
@@ -236,13 +250,16 @@ async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
         .await;
     let upstream = match sent {
         Ok(upstream) => upstream,
+        Err(error) if error.is_timeout() && !error.is_connect() => {
+            let after = shared.upstream.read_timeout();
+            return ProxyError::UpstreamTimeout { after }.response();
+        }
         Err(error) => {
-            let message = format!(
-                "argmend proxy: cannot reach the upstream {}: {}",
-                shared.upstream.base(),
-                error_chain(&error)
-            );
-            return error_response(StatusCode::BAD_GATEWAY, "upstream_unreachable", &message);
+            return ProxyError::UpstreamUnreachable {
+                upstream: shared.upstream.base().to_string(),
+                detail: error_chain(&error),
+            }
+            .response();
         }
     };
     let Some((plan, streamed)) = plan else {
@@ -261,7 +278,7 @@ async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
     if content_type.starts_with("text/event-stream") {
         relay::stream(upstream, mender)
     } else if content_type.starts_with("application/json") && !streamed {
-        relay::whole(upstream, mender).await
+        relay::whole(upstream, mender, shared.upstream.read_timeout()).await
     } else {
         relay::pass(upstream)
     }
@@ -283,17 +300,4 @@ fn plan(shared: &Shared, body: &Bytes) -> Option<(Plan, bool)> {
         max_call_bytes: shared.max_call_bytes,
     };
     Some((plan, streamed))
-}
-
-/// An error and its causes, `a: b: c` (reqwest's own text says only "error
-/// sending request").
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }

@@ -2,14 +2,17 @@
 //! mended server-sent events, or mended whole.
 
 use bytes::Bytes;
-use hyper::{Response, StatusCode};
+use std::time::Duration;
+
+use hyper::Response;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::body::Body;
+use super::error::{ProxyError, error_chain};
 use super::mend::{Mender, TooLarge};
 use super::sse::{Event, Events};
-use super::upstream::{error_response, response_from};
+use super::upstream::response_from;
 
 /// The most bytes of one server-sent event, and of a whole answer the
 /// proxy mends: past either, the answer is refused rather than held.
@@ -58,9 +61,8 @@ pub(super) fn stream(mut upstream: reqwest::Response, mut mender: Mender) -> Res
                 Some(Ok(None) | Err(_)) => break,
             };
             if events.push(&piece, &mut ready).is_err() {
-                let message =
-                    format!("an event of the upstream's stream is over {MAX_EVENT} bytes");
-                let _ = sender.send(error_event(&message)).await;
+                let error = ProxyError::AnswerTooLarge { limit: MAX_EVENT };
+                let _ = sender.send(error.event()).await;
                 return;
             }
             for event in ready.drain(..) {
@@ -73,10 +75,8 @@ pub(super) fn stream(mut upstream: reqwest::Response, mut mender: Mender) -> Res
                         }
                     }
                     Err(TooLarge { limit }) => {
-                        let message = format!(
-                            "a tool call's arguments are over {limit} bytes (--max-call-bytes)"
-                        );
-                        let _ = sender.send(error_event(&message)).await;
+                        let error = ProxyError::CallTooLarge { limit };
+                        let _ = sender.send(error.event()).await;
                         return;
                     }
                 }
@@ -135,32 +135,24 @@ fn data_event(value: &Value) -> Bytes {
     Bytes::from(out)
 }
 
-/// An error event, as an OpenAI stream sends one; the SDKs raise it.
-fn error_event(message: &str) -> Bytes {
-    let message = format!("argmend proxy: {message}");
-    data_event(
-        &serde_json::json!({"error": {"message": message, "type": "argmend_limit", "code": null}}),
-    )
-}
-
 /// A completion that was not streamed: read whole (bounded), mended, sent.
-pub(super) async fn whole(mut upstream: reqwest::Response, mut mender: Mender) -> Response<Body> {
+/// `timeout` is `--upstream-timeout`, for the message when it strikes.
+pub(super) async fn whole(
+    mut upstream: reqwest::Response,
+    mut mender: Mender,
+    timeout: Duration,
+) -> Response<Body> {
     let mut bytes = Vec::new();
     loop {
         match upstream.chunk().await {
             Ok(Some(piece)) => {
                 bytes.extend_from_slice(&piece);
                 if bytes.len() > MAX_EVENT {
-                    let message =
-                        format!("argmend proxy: the upstream's answer is over {MAX_EVENT} bytes");
-                    return error_response(StatusCode::BAD_GATEWAY, "argmend_limit", &message);
+                    return ProxyError::AnswerTooLarge { limit: MAX_EVENT }.response();
                 }
             }
             Ok(None) => break,
-            Err(error) => {
-                let message = format!("argmend proxy: the upstream's answer broke off: {error}");
-                return error_response(StatusCode::BAD_GATEWAY, "upstream_error", &message);
-            }
+            Err(error) => return upstream_failure(&error, timeout).response(),
         }
     }
     // A big answer takes milliseconds to mend: off the runtime's thread, so
@@ -179,15 +171,22 @@ pub(super) async fn whole(mut upstream: reqwest::Response, mut mender: Mender) -
     match mended {
         Ok((Ok(Some(text)), _)) => response_from(&upstream, Body::whole(text), false),
         Ok((Ok(None), bytes)) => response_from(&upstream, Body::whole(bytes), false),
-        Ok((Err(TooLarge { limit }), _)) => {
-            let message = format!(
-                "argmend proxy: a tool call's arguments are over {limit} bytes (--max-call-bytes)"
-            );
-            error_response(StatusCode::BAD_GATEWAY, "argmend_limit", &message)
+        Ok((Err(TooLarge { limit }), _)) => ProxyError::CallTooLarge { limit }.response(),
+        Err(error) => ProxyError::Internal {
+            detail: error.to_string(),
         }
-        Err(error) => {
-            let message = format!("argmend proxy: mending the answer failed: {error}");
-            error_response(StatusCode::INTERNAL_SERVER_ERROR, "argmend_error", &message)
+        .response(),
+    }
+}
+
+/// What a failed read of the upstream's answer was: `--upstream-timeout`
+/// striking, or the connection breaking off.
+pub(super) fn upstream_failure(error: &reqwest::Error, timeout: Duration) -> ProxyError {
+    if error.is_timeout() {
+        ProxyError::UpstreamTimeout { after: timeout }
+    } else {
+        ProxyError::UpstreamBrokeOff {
+            detail: error_chain(error),
         }
     }
 }

@@ -1,12 +1,11 @@
-//! The upstream server: where a request goes, which headers go with it, and
-//! the answers the proxy gives of its own (the upstream out of reach, a
-//! request too large).
+//! The upstream server: where a request goes, and which headers go with it
+//! and come back.
 
 use std::time::Duration;
 
 use bytes::Bytes;
-use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
-use hyper::{Method, Response, StatusCode};
+use hyper::header::{self, HeaderMap, HeaderName};
+use hyper::{Method, Response};
 use reqwest::Url;
 
 use super::body::Body;
@@ -31,11 +30,19 @@ pub(super) struct Upstream {
     /// The base URL its clients are given (`http://127.0.0.1:11434/v1`).
     base: Url,
     client: reqwest::Client,
+    read_timeout: Duration,
 }
 
 impl Upstream {
     /// The upstream at `base`, or why it cannot be one.
-    pub(super) fn new(base: &str, connect_timeout: Duration) -> Result<Self, String> {
+    /// `connect_timeout` bounds the connection's setup; `read_timeout` the
+    /// wait for each piece of an answer (its head included), so a stalled
+    /// upstream cannot hold a client's connection and its memory forever.
+    pub(super) fn new(
+        base: &str,
+        connect_timeout: Duration,
+        read_timeout: Duration,
+    ) -> Result<Self, String> {
         let base = Url::parse(base).map_err(|error| format!("--upstream `{base}`: {error}"))?;
         if !matches!(base.scheme(), "http" | "https") {
             return Err(format!(
@@ -44,12 +51,22 @@ impl Upstream {
         }
         let client = reqwest::Client::builder()
             .connect_timeout(connect_timeout)
+            .read_timeout(read_timeout)
             // The proxy passes redirects on to its client, as it passes every answer.
             .redirect(reqwest::redirect::Policy::none())
             .tcp_nodelay(true)
             .build()
             .map_err(|error| format!("cannot start the HTTP client: {error}"))?;
-        Ok(Upstream { base, client })
+        Ok(Upstream {
+            base,
+            client,
+            read_timeout,
+        })
+    }
+
+    /// `--upstream-timeout`, for messages.
+    pub(super) fn read_timeout(&self) -> Duration {
+        self.read_timeout
     }
 
     /// The base URL, for messages.
@@ -130,19 +147,6 @@ pub(super) fn response_from(
     response
 }
 
-/// An answer of the proxy's own, in the shape of an OpenAI error
-/// (`{"error": {"message", "type", "code"}}`), which the SDKs show as such.
-pub(super) fn error_response(status: StatusCode, kind: &str, message: &str) -> Response<Body> {
-    let body = serde_json::json!({"error": {"message": message, "type": kind, "code": null}});
-    let mut response = Response::new(Body::whole(body.to_string()));
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,7 +154,7 @@ mod tests {
     #[test]
     fn v1_paths_take_the_base_path() {
         let at = |base: &str, path: &str| {
-            Upstream::new(base, Duration::from_secs(1))
+            Upstream::new(base, Duration::from_secs(1), Duration::from_secs(1))
                 .unwrap()
                 .url_for(path)
                 .to_string()
