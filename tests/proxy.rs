@@ -720,6 +720,7 @@ fn upstream_errors_and_statuses_pass_through() {
         assert_eq!(response.status().as_u16(), 502);
         let body: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
         assert_eq!(body["error"]["type"], "upstream_unreachable");
+        assert_eq!(body["error"]["code"], "upstream_unreachable");
         assert!(
             body["error"]["message"]
                 .as_str()
@@ -938,6 +939,7 @@ fn a_call_over_the_cap_ends_the_stream_with_an_error() {
         let last = text.trim_end().rsplit("\n\n").next().unwrap();
         let event: Value = serde_json::from_str(last.strip_prefix("data: ").unwrap()).unwrap();
         assert_eq!(event["error"]["type"], "argmend_limit", "{text}");
+        assert_eq!(event["error"]["code"], "call_too_large", "{text}");
         assert!(!text.contains("[DONE]"));
         let response = client
             .post(format!("{}/chat/completions", proxy.base_url()))
@@ -947,6 +949,113 @@ fn a_call_over_the_cap_ends_the_stream_with_an_error() {
             .await
             .unwrap();
         assert_eq!(response.status().as_u16(), 502);
+        let body: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
+        assert_eq!(body["error"]["code"], "call_too_large", "{body}");
+    });
+}
+
+/// The proxy's own limits, each a typed error in the shape of an OpenAI
+/// error (`type`, and a `code` that says which): a request over
+/// `--max-request-bytes` is a 413; an upstream silent for
+/// `--upstream-timeout` is a 504 before its answer began, and in a stream
+/// that began, the stream ends with its open call marked cut.
+#[test]
+fn limits_are_typed_errors() {
+    let chunk = |delta: Value| {
+        json!({"id": "chatcmpl-stall", "object": "chat.completion.chunk", "created": 1, "model": "stall",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": null}]})
+    };
+    let stalls = vec![
+        chunk(json!({"role": "assistant", "content": null})),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "id": "call_s", "type": "function",
+            "function": {"name": "read_file", "arguments": "{'path': 'a.js"}}]}),
+        ),
+    ];
+    let upstream = Upstream::start(BTreeMap::from([(
+        "stall".to_owned(),
+        Script::Stalls(stalls),
+    )]));
+    let proxy = Proxy::start_with(
+        &format!("http://127.0.0.1:{}/v1", upstream.port),
+        &["--upstream-timeout", "1", "--max-request-bytes", "4096"],
+    );
+    let url = format!("{}/chat/completions", proxy.base_url());
+    // A proxy without its timeout would hang this test: the client gives up first.
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(20))
+        .build()
+        .unwrap();
+    let tools = plain_tools(&["read_file"]);
+    runtime().block_on(async {
+        let error_of =
+            |text: &str| -> Value { serde_json::from_str::<Value>(text).unwrap()["error"].clone() };
+        // Over the request cap: the upstream never sees it.
+        let mut big = request_body("stall", &tools, false);
+        big["messages"][0]["content"] = json!("x".repeat(5000));
+        let response = client
+            .post(&url)
+            .body(big.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 413);
+        let error = error_of(&response.text().await.unwrap());
+        assert_eq!(error["type"], "invalid_request_error", "{error}");
+        assert_eq!(error["code"], "request_too_large", "{error}");
+        assert!(
+            error["message"].as_str().unwrap().contains("4096"),
+            "{error}"
+        );
+        assert!(upstream.seen.lock().unwrap().is_empty());
+
+        // A whole answer that never comes: a 504 after about a second.
+        let began = Instant::now();
+        let body = request_body("stall", &tools, false).to_string();
+        let response = client.post(&url).body(body).send().await.unwrap();
+        let waited = began.elapsed();
+        assert_eq!(response.status().as_u16(), 504);
+        let error = error_of(&response.text().await.unwrap());
+        assert_eq!(error["type"], "upstream_error", "{error}");
+        assert_eq!(error["code"], "upstream_timeout", "{error}");
+        assert!(
+            waited >= Duration::from_millis(900) && waited < Duration::from_secs(10),
+            "{waited:?}"
+        );
+
+        // A stream that stalls mid-call: it ends, the call closed and cut.
+        let began = Instant::now();
+        let body = request_body("stall", &tools, true).to_string();
+        let response = client.post(&url).body(body).send().await.unwrap();
+        assert_eq!(response.status().as_u16(), 200);
+        let text = response.text().await.unwrap();
+        assert!(
+            began.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            began.elapsed()
+        );
+        let mut arguments = String::new();
+        let mut verdict = Value::Null;
+        for event in text.split("\n\n").filter_map(|e| e.strip_prefix("data: ")) {
+            let chunk: Value = serde_json::from_str(event).unwrap();
+            for call in chunk["choices"][0]["delta"]["tool_calls"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
+                arguments += call["function"]["arguments"].as_str().unwrap_or("");
+                if !call["argmend"].is_null() {
+                    verdict = call["argmend"].clone();
+                }
+            }
+        }
+        assert_eq!(
+            serde_json::from_str::<Value>(&arguments).unwrap(),
+            json!({"path": "a.js"}),
+            "{text}"
+        );
+        assert_eq!(verdict["complete"], false, "{text}");
+        assert_eq!(verdict["cut"], "stream_ended", "{text}");
     });
 }
 

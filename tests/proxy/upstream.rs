@@ -26,6 +26,9 @@ pub(crate) enum Script {
     Slow(Vec<Value>, Duration),
     /// Content chunks every 20 ms until the connection closes.
     Endless,
+    /// Streamed: these chunks, then silence until the connection closes;
+    /// whole: silence at once.
+    Stalls(Vec<Value>),
 }
 
 /// A request the upstream saw.
@@ -162,6 +165,19 @@ fn serve(
                     out.write_all(piece)?;
                     out.flush()?;
                 }
+                return Ok(());
+            }
+            Script::Stalls(chunks) => {
+                if streamed {
+                    write_head(&mut out, "text/event-stream")?;
+                    for chunk in chunks {
+                        write!(out, "data: {chunk}\n\n")?;
+                    }
+                    out.flush()?;
+                }
+                // Until the proxy gives up and closes the connection.
+                let mut rest = Vec::new();
+                let _ = reader.read_to_end(&mut rest);
                 return Ok(());
             }
             Script::Endless => {
