@@ -645,6 +645,26 @@ fn run_client(program: &Path, args: &[&str], env: &[(&str, &Path)], client: &str
     }
     let _ = std::fs::remove_dir_all(&dir);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let sdk = cases.iter().filter(|c| c.name.starts_with("sdk ")).count();
+    let sdk = if sdk == 0 {
+        "none of the SDKs' recordings: ../shared/model_streams/sdk is missing".to_owned()
+    } else {
+        format!("{sdk} of them the SDKs' recordings")
+    };
+    said(&format!(
+        "proxy sdk: {client}: {} requests answered right: {} cases streamed and whole ({sdk}), an upstream error twice",
+        list.len(),
+        cases.len()
+    ));
+}
+
+/// A line for `scripts/test`'s summary, straight to the stderr handle
+/// (libtest captures `eprintln!` of a passing test), in one write.
+fn said(line: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr()
+        .lock()
+        .write_all(format!("{line}\n").as_bytes());
 }
 
 #[test]
@@ -1143,6 +1163,9 @@ fn the_docs_example_prints_what_it_shows() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout), shown);
+    said(
+        "proxy sdk: docs/proxy.md's example (replay server, proxy, openai-python client) printed what the page shows",
+    );
 }
 
 /// The commands of the first ```` ```sh ```` block holding `marker`, each
