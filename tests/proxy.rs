@@ -1079,6 +1079,56 @@ fn limits_are_typed_errors() {
     });
 }
 
+/// A client that trickles its request is not held: past `--client-timeout`
+/// a paused body is a 408 (typed as the other limits), and a head that
+/// never ends has its connection closed; the upstream sees neither.
+#[test]
+fn a_client_that_pauses_is_let_go() {
+    use std::io::{Read, Write};
+    let upstream = Upstream::start(BTreeMap::new());
+    let proxy = Proxy::start_with(
+        &format!("http://127.0.0.1:{}/v1", upstream.port),
+        &["--client-timeout", "1"],
+    );
+    let connect = || {
+        let stream = std::net::TcpStream::connect(("127.0.0.1", proxy.port)).unwrap();
+        // A proxy that holds on fails the test here instead of hanging it.
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        stream
+    };
+    // Half a body, then nothing.
+    let mut stream = connect();
+    let began = Instant::now();
+    stream
+        .write_all(b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{\"model\": ")
+        .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let waited = began.elapsed();
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("\"code\":\"request_timeout\""), "{answer}");
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(10),
+        "{waited:?}"
+    );
+    // Half a head, then nothing: the connection closes.
+    let mut stream = connect();
+    let began = Instant::now();
+    stream
+        .write_all(b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\n")
+        .unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    assert!(
+        began.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        began.elapsed()
+    );
+    assert!(upstream.seen.lock().unwrap().is_empty());
+}
+
 /// docs/proxy.md's "Try it offline", run as written: the `sh` block's three
 /// commands (the replay server, the proxy, the client), from the repository,
 /// with the `python` block saved as `client.py`; it must print the `text`

@@ -20,6 +20,8 @@ pub(super) enum ProxyError {
     RequestTooLarge { limit: usize },
     /// The request body could not be read (the client broke off).
     RequestUnreadable { detail: String },
+    /// The client paused longer than this while sending the body.
+    RequestTimeout { after: Duration },
     /// No connection to the upstream (refused, no route, connect timeout).
     UpstreamUnreachable { upstream: String, detail: String },
     /// The upstream sent nothing for `--upstream-timeout`.
@@ -40,6 +42,7 @@ impl ProxyError {
         match self {
             ProxyError::RequestTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ProxyError::RequestUnreadable { .. } => StatusCode::BAD_REQUEST,
+            ProxyError::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             ProxyError::UpstreamTimeout { .. } => StatusCode::GATEWAY_TIMEOUT,
             ProxyError::UpstreamUnreachable { .. }
             | ProxyError::UpstreamBrokeOff { .. }
@@ -52,9 +55,9 @@ impl ProxyError {
     /// The OpenAI error `type`: what kind of failure, as the SDKs expose it.
     pub(super) fn kind(&self) -> &'static str {
         match self {
-            ProxyError::RequestTooLarge { .. } | ProxyError::RequestUnreadable { .. } => {
-                "invalid_request_error"
-            }
+            ProxyError::RequestTooLarge { .. }
+            | ProxyError::RequestUnreadable { .. }
+            | ProxyError::RequestTimeout { .. } => "invalid_request_error",
             ProxyError::UpstreamUnreachable { .. } => "upstream_unreachable",
             ProxyError::UpstreamTimeout { .. } | ProxyError::UpstreamBrokeOff { .. } => {
                 "upstream_error"
@@ -69,6 +72,7 @@ impl ProxyError {
         match self {
             ProxyError::RequestTooLarge { .. } => "request_too_large",
             ProxyError::RequestUnreadable { .. } => "request_unreadable",
+            ProxyError::RequestTimeout { .. } => "request_timeout",
             ProxyError::UpstreamUnreachable { .. } => "upstream_unreachable",
             ProxyError::UpstreamTimeout { .. } => "upstream_timeout",
             ProxyError::UpstreamBrokeOff { .. } => "upstream_broke_off",
@@ -117,6 +121,11 @@ impl fmt::Display for ProxyError {
             ProxyError::RequestUnreadable { detail } => {
                 write!(f, "cannot read the request: {detail}")
             }
+            ProxyError::RequestTimeout { after } => write!(
+                f,
+                "the request's body paused for more than {} s",
+                after.as_secs()
+            ),
             ProxyError::UpstreamUnreachable { upstream, detail } => {
                 write!(f, "cannot reach the upstream {upstream}: {detail}")
             }

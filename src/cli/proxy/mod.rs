@@ -96,6 +96,11 @@ pub(crate) struct ProxyArgs {
     #[arg(long, value_name = "N", default_value_t = 64 << 20)]
     max_request_bytes: usize,
 
+    /// Give up on a client that pauses S seconds while sending a request
+    /// (its head: the connection is closed; its body: a 408).
+    #[arg(long, value_name = "S", default_value_t = 30)]
+    client_timeout: u64,
+
     /// Give up connecting to the upstream after S seconds.
     #[arg(long, value_name = "S", default_value_t = 10)]
     connect_timeout: u64,
@@ -114,6 +119,7 @@ struct Shared {
     lift: bool,
     max_call_bytes: usize,
     max_request_bytes: usize,
+    client_timeout: Duration,
 }
 
 /// Run `argmend proxy` until the process is stopped.
@@ -134,6 +140,7 @@ pub(crate) fn main(args: &ProxyArgs) -> ExitCode {
         lift: !args.no_lift,
         max_call_bytes: args.max_call_bytes,
         max_request_bytes: args.max_request_bytes,
+        client_timeout: Duration::from_secs(args.client_timeout),
     });
     // One thread: each event costs microseconds, and a stream's hops
     // (upstream socket, mending, client socket) then never wake another
@@ -196,16 +203,18 @@ async fn serve(listen: SocketAddr, shared: Arc<Shared>) -> Result<(), String> {
         };
         let _ = stream.set_nodelay(true);
         let shared = Arc::clone(&shared);
+        let client_timeout = shared.client_timeout;
         tokio::spawn(async move {
             let service = service_fn(move |request| {
                 let shared = Arc::clone(&shared);
                 async move { Ok::<_, Infallible>(handle(&shared, request).await) }
             });
             // A connection that breaks is the client's business.
-            // With a timer, hyper gives a client 30 s to send a request's
-            // head, so an idle or trickling connection is not kept forever.
+            // With a timer, hyper gives a client `--client-timeout` to send
+            // a request's head, so a trickling connection is not kept forever.
             let _ = http1::Builder::new()
                 .timer(TokioTimer::new())
+                .header_read_timeout(client_timeout)
                 .serve_connection(TokioIo::new(stream), service)
                 .await;
         });
@@ -215,16 +224,9 @@ async fn serve(listen: SocketAddr, shared: Arc<Shared>) -> Result<(), String> {
 /// One request.
 async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
     let (parts, body) = request.into_parts();
-    let body = match Limited::new(body, shared.max_request_bytes).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(error) if error.is::<LengthLimitError>() => {
-            let limit = shared.max_request_bytes;
-            return ProxyError::RequestTooLarge { limit }.response();
-        }
-        Err(error) => {
-            let detail = error_chain(&*error);
-            return ProxyError::RequestUnreadable { detail }.response();
-        }
+    let body = match read_request(body, shared.max_request_bytes, shared.client_timeout).await {
+        Ok(body) => body,
+        Err(error) => return error.response(),
     };
     let path_and_query = parts
         .uri
@@ -281,6 +283,31 @@ async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
         relay::whole(upstream, mender, shared.upstream.read_timeout()).await
     } else {
         relay::pass(upstream)
+    }
+}
+
+/// A request's body, whole: at most `limit` bytes, with no pause longer
+/// than `pause` (`--client-timeout`), so a client that trickles its body
+/// does not hold its connection and buffer forever.
+async fn read_request(body: Incoming, limit: usize, pause: Duration) -> Result<Bytes, ProxyError> {
+    let mut body = Limited::new(body, limit);
+    let mut bytes = Vec::new();
+    loop {
+        let frame = match tokio::time::timeout(pause, body.frame()).await {
+            Err(_) => return Err(ProxyError::RequestTimeout { after: pause }),
+            Ok(None) => return Ok(Bytes::from(bytes)),
+            Ok(Some(Ok(frame))) => frame,
+            Ok(Some(Err(error))) if error.is::<LengthLimitError>() => {
+                return Err(ProxyError::RequestTooLarge { limit });
+            }
+            Ok(Some(Err(error))) => {
+                let detail = error_chain(&*error);
+                return Err(ProxyError::RequestUnreadable { detail });
+            }
+        };
+        if let Ok(data) = frame.into_data() {
+            bytes.extend_from_slice(&data);
+        }
     }
 }
 
