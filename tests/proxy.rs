@@ -1129,6 +1129,39 @@ fn a_client_that_pauses_is_let_go() {
     assert!(upstream.seen.lock().unwrap().is_empty());
 }
 
+/// `--max-connections`: at the cap the next connection waits, untaken,
+/// until one ends, so the number of buffers the proxy holds is bounded.
+#[test]
+fn connections_over_the_cap_wait_their_turn() {
+    let upstream = Upstream::start(BTreeMap::new());
+    let proxy = Proxy::start_with(
+        &format!("http://127.0.0.1:{}/v1", upstream.port),
+        &["--max-connections", "2"],
+    );
+    let models = format!("{}/models", proxy.base_url());
+    // Two connections that say nothing hold both places.
+    let idle: Vec<_> = (0..2)
+        .map(|_| std::net::TcpStream::connect(("127.0.0.1", proxy.port)).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let client = |seconds| {
+        reqwest::Client::builder()
+            .timeout(Duration::from_secs(seconds))
+            .build()
+            .unwrap()
+    };
+    runtime().block_on(async {
+        let waited = client(1).get(&models).send().await;
+        assert!(
+            waited.as_ref().is_err_and(reqwest::Error::is_timeout),
+            "a third connection was served: {waited:?}"
+        );
+        drop(idle);
+        let response = client(10).get(&models).send().await.unwrap();
+        assert_eq!(response.status().as_u16(), 200);
+    });
+}
+
 /// docs/proxy.md's "Try it offline", run as written: the `sh` block's three
 /// commands (the replay server, the proxy, the client), from the repository,
 /// with the `python` block saved as `client.py`; it must print the `text`

@@ -37,6 +37,7 @@ use hyper::{Method, Request, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::Value;
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 
 use self::body::Body;
 use self::error::{ProxyError, error_chain};
@@ -95,6 +96,11 @@ pub(crate) struct ProxyArgs {
     /// with its tools is a few MB); past it the answer is a 413.
     #[arg(long, value_name = "N", default_value_t = 64 << 20)]
     max_request_bytes: usize,
+
+    /// The most client connections served at once; more wait to be taken.
+    /// With the limits above, this bounds the proxy's memory.
+    #[arg(long, value_name = "N", default_value_t = 512, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    max_connections: u64,
 
     /// Give up on a client that pauses S seconds while sending a request
     /// (its head: the connection is closed; its body: a 408).
@@ -158,7 +164,11 @@ pub(crate) fn main(args: &ProxyArgs) -> ExitCode {
             return ExitCode::from(EXIT_ERROR);
         }
     };
-    match runtime.block_on(serve(args.listen, shared)) {
+    match runtime.block_on(serve(
+        args.listen,
+        usize::try_from(args.max_connections).unwrap_or(100_000),
+        shared,
+    )) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             report(&error);
@@ -168,7 +178,11 @@ pub(crate) fn main(args: &ProxyArgs) -> ExitCode {
 }
 
 /// Accept connections and serve each on a task of its own.
-async fn serve(listen: SocketAddr, shared: Arc<Shared>) -> Result<(), String> {
+async fn serve(
+    listen: SocketAddr,
+    max_connections: usize,
+    shared: Arc<Shared>,
+) -> Result<(), String> {
     let listener = TcpListener::bind(listen)
         .await
         .map_err(|error| format!("cannot listen on {listen}: {error}"))?;
@@ -189,7 +203,13 @@ async fn serve(listen: SocketAddr, shared: Arc<Shared>) -> Result<(), String> {
             );
         }
     }
+    // At the cap no connection is taken: the next waits in the kernel's
+    // backlog until one ends (an idle one ends after `--client-timeout`).
+    let connections = Arc::new(Semaphore::new(max_connections));
     loop {
+        let Ok(permit) = Arc::clone(&connections).acquire_owned().await else {
+            return Ok(()); // never: the semaphore is not closed
+        };
         let (stream, _) = match listener.accept().await {
             Ok(accepted) => accepted,
             Err(error) => {
@@ -205,6 +225,7 @@ async fn serve(listen: SocketAddr, shared: Arc<Shared>) -> Result<(), String> {
         let shared = Arc::clone(&shared);
         let client_timeout = shared.client_timeout;
         tokio::spawn(async move {
+            let _permit = permit;
             let service = service_fn(move |request| {
                 let shared = Arc::clone(&shared);
                 async move { Ok::<_, Infallible>(handle(&shared, request).await) }
