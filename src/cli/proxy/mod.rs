@@ -114,7 +114,7 @@ pub(crate) struct ProxyArgs {
     /// Give up on an upstream that sends nothing for S seconds: before its
     /// answer's head a 504, in a stream its open calls end cut. Long, as
     /// a model may think for minutes before a whole answer's first byte
-    /// (the OpenAI SDKs wait 600 s).
+    /// (the OpenAI SDKs wait 600 s). 0: wait forever.
     #[arg(long, value_name = "S", default_value_t = 600)]
     upstream_timeout: u64,
 }

@@ -37,7 +37,8 @@ impl Upstream {
     /// The upstream at `base`, or why it cannot be one.
     /// `connect_timeout` bounds the connection's setup; `read_timeout` the
     /// wait for each piece of an answer (its head included), so a stalled
-    /// upstream cannot hold a client's connection and its memory forever.
+    /// upstream cannot hold a client's connection and its memory forever;
+    /// zero waits forever.
     pub(super) fn new(
         base: &str,
         connect_timeout: Duration,
@@ -49,9 +50,11 @@ impl Upstream {
                 "--upstream `{base}`: the URL must start with http:// or https://"
             ));
         }
-        let client = reqwest::Client::builder()
-            .connect_timeout(connect_timeout)
-            .read_timeout(read_timeout)
+        let mut client = reqwest::Client::builder().connect_timeout(connect_timeout);
+        if !read_timeout.is_zero() {
+            client = client.read_timeout(read_timeout);
+        }
+        let client = client
             // The proxy passes redirects on to its client, as it passes every answer.
             .redirect(reqwest::redirect::Policy::none())
             .tcp_nodelay(true)
