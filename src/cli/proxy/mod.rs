@@ -67,6 +67,10 @@ POST /v1/chat/completions, streamed or not, comes back mended:
     off by `length` keeps finish_reason `length` and says \"cut\": \"length\".
 Everything else (/v1/models, other paths, error answers) passes unchanged.
 The Authorization header goes to the upstream only; no body is logged.
+The proxy's own refusals are OpenAI errors whose `code` names the limit:
+request_too_large (413), request_timeout (408), call_too_large and
+answer_too_large (502, or an error event in a stream), upstream_unreachable
+(502), upstream_timeout (504).
 
 Exit codes:
   0  never in normal use: the proxy runs until it is stopped
