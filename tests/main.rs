@@ -29,6 +29,8 @@ mod mcp; // argmend mcp (issue 6): a real MCP client and raw JSON-RPC
 mod mcp_bounds; // issue 26: mcp bounded under any client, ids on every refusal
 mod normalize; // tool-aware normalization (issue 3)
 mod properties; // proptest: the six guarantees
+#[cfg(feature = "proxy")]
+mod proxy; // issue 44: argmend proxy against the SDKs, errors, disconnects, 200 streams
 mod python; // the Python package: pytest in target/py-venv (issue 12)
 mod quoted_code; // generated tool calls with unescaped quotes in code (issue 11)
 mod readme; // the guide's table of what is mended

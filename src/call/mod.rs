@@ -25,6 +25,7 @@ mod dispatch;
 mod format;
 mod live;
 mod parser;
+mod pending;
 mod scan;
 mod walk;
 

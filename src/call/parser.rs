@@ -6,12 +6,10 @@ use super::format::{Format, FormatParser};
 use super::scan::{Action, HEAD_LOOKAHEAD, Head, ObjectScanner, ValueScanner, classify_head};
 use crate::normalize::ToolOptions;
 
-mod call;
 mod detect;
 mod tag;
 
-pub(super) use self::call::Call;
-use self::call::MAX_RAW;
+use super::pending::{Call, MAX_RAW, incomplete_utf8_tail};
 
 /// How many whitespace bytes a lookahead (`{ "tool_call"`, a closing tag
 /// after `/>`) may skip before it gives up. Measured in input bytes, so the
@@ -618,22 +616,6 @@ impl CallParser {
         }
         if action == Action::Args {
             self.arg_byte(b);
-        }
-    }
-}
-
-/// How many bytes at the end of `bytes` are an incomplete UTF-8 sequence.
-pub(super) fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
-    match std::str::from_utf8(bytes) {
-        Ok(_) => 0,
-        Err(error) if error.error_len().is_none() => bytes.len() - error.valid_up_to(),
-        Err(_) => {
-            // Invalid bytes somewhere: only hold back a tail that could
-            // still become a character.
-            let start = bytes.len().saturating_sub(3);
-            (start..bytes.len())
-                .find(|&i| bytes[i] >= 0xC0 && std::str::from_utf8(&bytes[i..]).is_err())
-                .map_or(0, |i| bytes.len() - i)
         }
     }
 }

@@ -2,14 +2,13 @@
 //! end, parameters and their values begin.
 
 use super::gemma::GemmaArgs;
-use super::judge::Judging;
 use super::machine::{
-    Block, FormatParser, List, MAX_NAME, State, Tok, is_special, is_tool_name_byte,
+    Block, FormatParser, Judging, List, MAX_NAME, State, Tok, is_special, is_tool_name_byte,
 };
 use super::python::PythonArgs;
 use super::spec::{Args, Calls, Index};
 use super::value::{Kinds, Trim, ValueWriter, escape_into};
-use crate::call::parser::Call;
+use crate::call::pending::Call;
 
 impl FormatParser {
     pub(super) fn on_marker(&mut self, tok: Tok, marker: &'static str) {

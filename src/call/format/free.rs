@@ -8,7 +8,7 @@ use super::python::{PythonArgs, is_name_byte};
 use super::spec::{Args, Bare, Calls, Object};
 use super::unquote::Unquote;
 use super::value::ValueWriter;
-use crate::call::parser::Call;
+use crate::call::pending::Call;
 use crate::call::scan::{HEAD_LOOKAHEAD, Head, ObjectScanner, classify_head};
 
 impl FormatParser {

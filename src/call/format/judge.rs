@@ -18,8 +18,7 @@
 //! [`WINDOW`] of them; then the tag is taken as the end. Measured in input
 //! bytes, so the answer is the same for every chunking.
 
-use super::machine::{FormatParser, MAX_KEY, State, Tok};
-use super::value::ValueWriter;
+use super::machine::{FormatParser, Judging, MAX_KEY, State, Tok};
 
 /// The most bytes held after a tag before it is taken as the value's end.
 pub(super) const WINDOW: usize = 4096;
@@ -29,26 +28,6 @@ const MAX_DEPTH: usize = 8;
 /// (which would make this close part of the value) before the block is
 /// taken as ended and the text as prose.
 const AFTER_CLOSE: usize = 256;
-
-/// A tag inside a value, waiting for the bytes that say what it is.
-#[derive(Debug)]
-pub(crate) struct Judging {
-    writer: ValueWriter,
-    tok: Tok,
-    marker: &'static str,
-    ahead: Vec<u8>,
-}
-
-impl Judging {
-    pub(super) fn new(writer: ValueWriter, tok: Tok, marker: &'static str) -> Self {
-        Judging {
-            writer,
-            tok,
-            marker,
-            ahead: Vec::new(),
-        }
-    }
-}
 
 /// What the tag is.
 enum Verdict {

@@ -18,13 +18,12 @@ use serde_json::Value;
 use smallvec::SmallVec;
 
 use super::gemma::GemmaArgs;
-use super::judge::Judging;
 use super::python::PythonArgs;
 use super::spec::{Args, Calls, Named, Params, Spec};
 use super::unquote::Unquote;
 use super::value::{Kinds, ValueWriter};
 use crate::call::Event;
-use crate::call::parser::{Call, incomplete_utf8_tail};
+use crate::call::pending::{Call, incomplete_utf8_tail};
 use crate::call::scan::ObjectScanner;
 use crate::normalize::ToolOptions;
 
@@ -59,6 +58,28 @@ pub(super) const MAX_KEY: usize = 1024;
 /// before its first call, before it is taken to have none (and given back
 /// as text).
 pub(super) const MAX_JUNK: usize = 256;
+
+/// A tag inside a value, waiting for the bytes that say what it is (the
+/// state `judge.rs` reads; kept here, with the other states, so the judge
+/// imports the machine and not the other way round).
+#[derive(Debug)]
+pub(crate) struct Judging {
+    pub(super) writer: ValueWriter,
+    pub(super) tok: Tok,
+    pub(super) marker: &'static str,
+    pub(super) ahead: Vec<u8>,
+}
+
+impl Judging {
+    pub(super) fn new(writer: ValueWriter, tok: Tok, marker: &'static str) -> Self {
+        Judging {
+            writer,
+            tok,
+            marker,
+            ahead: Vec::new(),
+        }
+    }
+}
 
 #[derive(Debug)]
 pub(super) enum State {

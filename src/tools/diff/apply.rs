@@ -7,7 +7,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::error::{Error, Repr};
-use super::hunks;
+use super::hunks::{self, FileChange};
 use super::patch::{self, FilePatch};
 use super::unified::read_located;
 use super::write::{self, Report};
@@ -54,18 +54,6 @@ pub struct FileReport {
     /// What was kept from the file although the patch differed: its line
     /// endings, or its lack of a final newline.
     pub notes: Vec<String>,
-}
-
-/// How a patch changes a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum FileChange {
-    /// Lines changed in an existing file.
-    Modified,
-    /// A new file (`--- /dev/null`).
-    Created,
-    /// The file removed (`+++ /dev/null`).
-    Deleted,
 }
 
 impl Report for FileReport {

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::error::Error;
 use super::glob::Glob;
-use super::tree::{self, MAX_WALK};
+use super::tree::{self, Change, MAX_WALK};
 use super::unified::MAX_OUTPUT;
 use crate::tools::{Workspace, shown_bytes, shown_name};
 
@@ -16,28 +16,6 @@ const MAX_ENTRIES: usize = 2_000;
 /// What the walk leaves out, as the answer says it.
 const SKIPPED: &str = "version control (.git, .hg, .svn, .jj, repositories), node_modules and \
                        vendor skipped";
-
-/// How a path differs between the two trees.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum Change {
-    /// Only in the new tree.
-    Added,
-    /// Only in the old tree.
-    Removed,
-    /// In both, with different content (or a file in one and a link in the other).
-    Changed,
-}
-
-impl Change {
-    fn word(self) -> &'static str {
-        match self {
-            Change::Added => "added",
-            Change::Removed => "removed",
-            Change::Changed => "changed",
-        }
-    }
-}
 
 /// The differences between two trees.
 ///

@@ -80,10 +80,12 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-pub use self::apply::{ApplyReport, FileChange, FileReport, Mode, apply, apply_to};
-pub use self::dirs::{Change, DirDiff, diff_dirs};
+pub use self::apply::{ApplyReport, FileReport, Mode, apply, apply_to};
+pub use self::dirs::{DirDiff, diff_dirs};
 pub use self::error::{Error, ErrorKind};
+pub use self::hunks::FileChange;
 pub use self::json::{JsonChange, JsonDiff, diff_json, diff_json_values};
+pub use self::tree::Change;
 pub use self::unified::{Diff, DiffOptions, DiffStats, diff_bytes, diff_files, diff_text};
 use crate::tools::envelope::{self, Args, ArgumentError, Param, Table, Verb};
 use crate::tools::{NodeKind, Workspace};

@@ -27,11 +27,32 @@ use std::io::{self, Read};
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt};
 use cap_std::fs::{Dir, FileType, OpenOptions};
 
-use super::dirs::Change;
 use super::error::Error;
 use super::glob::Glob;
 use crate::tools::deadline::Ticker;
 use crate::tools::{Layout, is_protected_name};
+
+/// How a path differs between the two trees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Change {
+    /// Only in the new tree.
+    Added,
+    /// Only in the old tree.
+    Removed,
+    /// In both, with different content (or a file in one and a link in the other).
+    Changed,
+}
+
+impl Change {
+    pub(super) fn word(self) -> &'static str {
+        match self {
+            Change::Added => "added",
+            Change::Removed => "removed",
+            Change::Changed => "changed",
+        }
+    }
+}
 
 /// Directories below the top that may keep their handles at once.
 const MAX_HELD: usize = 16;

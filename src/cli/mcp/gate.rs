@@ -8,7 +8,7 @@
 //! it answers a bad shape (`"jsonrpc": "1.0"`, `"id": 1.5`) with no id. The
 //! gate reads stdin itself, answers those lines as JSON-RPC 2.0 says
 //! (`-32700` parse error, `-32600` invalid request, `-32602` invalid params,
-//! with the id when one can be read; see [`mcp_check`](super::mcp_check)),
+//! with the id when one can be read; see [`check`](super::check)),
 //! and forwards the rest to rmcp through an in-memory pipe. rmcp's output
 //! comes back through another pipe and is written to stdout a whole line at
 //! a time, so the gate's answers never split one of its lines.
@@ -46,9 +46,9 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, DuplexStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
-use super::call::find_id;
-use super::limits::{self, MAX_LINE as MAX_MESSAGE};
-use super::mcp_check::{BATCH_REFUSAL, Verdict, answered_id, check};
+use super::check::{BATCH_REFUSAL, Verdict, answered_id, check};
+use crate::cli::shared::limits::{self, MAX_LINE as MAX_MESSAGE};
+use crate::cli::shared::runtime::find_id;
 
 /// Lines queued for stdout: rmcp's answers and the gate's own. A handful
 /// is enough to keep stdout busy; more would only hold answers nobody reads.

@@ -1,8 +1,10 @@
 //! The call being read: its number, the stream its arguments go to, and,
-//! while it may still turn out to be prose, its bytes as written.
+//! while it may still turn out to be prose, its bytes as written. Shared by
+//! the tag parser (`parser.rs`) and the format machine (`format/`), which
+//! both hold calls, so neither imports the other.
 
-use super::super::Event;
-use super::super::args::ArgsStream;
+use super::Event;
+use super::args::ArgsStream;
 use crate::normalize::ToolOptions;
 
 /// The call being read.
@@ -89,6 +91,22 @@ impl Call {
                 },
                 raw: String::from_utf8_lossy(&self.pending).into_owned(),
             }),
+        }
+    }
+}
+
+/// How many bytes at the end of `bytes` are an incomplete UTF-8 sequence.
+pub(in crate::call) fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
+    match std::str::from_utf8(bytes) {
+        Ok(_) => 0,
+        Err(error) if error.error_len().is_none() => bytes.len() - error.valid_up_to(),
+        Err(_) => {
+            // Invalid bytes somewhere: only hold back a tail that could
+            // still become a character.
+            let start = bytes.len().saturating_sub(3);
+            (start..bytes.len())
+                .find(|&i| bytes[i] >= 0xC0 && std::str::from_utf8(&bytes[i..]).is_err())
+                .map_or(0, |i| bytes.len() - i)
         }
     }
 }

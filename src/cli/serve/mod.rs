@@ -11,7 +11,7 @@
 //! Why each request gets a token when it is read (issue 43): its deadline
 //! counts from then, so a call that waited in the queue past it is refused
 //! without starting, and the token is a child of the session's, which
-//! [`gone`](super::gone) cancels when the client has gone, so nothing runs
+//! [`gone`](crate::cli::shared::gone) cancels when the client has gone, so nothing runs
 //! for nobody. The tool's thread ends with its token; the dispatcher
 //! answers once it has.
 //!
@@ -32,8 +32,8 @@ use clap::Args;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::call::{RuntimeArgs, repairs_json};
-use super::limits::{self, MAX_LINE as MAX_REQUEST};
+use crate::cli::shared::limits::{self, MAX_LINE as MAX_REQUEST};
+use crate::cli::shared::runtime::{RuntimeArgs, repairs_json};
 
 /// Options of `argmend serve`.
 #[derive(Debug, Args)]
@@ -92,7 +92,7 @@ pub(crate) fn main(args: &ServeArgs) -> ExitCode {
         dispatcher.workspace().root().display()
     );
     let session = CancelToken::new();
-    super::gone::watch_stdout(&session);
+    crate::cli::shared::gone::watch_stdout(&session);
     let out = Arc::new(Out {
         stdout: Mutex::new(io::stdout()),
         session,

@@ -30,9 +30,9 @@ use std::thread;
 use anyhow::{Context, anyhow};
 use argmend::{Options, Retain};
 
-use super::batch::answer_line;
-use super::batch_report::{Progress, Tally};
-use super::{Failure, output_error};
+use super::answer_line;
+use super::report::{Progress, Tally};
+use crate::cli::shared::failure::{Failure, output_error};
 
 /// The most lines one job answers. About 50 KB of typical tool calls: big
 /// enough that channels and wake-ups cost nothing next to the repairs,
@@ -45,10 +45,10 @@ const BATCH_LINES: usize = 256;
 const WINDOW_PER_JOB: usize = 4;
 
 /// The most `--jobs` may ask for: more threads than that only cost memory.
-pub(super) const MAX_JOBS: usize = 256;
+pub(crate) const MAX_JOBS: usize = 256;
 
 /// `--jobs` when it is not given: one worker per core.
-pub(super) fn default_jobs() -> usize {
+pub(crate) fn default_jobs() -> usize {
     thread::available_parallelism().map_or(1, |n| n.get().min(MAX_JOBS))
 }
 
@@ -72,8 +72,8 @@ struct Done {
 type Pending = Receiver<Done>;
 
 /// `--batch` on `jobs` workers (two or more); the same output as
-/// [`super::batch::run`], and the totals of `--summary`.
-pub(super) fn run(
+/// [`super::run`], and the totals of `--summary`.
+pub(crate) fn run(
     input: BufReader<Box<dyn Read + Send>>,
     out: &mut impl Write,
     options: Options,
@@ -177,7 +177,7 @@ impl Batch {
         }
     }
 
-    /// Answer every line, as [`super::batch::run`] would.
+    /// Answer every line, as [`super::run`] would.
     fn answer(&self, options: Options, snapshots: bool) -> Done {
         let mut done = Done {
             output: String::with_capacity(self.text.len() + self.text.len() / 2),
@@ -265,7 +265,6 @@ fn worker_lost() -> Failure {
 mod tests {
     use std::io::Cursor;
 
-    use super::super::batch;
     use super::*;
 
     /// Any number of workers writes what one thread writes, bad lines and
@@ -288,7 +287,7 @@ mod tests {
         };
         let options = Options::default();
         let mut one = Vec::new();
-        let Ok(tally_one) = batch::run(
+        let Ok(tally_one) = crate::cli::batch::run(
             reader(&input),
             &mut one,
             options,

@@ -19,8 +19,8 @@ use argmend::{
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use serde_json::{Map, Value, json};
 
-use super::batch::doubt_value;
-use super::call::repairs_json;
+use crate::cli::shared::log::doubt_value;
+use crate::cli::shared::runtime::repairs_json;
 
 /// How much text the engine takes between two looks at the clock.
 const CHUNK: usize = 1 << 20;
@@ -75,7 +75,10 @@ pub(crate) fn repair_call(
         },
         Some(_) => return usage("`schema` must be a JSON Schema object"),
     };
-    if let Some(Err(why)) = schema.as_ref().map(super::tool::check_schema) {
+    if let Some(Err(why)) = schema
+        .as_ref()
+        .map(crate::cli::shared::schema::check_schema)
+    {
         return usage(&format!("`schema` is not a JSON Schema: {why}"));
     }
     let strict = matches!(arguments.remove("strict"), Some(Value::Bool(true)));

@@ -6,14 +6,19 @@
 //! number spelling: it is embedded verbatim, only with the whitespace between
 //! tokens removed, which keeps it on one line.
 
+pub(crate) mod jobs;
+pub(crate) mod report;
+
 use std::io::{BufRead, BufReader, Read, Write};
 
 use anyhow::Context;
-use argmend::{Doubt, Fix, Options, Repairer, Retain, ToolOptions, ToolRepairer, Verdict};
+use argmend::{Doubt, Options, Repairer, Retain, ToolOptions, ToolRepairer, Verdict};
 use serde_json::Value;
 
-use super::batch_report::{Progress, Tally};
-use super::{Failure, output_error, tool};
+use self::report::{Progress, Tally};
+use crate::cli::shared::failure::{Failure, output_error};
+use crate::cli::shared::log::{doubt_value, fix_json, tool_fix_json};
+use crate::cli::shared::schema::{holds_no_document, schema_of};
 
 /// What the input line asked for; the `Err` is the message of an error line.
 type Request = Result<Line, String>;
@@ -38,12 +43,12 @@ impl Line {
 }
 
 /// Process every line of `input`, writing one line to `out` for each, on
-/// this thread (`--jobs 1`; [`super::batch_jobs`] spreads the same work
+/// this thread (`--jobs 1`; [`jobs`] spreads the same work
 /// over a pool); the totals of `--summary` come back.
 ///
 /// Output is flushed whenever the next line has not arrived yet, so a
 /// pipeline sees each answer as soon as its question is complete.
-pub(super) fn run(
+pub(crate) fn run(
     mut input: BufReader<Box<dyn Read + Send>>,
     out: &mut impl Write,
     options: Options,
@@ -82,7 +87,7 @@ pub(super) fn run(
 /// `options` already retain everything (see [`run`]). This is all the work
 /// a line costs, and it depends on nothing but the line, its number and the
 /// flags, so any thread may answer any line and the output stays the same.
-pub(super) fn answer_line(
+pub(crate) fn answer_line(
     output: &mut String,
     line: &[u8],
     number: usize,
@@ -144,7 +149,7 @@ fn parse(line: &[u8]) -> Request {
             let schema = match map.remove("schema") {
                 None => None,
                 Some(schema @ Value::Object(_)) => Some(
-                    tool::schema_of(schema)
+                    schema_of(schema)
                         .map_err(|why| format!(r#""schema" is not a JSON Schema: {why}"#))?,
                 ),
                 Some(_) => return Err(r#""schema" must be an object"#.to_owned()),
@@ -247,7 +252,7 @@ fn tool_answer(
         repairer.feed(chunk.as_bytes());
     }
     let normalized = repairer.finish();
-    if tool::holds_no_document(tool, &normalized) {
+    if holds_no_document(tool, &normalized) {
         // A schema alone and an empty input: the line a plain repair gives.
         return answer(&line.chunks, options, false, tally);
     }
@@ -267,7 +272,7 @@ fn tool_answer(
         if i > 0 {
             out.push(',');
         }
-        out.push_str(&tool::fix_json(fix));
+        out.push_str(&tool_fix_json(fix));
     }
     out.push(']');
     push_doubts(&mut out, normalized.doubts());
@@ -304,30 +309,6 @@ fn framed(verdict: Verdict, text: &str, what: &str) -> Result<String, String> {
             "internal error: {what} is not valid JSON ({error})"
         )),
     }
-}
-
-/// `{"kind":"quoted_key","offset":12}`, as in `--fixes` and batch lines.
-pub(super) fn fix_json(fix: &Fix) -> String {
-    // Kind names are snake_case ASCII: nothing to escape.
-    format!(
-        r#"{{"kind":"{}","offset":{}}}"#,
-        fix.kind.name(),
-        fix.offset
-    )
-}
-
-/// `{"kind":"early_close","offset":11,"reason":"…"}`: one doubt of a batch
-/// line's `"doubt"`, and of the runtime's `"repairs"` (`call`, `serve`, `mcp`).
-pub(super) fn doubt_value(doubt: &Doubt) -> Value {
-    // Written in the order serde_json's sorted map keeps them in too.
-    serde_json::json!({"kind": doubt.kind.name(), "offset": doubt.offset, "reason": doubt.reason()})
-}
-
-/// `{"doubt":"early_close","offset":11,"reason":"…"}`: a doubt in the
-/// `--fixes` log, told apart from a fix (`"kind"`) by its first key.
-pub(super) fn doubt_log_json(doubt: &Doubt) -> String {
-    serde_json::json!({"doubt": doubt.kind.name(), "offset": doubt.offset, "reason": doubt.reason()})
-        .to_string()
 }
 
 /// Append `,"doubt":[…]` to an output line; nothing when there is no doubt
@@ -377,7 +358,7 @@ fn error_line(message: &str) -> String {
 /// Everything else is kept byte for byte, so key order and number spelling
 /// survive (a round trip through `serde_json::Value` would sort keys). Valid
 /// JSON has no raw newline inside a string, so the result is one line.
-pub(super) fn compact(json: &str) -> String {
+pub(crate) fn compact(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
     let mut in_string = false;
     let mut escaped = false;

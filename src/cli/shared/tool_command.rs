@@ -14,9 +14,9 @@ use clap::{Args, Subcommand};
 
 /// Exit 1: the tool refused (the model should fix its call), or `validate`
 /// found the document invalid.
-pub(super) const EXIT_REFUSED: u8 = 1;
+pub(crate) const EXIT_REFUSED: u8 = 1;
 /// Exit 2: usage or I/O error.
-pub(super) const EXIT_ERROR: u8 = 2;
+pub(crate) const EXIT_ERROR: u8 = 2;
 
 /// The command line of a tool command: a verb `V` with its flags, or one
 /// envelope. Each command names its own example envelope in the help
@@ -40,7 +40,7 @@ pub(crate) struct ToolArgs<V: Subcommand> {
 }
 
 /// What a tool command was asked.
-pub(super) enum Asked<V> {
+pub(crate) enum Asked<V> {
     /// A verb with its flags.
     Verb(V),
     /// A call in the envelope form.
@@ -48,7 +48,7 @@ pub(super) enum Asked<V> {
 }
 
 /// The help of `ENVELOPE`, with the command's own example call.
-pub(super) fn envelope_help(arg: clap::Arg, example: &str) -> clap::Arg {
+pub(crate) fn envelope_help(arg: clap::Arg, example: &str) -> clap::Arg {
     // The words are taken as a list so that an unknown verb with its flags
     // (`gett --file a.json`) is answered as an unknown verb, not as a stray
     // flag; the user only ever gives one envelope.
@@ -60,17 +60,17 @@ pub(super) fn envelope_help(arg: clap::Arg, example: &str) -> clap::Arg {
 
 /// How a tool command names itself in its messages (its verbs are the
 /// ones its verb enum declares).
-pub(super) struct Command {
+pub(crate) struct Command {
     /// The subcommand: `json`, `diff`.
-    pub(super) name: &'static str,
+    pub(crate) name: &'static str,
     /// What it does, in "say what to …".
-    pub(super) does: &'static str,
+    pub(crate) does: &'static str,
 }
 
 impl Command {
     /// Run the command: `answer` gets the workspace and what was asked; when
     /// either is wrong or nothing was asked, the exit code after saying why.
-    pub(super) fn run<V: Subcommand>(
+    pub(crate) fn run<V: Subcommand>(
         &self,
         args: ToolArgs<V>,
         answer: impl FnOnce(Workspace, Asked<V>) -> ExitCode,
@@ -138,7 +138,7 @@ fn verbs<V: Subcommand>() -> String {
 
 /// Write an answer to stdout and exit with `code`; a closed stdout is not
 /// an error (like ripgrep, `head`).
-pub(super) fn print(
+pub(crate) fn print(
     code: u8,
     write: impl FnOnce(&mut StdoutLock<'static>) -> io::Result<()>,
 ) -> ExitCode {
@@ -155,7 +155,7 @@ pub(super) fn print(
 
 /// A tool's error: what the model should fix (exit 1), or a usage or I/O
 /// error (exit 2).
-pub(super) trait ToolError: fmt::Display {
+pub(crate) trait ToolError: fmt::Display {
     fn is_refusal(&self) -> bool;
 }
 
@@ -172,7 +172,7 @@ impl ToolError for diff::Error {
 }
 
 /// A tool's error on stdout, with its exit code.
-pub(super) fn refused(error: &impl ToolError) -> ExitCode {
+pub(crate) fn refused(error: &impl ToolError) -> ExitCode {
     let code = if error.is_refusal() {
         EXIT_REFUSED
     } else {
@@ -182,7 +182,7 @@ pub(super) fn refused(error: &impl ToolError) -> ExitCode {
 }
 
 /// The message on stdout (where a model reads it), and the exit code.
-pub(super) fn fail(message: &dyn fmt::Display, code: u8) -> ExitCode {
+pub(crate) fn fail(message: &dyn fmt::Display, code: u8) -> ExitCode {
     let mut out = io::stdout().lock();
     let _ = writeln!(out, "{message}").and_then(|()| out.flush());
     ExitCode::from(code)

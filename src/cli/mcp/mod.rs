@@ -15,7 +15,7 @@
 //!
 //! Bounds, as `serve` has them: at most [`limits::workers`] calls run at
 //! once (a semaphore, [`Server::pool`]), and the gate in front of rmcp
-//! ([`mcp_gate`]) lets at most as many more wait and reads no more input
+//! ([`gate`]) lets at most as many more wait and reads no more input
 //! while its answers are not taken.
 //!
 //! Each call runs under the [`CancelToken`] the gate gave its request (its
@@ -23,6 +23,10 @@
 //! work has stopped: the dispatcher waits for the tool's thread, and
 //! `repair` looks at the token between chunks. So a call's worker and its id
 //! are never taken by work that is still running.
+
+mod check;
+mod gate;
+mod repair;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -42,10 +46,9 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
-use super::call::{RuntimeArgs, repairs_json};
-use super::limits;
-use super::mcp_gate;
-use super::mcp_repair::{Caps, refused, repair_call};
+use self::repair::{Caps, refused, repair_call};
+use crate::cli::shared::limits;
+use crate::cli::shared::runtime::{RuntimeArgs, repairs_json};
 
 /// Options of `argmend mcp`.
 #[derive(Debug, Args)]
@@ -96,9 +99,9 @@ pub(crate) fn main(args: &McpArgs) -> ExitCode {
         Err(error) => return fail(&format!("cannot start the async runtime: {error}")),
     };
     let session = CancelToken::new();
-    super::gone::watch_stdout(&session);
+    crate::cli::shared::gone::watch_stdout(&session);
     let served = runtime.block_on(async move {
-        let (pipes, flushed, window) = mcp_gate::start(session, caps.time_limit);
+        let (pipes, flushed, window) = gate::start(session, caps.time_limit);
         let transport = AsyncRwTransport::new_server(pipes.server_in, pipes.server_out)
             .with_max_line_length(limits::MAX_LINE + 2);
         let pool = Arc::new(Semaphore::new(limits::workers()));
@@ -143,7 +146,7 @@ struct Server {
     /// once and peaked at 3 GB.
     pool: Arc<Semaphore>,
     /// The requests in flight, each with its token.
-    window: Arc<mcp_gate::Window>,
+    window: Arc<gate::Window>,
 }
 
 /// Ready once `token` has expired (polled: a token has no wake-up).

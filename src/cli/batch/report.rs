@@ -12,7 +12,7 @@ use std::time::Duration;
 use argmend::Verdict;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::{Failure, output_error};
+use crate::cli::shared::failure::{Failure, output_error};
 
 /// The totals of `--summary`: how many lines got each verdict, and how many
 /// fixes and doubts of each kind the output lines carry.
@@ -20,7 +20,7 @@ use super::{Failure, output_error};
 /// Each batch of lines counts into its own `Tally` on the worker that
 /// answered it, and the writer adds them up, so counting takes no lock.
 #[derive(Debug, Default)]
-pub(super) struct Tally {
+pub(crate) struct Tally {
     lines: u64,
     errors: u64,
     verdicts: BTreeMap<&'static str, u64>,
@@ -30,14 +30,14 @@ pub(super) struct Tally {
 
 impl Tally {
     /// A line that got `{"error": …}`.
-    pub(super) fn error(&mut self) {
+    pub(crate) fn error(&mut self) {
         self.lines += 1;
         self.errors += 1;
     }
 
     /// A line that got an answer with `verdict`, and the kinds of its fixes
     /// and doubts (the `"kind"` names its output line shows).
-    pub(super) fn answer(
+    pub(crate) fn answer(
         &mut self,
         verdict: Verdict,
         fixes: impl IntoIterator<Item = &'static str>,
@@ -54,7 +54,7 @@ impl Tally {
     }
 
     /// Add the counts of `other` to these.
-    pub(super) fn add(&mut self, other: Tally) {
+    pub(crate) fn add(&mut self, other: Tally) {
         self.lines += other.lines;
         self.errors += other.errors;
         for (mine, theirs) in [
@@ -71,7 +71,7 @@ impl Tally {
     /// The summary line: one JSON object, kinds in name order, a kind that
     /// never occurred left out:
     /// `{"lines":3,"errors":0,"verdicts":{"repaired":3},"fixes":{…},"doubts":{…}}`.
-    pub(super) fn to_json(&self) -> String {
+    pub(crate) fn to_json(&self) -> String {
         let map = |counts: &BTreeMap<&'static str, u64>| {
             let members: Vec<String> = counts
                 .iter()
@@ -91,7 +91,7 @@ impl Tally {
     }
 
     /// `--summary`: the summary line on stderr.
-    pub(super) fn write(&self) -> Result<(), Failure> {
+    pub(crate) fn write(&self) -> Result<(), Failure> {
         let mut err = io::stderr().lock();
         writeln!(err, "{}", self.to_json()).map_err(|e| output_error(e, "stderr"))
     }
@@ -108,7 +108,7 @@ const BAR_FROM: u64 = 4 << 20;
 /// one) and over [`BAR_FROM`], a bar with the bytes read and the time left
 /// shows from the start; with no size (a pipe), a counter of bytes and lines
 /// shows once that much has been read.
-pub(super) struct Progress {
+pub(crate) struct Progress {
     bar: Option<ProgressBar>,
     /// Whether a counter may still appear (stderr is a terminal, no size).
     may_count: bool,
@@ -119,7 +119,7 @@ pub(super) struct Progress {
 
 impl Progress {
     /// The progress of reading `file` (stdin when `None` or `-`).
-    pub(super) fn of(file: Option<&Path>) -> Self {
+    pub(crate) fn of(file: Option<&Path>) -> Self {
         if !io::stderr().is_terminal() {
             return Progress::new(None);
         }
@@ -131,7 +131,7 @@ impl Progress {
     }
 
     /// The progress of reading an input of `size` bytes (`None`: unknown).
-    pub(super) fn new(size: Option<u64>) -> Self {
+    pub(crate) fn new(size: Option<u64>) -> Self {
         let terminal = io::stderr().is_terminal();
         let bar = match size {
             Some(size) if terminal && size >= BAR_FROM => {
@@ -155,7 +155,7 @@ impl Progress {
     }
 
     /// A line of `n` bytes was read.
-    pub(super) fn line(&mut self, n: usize) {
+    pub(crate) fn line(&mut self, n: usize) {
         self.bytes += n as u64;
         self.lines += 1;
         if self.may_count && self.bytes >= BAR_FROM {

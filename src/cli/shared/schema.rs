@@ -1,30 +1,21 @@
-//! `argmend repair --tool NAME [--schema FILE]`: tool-aware normalization.
+//! A tool's JSON Schema, read from a tool definition or a schema file and
+//! checked (`repair --schema`, a batch line's `"schema"`, the MCP `repair`
+//! tool), and the empty-input rule of tool-aware normalization.
 
-use std::fs;
-use std::io::{self, BufWriter, Read, Write};
-use std::path::Path;
-use std::process::ExitCode;
-
-use anyhow::{Context, anyhow};
-use argmend::{
-    Normalized, Options, SchemaMode, ToolFix, ToolFixKind, ToolOptions, ToolRepairer, Verdict,
-};
+use argmend::{Normalized, ToolFixKind};
 use serde_json::Value;
 
-use super::args::RepairArgs;
-use super::{CHUNK, EXIT_NOT_JSON, Failure, output_error, report, write_out};
-
 /// A schema, and the tool name when the file held a whole tool definition.
-pub(super) struct Schema {
-    pub(super) schema: Value,
-    pub(super) tool: Option<String>,
+pub(crate) struct Schema {
+    pub(crate) schema: Value,
+    pub(crate) tool: Option<String>,
 }
 
 /// The parameters schema of an OpenAI tool (`{"type":"function","function":
 /// {"name":…,"parameters":…}}` or its inner object), of an Anthropic tool
 /// (`{"name":…,"input_schema":…}`), or the value itself when it is a schema;
 /// or why it is none of these (see [`check_schema`]).
-pub(super) fn schema_of(value: Value) -> Result<Schema, String> {
+pub(crate) fn schema_of(value: Value) -> Result<Schema, String> {
     let definition = match value.get("function") {
         Some(function @ Value::Object(_)) => function.clone(),
         _ => value,
@@ -58,14 +49,6 @@ pub(super) fn schema_of(value: Value) -> Result<Schema, String> {
     })
 }
 
-fn load_schema(path: &Path) -> Result<Schema, Failure> {
-    let name = format!("'{}'", path.display());
-    let text = fs::read_to_string(path).with_context(|| format!("cannot read {name}"))?;
-    let value: Value = serde_json::from_str(&text)
-        .map_err(|error| anyhow!("{name} is not a JSON Schema: it is not JSON ({error})"))?;
-    schema_of(value).map_err(|why| anyhow!("{name} is not a JSON Schema: {why}").into())
-}
-
 /// Whether `schema` can be a JSON Schema: an object whose keywords have the
 /// types the specification gives them (`type` a type name or a list of
 /// them, `properties` an object of schemas, `required` a list of names, …),
@@ -79,7 +62,7 @@ fn load_schema(path: &Path) -> Result<Schema, Failure> {
 /// alone, as the specification says; only the root must hold one it knows,
 /// so that a JSON document which is not a schema at all (`{"name": "Ada"}`)
 /// is refused.
-pub(super) fn check_schema(schema: &Value) -> Result<(), String> {
+pub(crate) fn check_schema(schema: &Value) -> Result<(), String> {
     let Value::Object(root) = schema else {
         return Err(format!("it is {}, not an object", shown(schema)));
     };
@@ -331,83 +314,10 @@ fn shown(value: &Value) -> String {
 /// of the tool definition the schema came in); a schema alone describes a
 /// document, and an empty file or pipe holds none. So a schema changes
 /// nothing about an empty input: `{}` with a tool, not JSON without.
-pub(super) fn holds_no_document(tool: &str, normalized: &Normalized) -> bool {
+pub(crate) fn holds_no_document(tool: &str, normalized: &Normalized) -> bool {
     tool.is_empty()
         && normalized
             .fixes()
             .iter()
             .any(|fix| fix.kind == ToolFixKind::EmptyArguments)
-}
-
-/// `{"kind":"wrapped_value","offset":0}`, as in `--fixes` and batch lines.
-pub(super) fn fix_json(fix: &ToolFix) -> String {
-    // Kind names are snake_case ASCII: nothing to escape.
-    format!(
-        r#"{{"kind":"{}","offset":{}}}"#,
-        fix.kind.name(),
-        fix.offset
-    )
-}
-
-/// Normalize the whole input for the tool and write the result.
-pub(super) fn run(
-    args: &RepairArgs,
-    mut input: Box<dyn Read>,
-    name: &str,
-    options: Options,
-) -> Result<ExitCode, Failure> {
-    let schema = args.schema.as_deref().map(load_schema).transpose()?;
-    let tool = args
-        .tool
-        .clone()
-        .or_else(|| schema.as_ref().and_then(|s| s.tool.clone()))
-        .unwrap_or_default();
-    let mut tool_options = ToolOptions::default().repair_options(options);
-    if let Some(schema) = schema {
-        tool_options = tool_options.schema(schema.schema);
-    }
-    if args.strict {
-        tool_options = tool_options.mode(SchemaMode::Strict);
-    }
-    // With --stream the engine works as the bytes arrive; the tool-level
-    // rules need the whole value, so the output is written at the end.
-    let mut repairer = ToolRepairer::new(&tool, tool_options);
-    let mut buf = vec![0; CHUNK];
-    loop {
-        match input.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => {
-                repairer.feed(&buf[..n]);
-            }
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(anyhow!(error).context(format!("cannot read {name}")).into()),
-        }
-    }
-    let normalized = repairer.finish();
-    if holds_no_document(&tool, &normalized) {
-        let empty = argmend::repair(b"");
-        let reason = empty.reason().unwrap_or("no JSON value found");
-        report(&format!("not JSON: {reason}"));
-        return Ok(ExitCode::from(EXIT_NOT_JSON));
-    }
-    let mut out = super::terminal::Output::new(io::stdout().lock());
-    write_out(&mut out, normalized.text())?;
-    out.end_line().map_err(|e| output_error(e, "stdout"))?;
-    if args.fixes {
-        let mut err = BufWriter::new(io::stderr().lock());
-        for fix in normalized.fixes() {
-            writeln!(err, "{}", fix_json(fix)).map_err(|e| output_error(e, "stderr"))?;
-        }
-        for doubt in normalized.doubts() {
-            writeln!(err, "{}", super::batch::doubt_log_json(doubt))
-                .map_err(|e| output_error(e, "stderr"))?;
-        }
-        err.flush().map_err(|e| output_error(e, "stderr"))?;
-    }
-    if normalized.verdict() == Verdict::NotJson {
-        let reason = normalized.reason().unwrap_or("no JSON value found");
-        report(&format!("not JSON: {reason}"));
-        return Ok(ExitCode::from(EXIT_NOT_JSON));
-    }
-    Ok(ExitCode::SUCCESS)
 }

@@ -12,7 +12,7 @@
 use rmcp::model::{ClientJsonRpcMessage, RequestId};
 use serde_json::{Map, Value};
 
-use super::call::find_id;
+use crate::cli::shared::runtime::find_id;
 
 /// What the gate does with a line.
 #[derive(Debug, PartialEq)]
