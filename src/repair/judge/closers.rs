@@ -139,19 +139,27 @@ pub(in crate::repair) fn plan_run(
     }
 }
 
+impl<'a> Run<'a> {
+    /// The run at `c` as the quote judge sees it: no hints, no doubled
+    /// frames (what the machine alone knows).
+    fn at(frames: &'a [Frame], c: &Cursor<'a>, style: Faults) -> Self {
+        Run {
+            frames,
+            after: &c.bytes[c.pos..],
+            eof: c.eof,
+            style,
+            hints: None,
+            doubled: &[],
+        }
+    }
+}
+
 /// Whether the run of closers at `c` (after a value) ends containers in a
 /// way that what follows continues well, by the best reading of the run:
 /// the quote judge's question for a clean string followed by a closer that
 /// skips its innermost container (`"x"}]}` where `"x"]}}` was meant).
 pub(super) fn run_fits(frames: &[Frame], c: &Cursor<'_>, style: Faults) -> Scan<bool> {
-    let run = Run {
-        frames,
-        after: &c.bytes[c.pos..],
-        eof: c.eof,
-        style,
-        hints: None,
-        doubled: &[],
-    };
+    let run = Run::at(frames, c, style);
     let end = match scan_run(&run)? {
         Some((_, end)) => end,
         None => return Ok(false),
@@ -164,14 +172,7 @@ pub(super) fn run_fits(frames: &[Frame], c: &Cursor<'_>, style: Faults) -> Scan<
 /// which a run that needs mending does not end (its closers are more of
 /// the code than damage to the structure).
 pub(super) fn run_is_plain(frames: &[Frame], c: &Cursor<'_>, style: Faults) -> Scan<bool> {
-    let run = Run {
-        frames,
-        after: &c.bytes[c.pos..],
-        eof: c.eof,
-        style,
-        hints: None,
-        doubled: &[],
-    };
+    let run = Run::at(frames, c, style);
     let Some((_, end)) = scan_run(&run)? else {
         return Ok(true);
     };
