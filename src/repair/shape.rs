@@ -12,6 +12,8 @@
 //! output keeps (see `Machine::take_committed`), so the answer is the same
 //! whatever the output options and however the input was cut.
 
+use super::context::{escaped, string_start};
+
 /// How much output before the decision the shapes are read from.
 pub(super) const SHAPE_WINDOW: usize = 4096;
 
@@ -89,18 +91,10 @@ pub(super) fn open_shapes(out: &str, base: usize, end: usize, n: usize) -> Vec<O
     while k > floor && found < n {
         k -= 1;
         match bytes[k] {
-            b'"' if !escaped(bytes, k) => {
-                // Back to the string's opening quote.
-                loop {
-                    if k <= floor {
-                        return shapes;
-                    }
-                    k -= 1;
-                    if bytes[k] == b'"' && !escaped(bytes, k) {
-                        break;
-                    }
-                }
-            }
+            b'"' if !escaped(bytes, k) => match string_start(bytes, k, floor) {
+                Some(start) => k = start,
+                None => return shapes,
+            },
             b'}' | b']' => depth += 1,
             b'{' | b'[' if depth > 0 => depth -= 1,
             b'{' | b'[' => {
@@ -196,11 +190,6 @@ pub(super) fn compact(text: &[u8]) -> Box<[u8]> {
         }
     }
     out.into()
-}
-
-/// Whether the quote at `k` is escaped (an odd number of backslashes before it).
-fn escaped(bytes: &[u8], k: usize) -> bool {
-    bytes[..k].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1
 }
 
 /// The end of the string whose opening quote is at `k` (just past its
