@@ -22,6 +22,12 @@
 //!   fragments (`engine_16b`), `normalize_tool_args` one-shot
 //!   (`normalize_oneshot`, which `ToolCallStream::finish` runs), and
 //!   `ToolRepairer` in the same fragments (`tool_repairer_16b`: both).
+//! - `format_50k/qwen3_coder_16b`, `hermes_16b` (issue 44): one 50 KB
+//!   `write_file` call (Go code with quotes, backslashes and non-ASCII text)
+//!   written in Qwen3-Coder's XML parameters and in Hermes's JSON, through
+//!   `CallParser::with_format` with the tool's schema in 16-byte chunks,
+//!   every event taken: what turning parameters into JSON costs over JSON
+//!   arguments (the baseline), which must stay under 2×.
 //! - `write_file_50k/anthropic_16b`, `chat_16b` (issue 27): the same call as
 //!   an SDK stream of parsed events, one 16-byte `partial_json` /
 //!   `function.arguments` fragment each, through `AnthropicStream` and
@@ -33,8 +39,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use argmend::{
-    AnthropicStream, CallParser, Event, OpenAiChatStream, Options, Repairer, Retain,
-    ToolCallStream, ToolOptions, Values,
+    AnthropicStream, CallParser, Event, Format, OpenAiChatStream, Options, Repairer, Retain,
+    ToolCallStream, ToolMap, ToolOptions, Values,
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
@@ -113,6 +119,41 @@ fn write_file_call(size: usize) -> Vec<u8> {
     }
     format!("{{path: 'gen/main.go', \"content\": \"package main\\n{content}\", 'append': false,}}")
         .into_bytes()
+}
+
+/// The content of a 50 KB `write_file` call: Go code as it is.
+fn go_code(size: usize) -> String {
+    let mut content = String::from("package main\n");
+    let mut line = 0;
+    while content.len() < size {
+        line += 1;
+        content.push_str(&format!(
+            "\tfmt.Println(\"line {line}: héllo, {{}} ✓\", x[{line}]) // it's \\fine\n"
+        ));
+    }
+    content
+}
+
+/// The same call in Qwen3-Coder's form and in Hermes's.
+fn format_calls(size: usize) -> (Vec<u8>, Vec<u8>) {
+    let content = go_code(size);
+    let qwen = format!(
+        "<tool_call>\n<function=write_file>\n<parameter=path>\ngen/main.go\n</parameter>\n<parameter=content>\n{content}\n</parameter>\n</function>\n</tool_call>"
+    );
+    let args = json!({"path": "gen/main.go", "content": content});
+    let hermes =
+        format!("<tool_call>\n{{\"name\": \"write_file\", \"arguments\": {args}}}\n</tool_call>");
+    (qwen.into_bytes(), hermes.into_bytes())
+}
+
+/// Every event of a `CallParser` reading `input` in `format`, fed in `chunk`-byte pieces.
+fn format_events(format: Format, options: &ToolOptions, input: &[u8], chunk: usize) -> usize {
+    let mut parser = CallParser::with_format(format, options.clone());
+    let mut n = 0;
+    for piece in input.chunks(chunk) {
+        n += parser.feed(piece).len();
+    }
+    n + parser.finish().len()
 }
 
 /// Everything a UI would take from a `ToolCallStream` fed in `chunk`-byte fragments.
@@ -256,6 +297,36 @@ fn bench(c: &mut Criterion) {
     group.bench_function("stream_16b_reparse", |b| {
         b.iter(|| stream_events(black_box(&call), 16, true));
     });
+    group.finish();
+
+    let (qwen, hermes) = format_calls(50_000);
+    let tools = json!([{"type": "function", "function": {"name": "write_file", "parameters": {
+        "type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}}}]);
+    let options = ToolOptions::default().tools(ToolMap::from_openai_tools(&tools));
+    // Both forms must give the same arguments, or the ratio means nothing.
+    let args = |format: &str, input: &[u8]| {
+        let format = Format::from_name(format).expect("a format");
+        let mut parser = CallParser::with_format(format, options.clone());
+        let mut events = parser.feed(input);
+        events.extend(parser.finish());
+        events.into_iter().find_map(|event| match event {
+            Event::CallReady { args, .. } => serde_json::from_str::<Value>(&args).ok(),
+            _ => None,
+        })
+    };
+    assert_eq!(args("qwen3_coder", &qwen), args("hermes", &hermes));
+    assert!(args("hermes", &hermes).is_some());
+    let mut group = c.benchmark_group("format_50k");
+    group.throughput(Throughput::Bytes(qwen.len() as u64));
+    for (name, format, input) in [
+        ("qwen3_coder_16b", "qwen3_coder", &qwen),
+        ("hermes_16b", "hermes", &hermes),
+    ] {
+        let format = Format::from_name(format).expect("a format");
+        group.bench_function(name, |b| {
+            b.iter(|| format_events(format, &options, black_box(input), 16));
+        });
+    }
     group.finish();
 }
 

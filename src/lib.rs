@@ -124,7 +124,7 @@ pub use crate::call::{
 };
 pub use crate::call::{
     AnthropicStream, ArgsStream, ArgsUpdate, CallEnd, CallParser, ClientEvent, Event, FieldEvent,
-    OpenAiChatStream, OpenAiResponsesStream, ToolCallStream, ValueKind,
+    Format, OpenAiChatStream, OpenAiResponsesStream, ToolCallStream, ValueKind,
 };
 pub use crate::error::{Error, ErrorKind};
 pub use crate::normalize::{
@@ -136,6 +136,8 @@ pub use crate::repair::{
     Doubt, DoubtKind, Fix, FixKind, Hints, Options, Outcome, Repairer, Retain, Snapshot, Values,
     Verdict, repair, repair_with, repair_with_hints,
 };
+#[cfg(feature = "tools")]
+pub use crate::tools::deadline::CancelToken;
 
 /// The README's examples run as doc tests.
 #[cfg(all(doctest, feature = "tools"))]

@@ -14,6 +14,9 @@ fn public_types_are_send_and_sync() {
     send_sync::<Fix>();
     send_sync::<FixKind>();
     send_sync::<Verdict>();
+    // Issue 43: a call's token crosses threads (the server's, the tool's).
+    send_sync::<argmend::CancelToken>();
+    send_sync::<argmend::Dispatcher>();
 }
 
 #[test]

@@ -45,7 +45,10 @@ fn calls(events: &[Event]) -> Vec<Event> {
         .filter(|event| {
             !matches!(
                 event,
-                Event::Text(_) | Event::ArgsDelta { .. } | Event::FieldDone { .. }
+                Event::Text(_)
+                    | Event::ArgsDelta { .. }
+                    | Event::ArgsJson { .. }
+                    | Event::FieldDone { .. }
             )
         })
         .cloned()
@@ -57,7 +60,12 @@ fn calls(events: &[Event]) -> Vec<Event> {
 fn settled(events: &[Event]) -> Vec<Event> {
     events
         .iter()
-        .filter(|event| !matches!(event, Event::Text(_) | Event::ArgsDelta { .. }))
+        .filter(|event| {
+            !matches!(
+                event,
+                Event::Text(_) | Event::ArgsDelta { .. } | Event::ArgsJson { .. }
+            )
+        })
         .cloned()
         .collect()
 }
@@ -557,14 +565,38 @@ fn serve_answers_concurrently_with_ids() {
     writeln!(stdin, "{{this is not a request").unwrap();
     writeln!(stdin, r#"{{"id": 2, "tool": "@json", "args": {{"cmd": "keys", "args": {{"file": "resp.json"}}}}}}"#).unwrap();
     writeln!(stdin, r#"{{"id": 3, "tool": "@nope", "args": {{}}}}"#).unwrap();
+    // An envelope whose `args` is broken JSON in a string (issue 41).
+    writeln!(
+        stdin,
+        r#"{{"id": 4, "tool": "@json", "args": {{"cmd": "get", "args": "{{file: 'resp.json', path: 'data.items[1].name',}}"}}}}"#
+    )
+    .unwrap();
     drop(stdin);
     let lines: Vec<Value> = BufReader::new(child.stdout.take().unwrap())
         .lines()
         .map(|line| serde_json::from_str(&line.unwrap()).unwrap())
         .collect();
     assert!(child.wait().unwrap().success());
-    assert_eq!(lines.len(), 5, "{lines:#?}");
+    assert_eq!(lines.len(), 6, "{lines:#?}");
     let by_id = |id: Value| lines.iter().find(|l| l["id"] == id).unwrap().clone();
+    // The repairs inside the string are reported, not only its unwrapping.
+    let unwrapped = by_id(json!(4));
+    assert_eq!(unwrapped["output"], json!("\"db\"\n"), "{unwrapped}");
+    let kinds: Vec<&str> = (unwrapped["repairs"]["fixes"].as_array().unwrap().iter())
+        .map(|fix| fix["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "unwrapped_string",
+            "quoted_key",
+            "replaced_quotes",
+            "quoted_key",
+            "replaced_quotes",
+            "removed_comma"
+        ],
+        "{unwrapped}"
+    );
     assert_eq!(by_id(json!(1))["output"], json!("\"db\"\n"));
     assert_eq!(by_id(json!(1))["repairs"]["strategy"], json!(6));
     assert_eq!(by_id(json!(2))["ok"], json!(true));

@@ -300,7 +300,7 @@ fn values_modes() {
             }
             run(&args, input)
         };
-        assert_ok(&with("first"), r#"{"a": 1} "#);
+        assert_ok(&with("first"), r#"{"a": 1}"#);
         assert_ok(&with("lines"), "{\"a\": 1}\n{\"b\": 2}");
         assert_ok(&with("array"), r#"[{"a": 1}, {"b": 2}]"#);
     }
@@ -510,12 +510,15 @@ fn batch_all_shapes_and_bad_lines() {
 
 #[test]
 fn batch_snapshots_give_one_delta_and_snapshot_per_chunk() {
+    // (The top-level value's last closer is committed at the end: what
+    // follows a run of closers decides which containers it closes, and
+    // `{a: 1}` alone leaves it to the end of the input. The snapshot shows it.)
     let input = br#"{"chunks": ["{'city': 'Par", "is', temp: 21,", " tags: [\"x\""]}
 "{a: 1}"
 {"chunks": []}
 "#;
     let expected = r#"{"json":{"city":"Paris","temp":21,"tags":["x"]},"verdict":"repaired","fixes":[{"kind":"replaced_quotes","offset":1},{"kind":"replaced_quotes","offset":9},{"kind":"quoted_key","offset":18},{"kind":"quoted_key","offset":28},{"kind":"closed_container","offset":38},{"kind":"closed_container","offset":38}],"deltas":["{\"city\": \"Par","is\", \"temp\": 21",", \"tags\": [\"x"],"snapshots":["{\"city\": \"Par\"}","{\"city\": \"Paris\", \"temp\": 21}","{\"city\": \"Paris\", \"temp\": 21, \"tags\": [\"x\"]}"]}
-{"json":{"a":1},"verdict":"repaired","fixes":[{"kind":"quoted_key","offset":1}],"deltas":["{\"a\": 1}"],"snapshots":["{\"a\": 1}"]}
+{"json":{"a":1},"verdict":"repaired","fixes":[{"kind":"quoted_key","offset":1}],"deltas":["{\"a\": 1"],"snapshots":["{\"a\": 1}"]}
 {"json":null,"verdict":"not_json","fixes":[],"deltas":[],"snapshots":[]}
 "#;
     assert_ok(&run(&["repair", "--batch", "--snapshots"], input), expected);
@@ -823,4 +826,35 @@ fn an_empty_input_fails_with_a_schema_as_without_one() {
         &run(&["repair", "--batch"], lines.as_bytes()),
         &[not_json, not_json, call, call].concat(),
     );
+}
+
+/// On a terminal the repaired text ends its line, so the prompt does not
+/// start after it (issue 41); on a pipe the output is the JSON alone.
+#[test]
+fn repair_ends_its_line_on_a_terminal_only() {
+    let read_file = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/read_file.txt");
+    for args in [
+        vec!["repair", EXAMPLE],
+        vec!["repair", "--stream", EXAMPLE],
+        vec!["repair", "--tool", "read_file", read_file],
+    ] {
+        let piped = Command::new(BIN).args(&args).output().unwrap();
+        assert!(piped.status.success(), "{args:?}");
+        assert_ne!(piped.stdout.last(), Some(&b'\n'), "{args:?} on a pipe");
+        // util-linux's `script` runs the command on a pseudo-terminal (which
+        // writes each `\n` as `\r\n`).
+        let line = format!("{BIN} {}", args.join(" "));
+        let terminal = Command::new("script")
+            .args(["-qec", &line, "/dev/null"])
+            .stdin(Stdio::null())
+            .output()
+            .expect("util-linux's `script` runs a command on a terminal");
+        assert!(terminal.status.success(), "{args:?}: {terminal:?}");
+        let shown = String::from_utf8(terminal.stdout)
+            .unwrap()
+            .replace("\r\n", "\n");
+        let mut expected = String::from_utf8(piped.stdout).unwrap();
+        expected.push('\n');
+        assert_eq!(shown, expected, "{args:?} on a terminal");
+    }
 }

@@ -1,5 +1,6 @@
-//! The peers' public test suites, read from `corpus/conformance/` (copied
-//! in with their source and licenses: see its README).
+//! The peers' public test suites, read from `../shared/conformance/` (the
+//! team keeps them there with their sources and licenses, not in the
+//! repository: see `tests/shared.rs`; without it this test is skipped).
 //!
 //! - `jsonrepair.jsonl`: cases with `expected_kind: "text"` are compared byte
 //!   for byte with `repair(input).text()` (jsonrepair keeps the layout).
@@ -27,13 +28,16 @@ use serde_json::Value;
 /// in `corpus/DIVERGENCES.md`); every failure must be listed there. Issue 28
 /// took 90.1% (374 cases) to 87.7% (364): a fenced value comes out as the
 /// value, without the fence's line breaks that jsonrepair keeps
-/// (jsonrepair-0250 to 0261 but 0253 and 0254).
-const JSONREPAIR_FLOOR_PERCENT: f64 = 87.7;
+/// (jsonrepair-0250 to 0261 but 0253 and 0254). Issue 42 took it to 87.4%
+/// (363): `{{` is an object opened twice, as a prompt template's escaping
+/// makes models write it, not two objects (jsonrepair-0302).
+const JSONREPAIR_FLOOR_PERCENT: f64 = 87.4;
 /// The lowest acceptable pass rate on `json_repair.jsonl`, in percent.
 /// Issue 25 took 57.7% (192 cases) to 57.4% (191): an identifier glued to a
 /// string reads as one string (`{0:a"0"` keeps `a"0"`, json_repair-0325),
 /// as `corpus/DIVERGENCES.md` says.
-const JSON_REPAIR_FLOOR_PERCENT: f64 = 57.3;
+/// Issue 42 took it to 58.6% (195): closers planned as a run.
+const JSON_REPAIR_FLOOR_PERCENT: f64 = 58.5;
 
 /// jsonrepair options that only make sense for its own windowed stream.
 const STREAMING_ONLY_KEYS: [&str; 3] = ["input_chunks", "bufferSize", "chunkSize"];
@@ -42,9 +46,8 @@ fn manifest_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn conformance_dir() -> PathBuf {
-    manifest_dir().join("corpus").join("conformance")
-}
+/// What this suite needs from `../shared/`, for the line a skip writes.
+pub(crate) const NEEDS: (&str, &str) = ("conformance", "jsonrepair's and json_repair's suites");
 
 fn failures_path() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
@@ -104,10 +107,10 @@ impl Score {
     }
 }
 
-/// Read a `.jsonl` file into records (the repository ships them: a
-/// missing one is a failure).
-fn read_records(file: &str) -> Vec<Value> {
-    let path = conformance_dir().join(file);
+/// Read a `.jsonl` file of the shared folder `dir` into records (a
+/// missing file in a folder that is there is a failure).
+fn read_records(dir: &Path, file: &str) -> Vec<Value> {
+    let path = dir.join(file);
     let text =
         fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
     text.lines()
@@ -299,8 +302,11 @@ fn write_failures(scores: &[&Score]) {
 
 #[test]
 fn conformance_pass_rates() {
-    let jsonrepair = read_records("jsonrepair.jsonl");
-    let json_repair = read_records("json_repair.jsonl");
+    let Some(dir) = crate::shared::dir(NEEDS.0, NEEDS.1) else {
+        return;
+    };
+    let jsonrepair = read_records(&dir, "jsonrepair.jsonl");
+    let json_repair = read_records(&dir, "json_repair.jsonl");
     let scores = [
         (run_jsonrepair(&jsonrepair), JSONREPAIR_FLOOR_PERCENT),
         (run_json_repair(&json_repair), JSON_REPAIR_FLOOR_PERCENT),

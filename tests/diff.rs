@@ -878,7 +878,7 @@ fn dirs_lists_names_with_skips_and_glob() {
         "changed  src/changed.rs
 removed  src/gone.go
 added    src/new/added.rs
-3 differ (1 added, 1 removed, 1 changed), 1 identical; .git, node_modules and vendor skipped
+3 differ (1 added, 1 removed, 1 changed), 1 identical; version control (.git, .hg, .svn, .jj, repositories), node_modules and vendor skipped
 "
     );
     let diff = diff_dirs(&workspace, "v1", "v2", Some("src/**/*.rs")).unwrap();
@@ -892,7 +892,7 @@ added    src/new/added.rs
     let diff = diff_dirs(&workspace, "v1", "v1", Some("*.go")).unwrap();
     assert_eq!(
         diff.to_string(),
-        "`v1` and `v1` hold the same files (1 compared, names matching `*.go`; .git, node_modules and vendor skipped)\n"
+        "`v1` and `v1` hold the same files (1 compared, names matching `*.go`; version control (.git, .hg, .svn, .jj, repositories), node_modules and vendor skipped)\n"
     );
 }
 

@@ -251,7 +251,7 @@ fn the_readme_mcp_client_prints_what_it_shows() {
 
 /// The first ```` ```python ```` block holding `marker`, and the
 /// ```` ```text ```` block right after it.
-fn python_block_with_output(doc: &str, marker: &str) -> Option<(String, String)> {
+pub(crate) fn python_block_with_output(doc: &str, marker: &str) -> Option<(String, String)> {
     let mut blocks = Vec::new();
     let mut lines = doc.lines();
     while let Some(line) = lines.next() {

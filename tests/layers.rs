@@ -154,17 +154,24 @@ fn resolve<'m>(
     (1..=full.len()).rev().find_map(|n| modules.get(&full[..n]))
 }
 
-#[test]
-fn the_files_of_repair_import_each_other_in_no_cycle() {
+/// Every file under `src/` by its module path, and the files each imports
+/// (resolved against all of `src/`).
+fn import_graph() -> BTreeMap<String, BTreeSet<String>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut found = Vec::new();
-    files(&src.join("repair"), &mut found);
+    files(&src, &mut found);
     let modules: BTreeMap<Vec<String>, String> = found
         .iter()
         .map(|f| {
             let rel = f.strip_prefix(&src).unwrap();
-            (module_of(rel), rel.to_string_lossy().into_owned())
+            let mut module = module_of(rel);
+            // The crate roots are the crate, not modules named `lib`, `main`.
+            if module == ["lib"] || module == ["main"] {
+                module.clear();
+            }
+            (module, rel.to_string_lossy().into_owned())
         })
+        .filter(|(module, _)| !module.is_empty())
         .collect();
     let mut imports: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (module, file) in &modules {
@@ -178,13 +185,17 @@ fn the_files_of_repair_import_each_other_in_no_cycle() {
             }
         }
     }
-    assert!(imports.len() > 30, "the walk found {} files", imports.len());
-    // Peel the layers from the bottom: a file whose imports are all
-    // placed is placed. What is left at the end lies on a cycle.
+    imports
+}
+
+/// Peel the layers of `graph` from the bottom: a node whose imports are all
+/// placed is placed. Returns the layers, and what is left at the end (the
+/// nodes on a cycle, each with those of its imports that are left too).
+fn peel(graph: &BTreeMap<String, BTreeSet<String>>) -> (Vec<Vec<String>>, Vec<String>) {
     let mut placed: BTreeSet<String> = BTreeSet::new();
     let mut layers: Vec<Vec<String>> = Vec::new();
     loop {
-        let layer: Vec<String> = imports
+        let layer: Vec<String> = graph
             .iter()
             .filter(|(f, to)| !placed.contains(*f) && to.iter().all(|t| placed.contains(t)))
             .map(|(f, _)| f.clone())
@@ -195,14 +206,7 @@ fn the_files_of_repair_import_each_other_in_no_cycle() {
         placed.extend(layer.iter().cloned());
         layers.push(layer);
     }
-    for (n, layer) in layers.iter().enumerate() {
-        println!("layer {n}:");
-        for file in layer {
-            let to: Vec<&str> = imports[file].iter().map(String::as_str).collect();
-            println!("  {file} <- {}", to.join(", "));
-        }
-    }
-    let cycle: Vec<String> = imports
+    let cycle: Vec<String> = graph
         .iter()
         .filter(|(f, _)| !placed.contains(*f))
         .map(|(f, to)| {
@@ -214,11 +218,108 @@ fn the_files_of_repair_import_each_other_in_no_cycle() {
             format!("{f} -> {}", to.join(", "))
         })
         .collect();
+    (layers, cycle)
+}
+
+/// The imports between the files under `dir` (`repair/`), and none to
+/// files elsewhere.
+fn files_under(dir: &str) -> BTreeMap<String, BTreeSet<String>> {
+    import_graph()
+        .into_iter()
+        .filter(|(file, _)| file.starts_with(dir))
+        .map(|(file, to)| {
+            let to = to.into_iter().filter(|t| t.starts_with(dir)).collect();
+            (file, to)
+        })
+        .collect()
+}
+
+/// Prints the layers and fails on a cycle.
+fn assert_no_cycle(graph: &BTreeMap<String, BTreeSet<String>>, what: &str) {
+    let (layers, cycle) = peel(graph);
+    for (n, layer) in layers.iter().enumerate() {
+        println!("{what}, layer {n}:");
+        for file in layer {
+            let to: Vec<&str> = graph[file].iter().map(String::as_str).collect();
+            println!("  {file} <- {}", to.join(", "));
+        }
+    }
     assert!(
         cycle.is_empty(),
-        "files of src/repair/ that import each other (through the files after each arrow):\n{}",
+        "{what} that import each other (through the ones after each arrow):\n{}",
         cycle.join("\n")
     );
+}
+
+#[test]
+fn the_files_of_repair_import_each_other_in_no_cycle() {
+    let graph = files_under("repair/");
+    assert!(graph.len() > 30, "the walk found {} files", graph.len());
+    assert_no_cycle(&graph, "files of src/repair/");
+}
+
+/// Issue 44: each command of the binary is a module of its own, and what
+/// they share sits below them, so no two files of `src/cli/` import each
+/// other, directly or through others (`mod.rs` dispatches, and nothing
+/// imports it back).
+#[test]
+fn the_files_of_cli_import_each_other_in_no_cycle() {
+    let graph = files_under("cli/");
+    assert!(graph.len() > 20, "the walk found {} files", graph.len());
+    assert_no_cycle(&graph, "files of src/cli/");
+}
+
+/// Issue 44: at every folder of `src/`, its parts (each file, and each
+/// subfolder taken whole) import each other in no cycle. The folder's own
+/// `mod.rs` (or the crate root) is left out: it declares the parts and
+/// re-exports their public faces, so the parts may use what it defines
+/// without that being a cycle between parts. Within `repair/` and `cli/`
+/// the tests above go further, down to single files.
+#[test]
+fn the_modules_of_src_import_each_other_in_no_cycle() {
+    let graph = import_graph();
+    // Every folder: the parent of a file's path, and each of its ancestors.
+    let mut folders: BTreeSet<String> = BTreeSet::new();
+    for file in graph.keys() {
+        let mut path = Path::new(file).parent();
+        while let Some(dir) = path {
+            folders.insert(dir.to_string_lossy().into_owned());
+            path = dir.parent();
+        }
+    }
+    let mut n_checked = 0;
+    for folder in &folders {
+        let prefix = if folder.is_empty() {
+            String::new()
+        } else {
+            format!("{folder}/")
+        };
+        let own_mod = format!("{prefix}mod.rs");
+        // The part of `folder` a file belongs to: its first name below it.
+        let part = |file: &str| -> Option<String> {
+            let rest = file.strip_prefix(&prefix)?;
+            if file == own_mod {
+                return None;
+            }
+            Some(rest.split('/').next()?.trim_end_matches(".rs").to_owned())
+        };
+        let mut parts: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (file, to) in &graph {
+            let Some(from) = part(file) else { continue };
+            let entry = parts.entry(from.clone()).or_default();
+            for target in to {
+                if let Some(target) = part(target)
+                    && target != from
+                {
+                    entry.insert(target);
+                }
+            }
+        }
+        n_checked += parts.len();
+        let shown = if folder.is_empty() { "src" } else { folder };
+        assert_no_cycle(&parts, &format!("parts of {shown}/"));
+    }
+    assert!(n_checked > 100, "the walk found {n_checked} parts");
 }
 
 /// The check reads the imports of a `use` group, nested and with `self`,

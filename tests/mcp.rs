@@ -237,6 +237,28 @@ fn raw_json_rpc_session() {
     let doubt = &got["result"]["structuredContent"]["repairs"]["doubt"];
     assert_eq!(doubt[0]["kind"], "early_close", "{got}");
     assert_eq!(doubt[0]["offset"], 1, "{got}"); // `{"args":…,"cmd":"get"}`
+    // An envelope whose `args` is a string of broken JSON: the repairs inside
+    // it are reported beside the unwrapping (issue 41).
+    send(
+        json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "name": "json", "arguments": {"cmd": "get", "args": "{file: 'data.json', path: 'items[1].name',}"}}}),
+    );
+    let got = receive();
+    assert_eq!(got["result"]["content"][0]["text"], "\"beta\"\n", "{got}");
+    let kinds: Vec<&str> = got["result"]["structuredContent"]["repairs"]["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|fix| fix["kind"].as_str().unwrap())
+        .collect();
+    for kind in [
+        "unwrapped_string",
+        "quoted_key",
+        "replaced_quotes",
+        "removed_comma",
+    ] {
+        assert!(kinds.contains(&kind), "{kind} missing: {got}");
+    }
     // The output schema describes the member.
     assert_eq!(
         tools[2]["outputSchema"]["properties"]["doubt"]["type"],

@@ -16,7 +16,7 @@ use crate::mcp::Session;
 use crate::support::TempDir;
 
 /// The server's workers plus the requests that may wait for one (as
-/// `src/cli/limits.rs` counts them).
+/// `src/cli/shared/limits.rs` counts them).
 fn window() -> usize {
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 4));
     2 * workers

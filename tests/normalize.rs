@@ -6,7 +6,7 @@
 //! must give the same `Normalized` as the one-shot call.
 
 mod cli; // the built binary: `repair --tool/--schema`, batch lines, `quotes`
-mod conformance; // the `schema` cases of corpus/conformance/json_repair.jsonl
+mod conformance; // the `schema` cases of ../shared/conformance/json_repair.jsonl
 mod quotes; // typographic quotes: the path rule, each language family, markup
 mod schema; // double-encoded arguments and schema-guided coercion
 mod stream; // chunk invariance: tables one byte at a time, proptest chunkings

@@ -10,6 +10,11 @@
 //! needs that environment; `scripts/test` makes it and runs the test with
 //! `--include-ignored`. Run without the environment, the test fails and says
 //! how to make it: it never passes without running pytest.
+//!
+//! pytest runs with `-rs`, so its summary lists each skip with its reason;
+//! those for want of the shared folder (`python/tests/shared_data.py`) are
+//! passed on as this crate's skip lines (`tests/shared.rs`), so
+//! `scripts/test` counts them with the Rust ones.
 
 use std::path::Path;
 use std::process::Command;
@@ -42,9 +47,11 @@ fn python_package_tests_pass() {
         String::from_utf8_lossy(&build.stderr)
     );
     let tests = Command::new(&python)
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .args(["-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider"])
         .arg(root.join("python/tests"))
         .current_dir(root.join("python"))
+        // The Python tests find the shared folder the way this crate does.
+        .env("ARGMEND_SHARED", crate::shared::root())
         .output()
         .expect("run pytest");
     let stdout = String::from_utf8_lossy(&tests.stdout);
@@ -53,5 +60,22 @@ fn python_package_tests_pass() {
         "pytest failed (if a module is missing from target/py-venv: {MAKE_THE_VENV}):\n{stdout}\n{}",
         String::from_utf8_lossy(&tests.stderr)
     );
-    eprintln!("{}", stdout.lines().last().unwrap_or_default());
+    // pytest's last line, `N passed, N skipped in Ts`, for scripts/test's summary.
+    crate::support::tell(&format!(
+        "pytest: {}",
+        stdout.lines().last().unwrap_or_default()
+    ));
+    // `SKIPPED [N] file:line: shared data missing: PATH (WHAT)`: N tests
+    // skipped at that place for that reason.
+    for line in stdout.lines().filter(|line| line.starts_with("SKIPPED [")) {
+        let Some(at) = line.find(crate::shared::MISSING) else {
+            continue;
+        };
+        let count = line["SKIPPED [".len()..]
+            .split(']')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1);
+        crate::shared::skipped(count, &format!("{} (pytest)", &line[at..]));
+    }
 }

@@ -20,10 +20,14 @@ use serde_json::Value;
 
 use crate::rng::Rng;
 
-/// The issue's target: at least this share right, one shot and streamed.
-const RIGHT_FLOOR_PERCENT: f64 = 0.0;
-/// The issue's target: no wrong answer without a doubt.
-const WRONG_WITHOUT_DOUBT_CEILING: usize = 9;
+/// At least this share right, one shot and streamed: today's 23 of 30
+/// (76.7%), after the container side of issue 42. The issue's target is 90%;
+/// the misses left are string damage (glued members, echoed keys, stray
+/// fragments, a closer inside a string, a doubly escaped payload).
+const RIGHT_FLOOR_PERCENT: f64 = 76.6;
+/// Wrong answers without a doubt, at most: today's 5 (the issue's target
+/// is 0).
+const WRONG_WITHOUT_DOUBT_CEILING: usize = 5;
 
 struct Case {
     id: String,

@@ -1,6 +1,7 @@
 //! Issue 27: the official SDKs' own recorded streams, from their public test
-//! fixtures (`corpus/model_streams/sdk/<format>/<source>-<name>.sse`; the
-//! README there says where each comes from). Each file is replayed through
+//! fixtures (`../shared/model_streams/sdk/<format>/<source>-<name>.sse`,
+//! kept beside the checkout, not in it: `tests/shared.rs`; the README there
+//! says where each comes from). Without that folder these tests are skipped. Each file is replayed through
 //! the matching client adapter, and every call's `CallDone` is checked
 //! against what the SDK itself accumulates as the call's final arguments,
 //! computed here from the events without argmend:
@@ -44,7 +45,7 @@
 //! Each stream is replayed twice: as recorded, and with every argument
 //! fragment split into single characters.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use argmend::{AnthropicStream, ClientEvent, OpenAiChatStream, OpenAiResponsesStream, ToolOptions};
 use serde_json::{Value, json};
@@ -71,8 +72,10 @@ impl Format {
     }
 }
 
-pub(crate) fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/model_streams/sdk")
+/// The SDKs' recordings, `../shared/model_streams/sdk`; `None` when the
+/// folder is missing (the test is skipped and says so).
+pub(crate) fn dir() -> Option<PathBuf> {
+    crate::shared::dir("model_streams/sdk", "the SDKs' recorded streams")
 }
 
 // ---------------------------------------------------------------------------
@@ -372,8 +375,11 @@ fn compare(what: &str, oracle: &Oracle, events: &[ClientEvent]) -> Vec<String> {
 }
 
 fn check_file(path: &str) {
+    let Some(dir) = dir() else {
+        return;
+    };
     let format = Format::of(path);
-    let bytes = std::fs::read(dir().join(path)).unwrap_or_else(|err| panic!("{path}: {err}"));
+    let bytes = std::fs::read(dir.join(path)).unwrap_or_else(|err| panic!("{path}: {err}"));
     let text = String::from_utf8(bytes).unwrap_or_else(|err| panic!("{path}: not UTF-8: {err}"));
     let events = sse_events(path, &text);
     assert!(!events.is_empty(), "{path}: no events");
@@ -454,10 +460,13 @@ streams! {
 /// the README, and every test's file exists.
 #[test]
 fn every_recorded_stream_is_tested_and_described() {
-    let readme = std::fs::read_to_string(dir().join("README.md")).unwrap();
+    let Some(dir) = dir() else {
+        return;
+    };
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
     let mut found = Vec::new();
     for format in ["openai_chat", "openai_responses", "anthropic"] {
-        for entry in std::fs::read_dir(dir().join(format)).unwrap() {
+        for entry in std::fs::read_dir(dir.join(format)).unwrap() {
             let name = entry.unwrap().file_name().into_string().unwrap();
             if name.ends_with(".sse") {
                 found.push(format!("{format}/{name}"));
@@ -480,7 +489,7 @@ fn every_recorded_stream_is_tested_and_described() {
         "vercel-ai",
     ] {
         assert!(
-            dir().join(format!("LICENSES/{source}.txt")).is_file(),
+            dir.join(format!("LICENSES/{source}.txt")).is_file(),
             "no LICENSES/{source}.txt"
         );
     }
@@ -491,11 +500,14 @@ fn every_recorded_stream_is_tested_and_described() {
 /// the calls of a later response whose blocks reuse the earlier indices.
 #[test]
 fn several_recorded_responses_fed_as_one_stream() {
+    let Some(dir) = dir() else {
+        return;
+    };
     let mut problems = Vec::new();
     let mut files = 0;
     for path in FILES {
         let format = Format::of(path);
-        let text = std::fs::read_to_string(dir().join(path)).unwrap();
+        let text = std::fs::read_to_string(dir.join(path)).unwrap();
         let events = sse_events(path, &text);
         let parts = responses(format, &events);
         if parts.len() < 2 {
@@ -520,41 +532,10 @@ fn several_recorded_responses_fed_as_one_stream() {
     );
 }
 
-/// The oracle's own footing: the SDK test's expected values, and jiter's
-/// partial mode on a few prefixes.
+/// The oracle's own footing: jiter's partial mode on a few prefixes, and
+/// the SDK tests' expected values (with the recordings).
 #[test]
 fn the_oracle_agrees_with_the_sdks_own_assertions() {
-    // anthropic-sdk-python tests/lib/streaming/test_beta_messages.py,
-    // EXPECTED_INCOMPLETE_MESSAGE: the cut tool_use input.
-    let path = "anthropic/anthropic-sdk-python-incomplete_partial_json_response.sse";
-    let text = std::fs::read_to_string(dir().join(path)).unwrap();
-    let oracle = oracle_anthropic(path, &sse_events(path, &text));
-    assert_eq!(oracle.calls.len(), 1);
-    assert!(oracle.calls[0].cut);
-    assert_eq!(
-        oracle.calls[0].args,
-        json!({"filename": "taxes.txt", "lines_of_text": [
-            "# COMPREHENSIVE TAX GUIDE FOR INDIVIDUALS WITH MULTIPLE W-2s", "", "## INTRODUCTION", ""]})
-    );
-    // test_messages.py assert_tool_use_response.
-    let path = "anthropic/anthropic-sdk-python-tool_use_response.sse";
-    let text = std::fs::read_to_string(dir().join(path)).unwrap();
-    let oracle = oracle_anthropic(path, &sse_events(path, &text));
-    assert_eq!(oracle.calls.len(), 1);
-    assert_eq!(oracle.calls[0].args, json!({"location": "Paris"}));
-    assert_eq!(
-        oracle.calls[0].id.as_deref(),
-        Some("toolu_01NRLabsLyVHZPKxbKvkfSMn")
-    );
-    // openai-python test_completions_streaming.py
-    // test_allows_non_strict_tools_but_no_parsing: arguments='{"city":"New York City"}'.
-    let path = "openai_chat/openai-python-allows_non_strict_tools.sse";
-    let text = std::fs::read_to_string(dir().join(path)).unwrap();
-    let oracle = oracle_chat(path, &sse_events(path, &text));
-    assert_eq!(oracle.calls.len(), 1);
-    assert_eq!(oracle.calls[0].args, json!({"city": "New York City"}));
-    assert_eq!(oracle.calls[0].name, "get_weather");
-
     for (prefix, kept) in [
         (r#"{"a": [1, 2"#, json!({"a": [1, 2]})),
         (r#"{"a": "x", "b": "y"#, json!({"a": "x"})),
@@ -570,4 +551,38 @@ fn the_oracle_agrees_with_the_sdks_own_assertions() {
         &json!({"a": [1, 2]})
     ));
     assert!(!extends(&json!({"a": [1]}), &json!({"a": [1, 2]})));
+
+    let Some(dir) = dir() else {
+        return;
+    };
+    // anthropic-sdk-python tests/lib/streaming/test_beta_messages.py,
+    // EXPECTED_INCOMPLETE_MESSAGE: the cut tool_use input.
+    let path = "anthropic/anthropic-sdk-python-incomplete_partial_json_response.sse";
+    let text = std::fs::read_to_string(dir.join(path)).unwrap();
+    let oracle = oracle_anthropic(path, &sse_events(path, &text));
+    assert_eq!(oracle.calls.len(), 1);
+    assert!(oracle.calls[0].cut);
+    assert_eq!(
+        oracle.calls[0].args,
+        json!({"filename": "taxes.txt", "lines_of_text": [
+            "# COMPREHENSIVE TAX GUIDE FOR INDIVIDUALS WITH MULTIPLE W-2s", "", "## INTRODUCTION", ""]})
+    );
+    // test_messages.py assert_tool_use_response.
+    let path = "anthropic/anthropic-sdk-python-tool_use_response.sse";
+    let text = std::fs::read_to_string(dir.join(path)).unwrap();
+    let oracle = oracle_anthropic(path, &sse_events(path, &text));
+    assert_eq!(oracle.calls.len(), 1);
+    assert_eq!(oracle.calls[0].args, json!({"location": "Paris"}));
+    assert_eq!(
+        oracle.calls[0].id.as_deref(),
+        Some("toolu_01NRLabsLyVHZPKxbKvkfSMn")
+    );
+    // openai-python test_completions_streaming.py
+    // test_allows_non_strict_tools_but_no_parsing: arguments='{"city":"New York City"}'.
+    let path = "openai_chat/openai-python-allows_non_strict_tools.sse";
+    let text = std::fs::read_to_string(dir.join(path)).unwrap();
+    let oracle = oracle_chat(path, &sse_events(path, &text));
+    assert_eq!(oracle.calls.len(), 1);
+    assert_eq!(oracle.calls[0].args, json!({"city": "New York City"}));
+    assert_eq!(oracle.calls[0].name, "get_weather");
 }

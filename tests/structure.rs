@@ -43,11 +43,24 @@ const CASES_PER_FAMILY: usize = 300;
 /// The seed of the cases: every run scores the same cases.
 const SEED: u64 = 0x0042_5742_0C70_5E00;
 /// The lowest acceptable rate of right answers in every family, one shot
-/// and streamed (the issue's target is 97%).
-const FAMILY_FLOOR_PERCENT: f64 = 0.0;
+/// and streamed: the issue's target.
+const FAMILY_FLOOR_PERCENT: f64 = 97.0;
+/// The families of the string side of issue 42, still below the target and
+/// held at a floor of 0 until their engine work lands (each is removed from
+/// here as it reaches the target).
+const BELOW_TARGET: [&str; 8] = [
+    "echoed_key",
+    "stray_fragments",
+    "glued_after_string",
+    "glued_cut_string",
+    "glued_after_number",
+    "closer_in_string_at_end",
+    "markdown_escapes",
+    "doubly_escaped",
+];
 /// The highest acceptable share of right answers that carry a doubt, in
 /// every family (the issue's target is 2%).
-const DOUBT_CEILING_PERCENT: f64 = 100.0;
+const DOUBT_CEILING_PERCENT: f64 = 2.0;
 /// How many failures of each family are printed.
 const PRINTED_FAILURES: usize = 2;
 
@@ -324,11 +337,20 @@ fn generator_is_self_consistent() {
 #[test]
 fn scores() {
     println!("{}", report());
-    for ((_, name), tally) in tallies() {
+    // The families' rows (the whole and the layouts mix families).
+    for ((row, name), tally) in tallies() {
+        if row == 0 || row >= 100 {
+            continue;
+        }
         for m in 0..2 {
+            let floor = if BELOW_TARGET.contains(&name) {
+                0.0
+            } else {
+                FAMILY_FLOOR_PERCENT
+            };
             assert!(
-                tally.right_percent(m) >= FAMILY_FLOOR_PERCENT,
-                "{name}: {:.1}% right, below the floor of {FAMILY_FLOOR_PERCENT}%",
+                tally.right_percent(m) >= floor,
+                "{name}: {:.1}% right, below the floor of {floor}%",
                 tally.right_percent(m)
             );
             assert!(

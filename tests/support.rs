@@ -46,3 +46,13 @@ impl Drop for TempDir {
         let _ = fs::remove_dir_all(&self.0);
     }
 }
+
+/// Writes `line` to the test binary's stderr handle, past libtest's capture
+/// of `eprintln!`, so a passing test's summary line (pytest's counts,
+/// node's) is seen in the run's output and `scripts/test` can show it.
+pub(crate) fn tell(line: &str) {
+    use std::io::Write as _;
+    let _ = std::io::stderr()
+        .lock()
+        .write_all(format!("{line}\n").as_bytes());
+}

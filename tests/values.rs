@@ -37,9 +37,12 @@ fn check(input: &str, values: Values, expected: &str) {
 
 #[test]
 fn first_keeps_the_first_value() {
-    check("{\"a\":1}\n{\"b\":2}", Values::First, "{\"a\":1}\n");
-    // A comma after the value goes, the whitespace after it stays (as jsonrepair).
-    check("1, 2, 3", Values::First, "1 ");
+    // The whitespace before a dropped value goes with it (issue 41); after
+    // the last value it stays, as in valid JSON.
+    check("{\"a\":1}\n{\"b\":2}", Values::First, "{\"a\":1}");
+    check("{\"a\":1}\n", Values::First, "{\"a\":1}\n");
+    // A comma after the value goes, and the whitespace with the value after it.
+    check("1, 2, 3", Values::First, "1");
 }
 
 #[test]
@@ -84,7 +87,7 @@ fn valid_input_is_handed_back_only_for_first() {
 fn top_level_strings_end_before_the_next_value() {
     check("\"a\"\n\"b\"\n", Values::Lines, "\"a\"\n\"b\"\n");
     check("\"a\" \"b\"", Values::Array, "[\"a\", \"b\"]");
-    check("\"a\" \"b\"", Values::First, "\"a\" ");
+    check("\"a\" \"b\"", Values::First, "\"a\"");
     check(
         "\"The TV has a 24\" screen\"",
         Values::First,

@@ -23,7 +23,7 @@ fn run(input: &[u8], chunk: usize) -> (Vec<Event>, String) {
                 text.push_str(piece);
                 false
             }
-            Event::ArgsDelta { .. } => false,
+            Event::ArgsDelta { .. } | Event::ArgsJson { .. } => false,
             _ => true,
         })
         .collect();

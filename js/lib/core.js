@@ -7,7 +7,10 @@
 // bytes or `WebAssembly.Module` you give it).
 //
 // The module's exports take and return strings; anything structured comes
-// back as JSON text and is parsed here (see js/src/lib.rs for why).
+// back as JSON text and is parsed here (see js/src/lib.rs for why). The
+// one-shot calls (`repair`, the jsonrepair drop-in) go through the module's
+// memory instead (js/src/oneshot.rs): the input's UTF-8 is written there,
+// and the answer is read from there.
 
 import wasmInit, * as wasm from "../dist/argmend_wasm.js";
 
@@ -155,11 +158,250 @@ function describe(value) {
   return typeof value;
 }
 
+// ------------------------------------------------------------ the one-shot path
+//
+// js/src/oneshot.rs says why and what: JavaScript writes the input's UTF-8
+// into the module's input buffer, the call returns a code, and the answer is
+// read from the module's memory at the places its header gives.
+
+/** Codes of `jsonrepair_input` and `repair_input` (oneshot.rs). */
+const NOT_JSON = 0;
+const INPUT = 1;
+const TEXT = 3;
+const WIDE = 4;
+/** Their flags. */
+const FROM_BYTES = 1;
+const ASCII = 2;
+const WIDE_OK = 4;
+/** The header's fields (oneshot.rs `Field`). */
+const PIECES_AT = 0;
+const PIECES_LEN = 1;
+const BYTES_AT = 2;
+const BYTES_LEN = 3;
+const BYTES_ASCII = 4;
+const META_AT = 5;
+const META_LEN = 6;
+const WIDE_AT = 7;
+const WIDE_LEN = 8;
+
+const encoder = new TextEncoder();
+// As wasm-bindgen's glue decodes: a byte order mark is text, kept.
+const DECODER_OPTIONS = { ignoreBOM: true };
+let utf8 = new TextDecoder("utf-8", DECODER_OPTIONS);
+let utf16 = wideDecoder();
+/** Safari's TextDecoder fails past 2 GiB decoded (wasm-bindgen's workaround). */
+let decoded = 0;
+
+function wideDecoder() {
+  try {
+    return new TextDecoder("utf-16le", DECODER_OPTIONS);
+  } catch {
+    return null; // a runtime with UTF-8 only: the module answers in UTF-8
+  }
+}
+
+/** Counts bytes decoded, and makes the decoders anew every 2 GiB. */
+function decoding(len) {
+  decoded += len;
+  if (decoded >= 2146435072) {
+    utf8 = new TextDecoder("utf-8", DECODER_OPTIONS);
+    utf16 = wideDecoder();
+    decoded = len;
+  }
+}
+
+/**
+ * Node's `Buffer` class, when the entry point (node.js) hands it over:
+ * `Buffer` turns ASCII and UTF-16 into strings several times faster than
+ * `TextDecoder` does (js/src/utf16.rs). Everywhere else, null.
+ */
+let NodeBuffer = null;
+
+/** Views of the module's memory, made again when it grows (which detaches them). */
+let u8 = null;
+let u32 = null;
+let buffer = null;
+/** The header's index in `u32`. */
+let head = -1;
+
+function views() {
+  if (u8 === null || u8.byteLength === 0) {
+    u8 = new Uint8Array(memory.buffer);
+    u32 = new Uint32Array(memory.buffer);
+    buffer = NodeBuffer === null ? null : NodeBuffer.from(memory.buffer);
+    if (head < 0) head = wasm.header() >>> 2;
+  }
+}
+
+/** Whether the last string `putString` wrote was all ASCII. */
+let putAscii = false;
+
+/** Strings up to this length are written (and literal text read) by a loop. */
+const SHORT = 32;
+
+/**
+ * Write `text`'s UTF-8 into the module's input buffer; returns its length
+ * in bytes (and sets `putAscii`), in one `encodeInto` (wasm-bindgen's own
+ * passing loops over an ASCII prefix in JavaScript, 30 times slower). Room
+ * for the most the text can take (3 bytes a unit) up to ROOM; a longer
+ * text gets room for one byte a unit, then for the rest if it is not ASCII.
+ */
+function putString(text) {
+  const n = text.length;
+  if (n <= SHORT) {
+    // A short string: a loop costs less than encodeInto's call.
+    const at = wasm.input_buffer(n);
+    views();
+    let i = 0;
+    for (; i < n; i++) {
+      const unit = text.charCodeAt(i);
+      if (unit > 0x7f) break;
+      u8[at + i] = unit;
+    }
+    if (i === n) {
+      putAscii = true;
+      return n;
+    }
+  }
+  if (NodeBuffer !== null) {
+    // Node: the string's UTF-16 units copied out by Buffer (ucs2Write, 10
+    // times faster than encodeInto on a string that is not all ASCII), and
+    // made UTF-8 in the module.
+    const wideAt = wasm.wide_input_buffer(n);
+    views();
+    buffer.ucs2Write(text, wideAt, 2 * n);
+    const len = wasm.input_from_utf16(n);
+    putAscii = len < 0;
+    return Math.abs(len);
+  }
+  const room = n <= ROOM ? 3 * n : n;
+  let at = wasm.input_buffer(room);
+  views();
+  let { read, written } = encoder.encodeInto(text, u8.subarray(at, at + room));
+  // One byte a unit, all of it: ASCII (any other unit takes 2 or 3 bytes).
+  putAscii = read === n && written === n;
+  if (read < n) {
+    // The rest takes at most 3 bytes a unit (a pair of 2 takes 4).
+    const rest = (n - read) * 3;
+    at = wasm.input_buffer(written + rest);
+    views();
+    written += encoder.encodeInto(text.slice(read), u8.subarray(at + written, at + written + rest)).written;
+  }
+  return written;
+}
+
+/** See putString. */
+const ROOM = 1 << 18;
+
+/** Whether UTF-16 answers are asked for (the tests turn them off). */
+let wideAnswers = true;
+
+/** The flags every one-shot call passes: can this runtime decode UTF-16? */
+function wideFlag() {
+  return wideAnswers && (NodeBuffer !== null || utf16 !== null) ? WIDE_OK : 0;
+}
+
+/** The answer's UTF-8 bytes (a `TEXT` answer, or the literal text of pieces), decoded. */
+function answerBytes() {
+  const at = u32[head + BYTES_AT];
+  const len = u32[head + BYTES_LEN];
+  if (u32[head + BYTES_ASCII] === 1) {
+    if (len <= SHORT) {
+      let text = "";
+      for (let i = at; i < at + len; i++) text += String.fromCharCode(u8[i]);
+      return text;
+    }
+    if (buffer !== null) return buffer.latin1Slice(at, at + len);
+  }
+  decoding(len);
+  return utf8.decode(u8.subarray(at, at + len));
+}
+
+/** The answer's UTF-16 units, decoded. */
+function answerWide() {
+  const at = u32[head + WIDE_AT];
+  const end = at + 2 * u32[head + WIDE_LEN];
+  if (buffer !== null) return buffer.ucs2Slice(at, end);
+  decoding(end - at);
+  return utf16.decode(u8.subarray(at, end));
+}
+
+/** The road the last one-shot answer took, for the tests (`internal.lastAnswer`). */
+let lastCode = -1;
+
+/** The text a one-shot call answered with `code`, for input string `input`. */
+function answerText(code, input) {
+  views();
+  lastCode = code;
+  if (code === INPUT) return input;
+  if (code === TEXT) return answerBytes();
+  if (code === WIDE) return answerWide();
+  // PIECES: [literal end, start, end] triples: literal text, then a range
+  // of the input (a slice: a view of the input, not a copy).
+  const literal = answerBytes();
+  const first = u32[head + PIECES_AT] >>> 2;
+  const end = first + u32[head + PIECES_LEN];
+  let text = "";
+  let at = 0;
+  for (let k = first; k < end; k += 3) {
+    const to = u32[k];
+    if (to > at) {
+      text += literal.slice(at, to);
+      at = to;
+    }
+    const start = u32[k + 1];
+    const stop = u32[k + 2];
+    if (stop > start) text += input.slice(start, stop);
+  }
+  return text;
+}
+
+/** The verdict, fix and doubt kinds by number, as the module numbered them. */
+const names = [];
+
+function learnNames() {
+  for (const name of JSON.parse(wasm.names(names.length))) names.push(name);
+  views();
+}
+
+/** The outcome of the last one-shot call or `finish`, its text `text`. */
 function outcome(text) {
-  const meta = JSON.parse(wasm.take_meta());
-  const result = { text, verdict: meta.verdict, fixes: meta.fixes, doubts: meta.doubts };
-  if (meta.reason !== undefined) result.reason = meta.reason;
+  views();
+  let k = u32[head + META_AT] >>> 2;
+  const end = k + u32[head + META_LEN];
+  // A kind not met before: learn its name (once per kind).
+  let top = u32[k];
+  for (let j = k + 4; j < end; j += 2) if (u32[j] > top) top = u32[j];
+  if (top >= names.length) learnNames();
+  const verdict = names[u32[k]].name;
+  const nFixes = u32[k + 1];
+  const nDoubts = u32[k + 2];
+  const hasReason = u32[k + 3] === 1;
+  k += 4;
+  const fixes = [];
+  for (let j = 0; j < nFixes; j++, k += 2) {
+    const kind = names[u32[k]];
+    fixes.push({ kind: kind.name, offset: u32[k + 1], truncation: kind.truncation });
+  }
+  const doubts = [];
+  for (let j = 0; j < nDoubts; j++, k += 2) {
+    const kind = names[u32[k]];
+    doubts.push({ kind: kind.name, offset: u32[k + 1], reason: kind.reason });
+  }
+  const result = { text, verdict, fixes, doubts };
+  if (hasReason) result.reason = wasm.take_reason();
   return result;
+}
+
+/**
+ * jsonrepair's contract for the drop-in: the repaired text, or undefined
+ * where there is no JSON.
+ */
+function jsonrepairText(text) {
+  ensureReady();
+  const len = putString(text);
+  const code = wasm.jsonrepair_input(len, (putAscii ? ASCII : 0) | wideFlag());
+  return code === NOT_JSON ? undefined : answerText(code, text);
 }
 
 /**
@@ -176,9 +418,27 @@ function outcome(text) {
 export function repair(input, options) {
   checkInput(input, "repair: input");
   const encoded = encodeOptions(options, REPAIR_OPTIONS, "repair");
-  return call(() =>
-    outcome(typeof input === "string" ? wasm.repair_str(input, encoded) : wasm.repair_bytes(input, encoded)),
-  );
+  ensureReady();
+  const string = typeof input === "string";
+  let len;
+  let flags;
+  if (string) {
+    len = putString(input);
+    flags = putAscii ? ASCII : 0;
+  } else {
+    len = input.length;
+    const at = wasm.input_buffer(len);
+    views();
+    u8.set(input, at);
+    flags = FROM_BYTES;
+  }
+  let code;
+  try {
+    code = wasm.repair_input(len, flags | wideFlag(), encoded === "" ? undefined : encoded);
+  } catch (error) {
+    rethrow(error);
+  }
+  return outcome(answerText(code, string ? input : undefined));
 }
 
 /**
@@ -598,6 +858,123 @@ export class AnthropicStream extends StreamAdapter {
 }
 
 /**
+ * The tool calls a model writes in its text, found as the text streams and
+ * mended as they arrive, in argmend's forms and every open-weight format:
+ * `new CallParser({format: "qwen3_coder"})` (`CallParser.formats()` names
+ * them: `"kimi_k2"`, `"gpt_oss"`, `"deepseek_v3"`, `"glm45"`, `"pythonic"`,
+ * …), or, without `format`, argmend's forms, Hermes, Llama 3 and Mistral,
+ * and the first marker only one format writes switches to it. `tools` (the
+ * request's tools) gives each call its tool's JSON Schema; parameters
+ * written as text take its types.
+ *
+ * `feed(text)` and `finish()` return the stream adapters' events
+ * (`call_started`, `delta`, `field_done`, `call_done` with the mended
+ * `args` and `complete`; `skipped`) and `{event: "text", text}` for the
+ * text around the calls. A call the text cuts off ends with
+ * `complete: false` and `cut: "stream_ended"`.
+ */
+export class CallParser {
+  #raw;
+  #pending = "";
+  #finished = false;
+  /** The format chosen, or `undefined`. */
+  format;
+
+  /**
+   * @param {import("./index.d.ts").CallParserOptions} [options] `format`, `tools`, `schema`, `dropUnknownKeys`, limits
+   */
+  constructor(options) {
+    const { format, ...rest } = options ?? {};
+    if (format !== undefined && typeof format !== "string") {
+      throw invalid(`CallParser: format must be a string, not ${describe(format)}`);
+    }
+    const encoded = encodeOptions(options === undefined ? undefined : rest, TOOL_OPTIONS, "CallParser");
+    this.#raw = call(() => new wasm.RawCallParser(format ?? "", encoded));
+    this.format = format;
+  }
+
+  /** The names of the formats `format` takes. */
+  static formats() {
+    ensureReady();
+    return JSON.parse(wasm.RawCallParser.formats());
+  }
+
+  #live() {
+    if (this.#finished) throw new ArgmendError("finished", "this CallParser has finished");
+    return this.#raw;
+  }
+
+  /**
+   * Feed the next chunk of the model's text (a string, or UTF-8 bytes cut
+   * anywhere); returns the events it completed.
+   * @param {string | Uint8Array} chunk
+   * @returns {import("./index.d.ts").ParserEvent[]}
+   */
+  feed(chunk) {
+    checkInput(chunk, "CallParser.feed: chunk");
+    const raw = this.#live();
+    if (typeof chunk === "string") {
+      const [text, held] = holdHighSurrogate(this.#pending, chunk);
+      this.#pending = held;
+      if (text.length === 0) return [];
+      return JSON.parse(call(() => raw.feed(text)));
+    }
+    const first = this.#flushPending(raw);
+    return [...first, ...JSON.parse(call(() => raw.feed_bytes(chunk)))];
+  }
+
+  #flushPending(raw) {
+    if (!this.#pending) return [];
+    const pending = this.#pending;
+    this.#pending = "";
+    return JSON.parse(call(() => raw.feed(pending)));
+  }
+
+  /**
+   * End the text: a call it cut off ends, not complete. Frees the
+   * WebAssembly memory.
+   * @returns {import("./index.d.ts").ParserEvent[]}
+   */
+  finish() {
+    const raw = this.#live();
+    try {
+      const first = this.#flushPending(raw);
+      return [...first, ...JSON.parse(call(() => raw.finish()))];
+    } finally {
+      this.#finished = true;
+      raw.free();
+    }
+  }
+
+  /** The number of calls seen so far. */
+  get calls() {
+    return this.#finished ? 0 : this.#raw.calls();
+  }
+
+  /** Call `call`'s arguments now, as a value (`undefined` before they start). */
+  value(call) {
+    return parseJson(this.#live().value(call));
+  }
+
+  /** The tool's name of call `call`. */
+  name(call) {
+    return this.#live().name(call);
+  }
+
+  /** Free the WebAssembly memory without finishing. */
+  free() {
+    if (!this.#finished) {
+      this.#finished = true;
+      this.#raw.free();
+    }
+  }
+
+  [Symbol.dispose ?? Symbol.for("Symbol.dispose")]() {
+    this.free();
+  }
+}
+
+/**
  * Run an adapter over a whole SDK stream: yields argmend's events as the
  * SDK's events arrive, then the events of the end (calls cut short are
  * marked). The adapter is finished (and freed) when the loop ends, even early.
@@ -627,4 +1004,21 @@ export function version() {
 }
 
 // For the drop-ins in this package (jsonrepair.js, partial-json.js).
-export const internal = { call, wasm, ensureReady, invalid, describe };
+export const internal = {
+  call,
+  wasm,
+  ensureReady,
+  invalid,
+  describe,
+  jsonrepairText,
+  lastAnswer: () => ["not_json", "input", "pieces", "text", "wide"][lastCode],
+  /**
+   * How answers are decoded: through Node's `Buffer` (node.js hands it
+   * over) or TextDecoder, and whether UTF-16 answers are asked for.
+   */
+  setDecoding({ buffer, wide }) {
+    NodeBuffer = buffer;
+    wideAnswers = wide;
+    u8 = null;
+  },
+};

@@ -102,8 +102,14 @@ export interface Normalized {
   /** The arguments as a value (`null` with `not_json`). */
   args: unknown;
   verdict: Verdict;
-  /** Which strategy the arguments needed: `strict_parse`, `single_quotes`, `plain_value`, … */
-  strategy: string | null;
+  /**
+   * Which strategy the arguments needed, 1 to 7 as the CLI and the Python
+   * package report it (1: valid JSON … 6: a plain value or command line);
+   * `null` with `not_json`.
+   */
+  strategy: number | null;
+  /** The same strategy by name: `strict_parse`, `single_quotes`, `plain_value`, … */
+  strategyName: string | null;
   /** Every change, syntax repairs and tool-level ones (`wrapped_value`, `coerced_string`, …). */
   fixes: Fix[];
   doubts: Doubt[];
@@ -140,7 +146,9 @@ export interface CallEnd {
   /** The same, as JSON text (the raw arguments when they are not JSON). */
   text: string;
   verdict: Verdict;
-  strategy: string | null;
+  /** 1 to 7, as in {@link Normalized.strategy}. */
+  strategy: number | null;
+  strategyName: string | null;
   /**
    * Whether the arguments arrived whole: JSON, nothing closed because the
    * input ended, and (through an adapter) the stream said the call ended.
@@ -278,6 +286,40 @@ export class OpenAIResponsesStream extends StreamAdapter {
 /** Anthropic Messages: push each `MessageStreamEvent`. */
 export class AnthropicStream extends StreamAdapter {
   constructor(options?: ToolOptions);
+}
+
+/** Options of a `CallParser`: a format's name, and a tool's options. */
+export interface CallParserOptions extends ToolOptions {
+  /** One wire format (`"qwen3_coder"`, `"kimi_k2"`, `"gpt_oss"`, …; `CallParser.formats()`); without it, argmend's forms and the first telling marker. */
+  format?: string;
+}
+
+/** What a `CallParser` gives: the adapters' events, and the text around the calls. */
+export type ParserEvent = ClientEvent | { event: "text"; text: string };
+
+/**
+ * The tool calls a model writes in its text, in argmend's forms and every
+ * open-weight format, found and mended as the text streams.
+ * @example new CallParser({ format: "qwen3_coder", tools }).feed(text)
+ */
+export class CallParser {
+  constructor(options?: CallParserOptions);
+  /** The names of the formats `format` takes. */
+  static formats(): string[];
+  /** The format chosen, or `undefined`. */
+  readonly format: string | undefined;
+  /** Feed the next chunk of text (a string, or UTF-8 bytes cut anywhere); returns the events it completed. */
+  feed(chunk: string | Uint8Array): ParserEvent[];
+  /** End the text: a call it cut off ends, not complete; frees the module's memory. */
+  finish(): ParserEvent[];
+  /** The number of calls seen so far. */
+  readonly calls: number;
+  /** The call's arguments now (so far while they stream, the mended ones once it ended). */
+  value(call: number): unknown;
+  /** The tool's name of the call. */
+  name(call: number): string | undefined;
+  free(): void;
+  [Symbol.dispose](): void;
 }
 
 /**

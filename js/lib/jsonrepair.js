@@ -45,10 +45,9 @@ export function jsonrepair(text) {
   if (typeof text !== "string") {
     throw new TypeError(`jsonrepair: text must be a string, not ${internal.describe(text)}`);
   }
-  const { call, wasm } = internal;
-  const repaired = call(() => wasm.jsonrepair(text));
+  const repaired = internal.jsonrepairText(text);
   if (repaired !== undefined) return repaired;
-  wasm.take_meta(); // the engine's reason; jsonrepair's wording is kept instead
+  // The engine's reason is not asked for: jsonrepair's wording is kept.
   // jsonrepair says this when the text ends before any value: the position
   // is where the text ended.
   throw new JSONRepairError("Unexpected end of json string", text.length);

@@ -52,6 +52,11 @@ const FIX_TEXT = {
   replaced_punctuation: "full-width ｛：，｝ → { : , }",
   replaced_closer: "[1, 2} → [1, 2]",
   removed_closer: "a stray closer dropped",
+  reordered_closers: "}}]} → ]}}: a run of closers put in the order the open containers need",
+  inserted_opener: '"x", "y"], → ["x", "y"],: an opener the siblings show missing',
+  removed_opener: "{{ → {: an object opened twice",
+  replaced_opener: '[ "a": 1 } → { "a": 1 }: an object opened as an array',
+  removed_repeat: "a restart's repeated members dropped",
   inserted_closer: "a container closed early: what follows cannot be inside it",
   removed_ellipsis: "[1, 2, ...] → [1, 2]",
   removed_fragment: 'a stray ", or "", between members, dropped',
@@ -980,7 +985,7 @@ async function main() {
   } catch (error) {
     banner(
       `Could not load the recorded streams (streams.json): ${escape(String(error?.message ?? error))}. ` +
-        "Write it with <code>node playground/build-streams.mjs</code> in <code>js/</code>.",
+        "It ships with the package; in a checkout of the repository, write it with <code>node playground/build-streams.mjs</code> in <code>js/</code>.",
     );
   }
   const hash = decodeURIComponent(location.hash.slice(1));

@@ -1,12 +1,18 @@
-// Writes js/playground/streams.json: the recorded model streams of
-// corpus/model_streams/, for the playground page to replay (a static page
-// cannot list a directory, and the corpus is outside the package).
+// Writes js/playground/streams.json: argmend's own recorded model streams
+// (corpus/model_streams/<format>.jsonl), for the playground page to replay
+// (a static page cannot list a directory, and the corpus is outside the
+// package).
 //
 //   node playground/build-streams.mjs           (rewrite streams.json)
 //   node playground/build-streams.mjs --check   (exit 1 if it is stale)
 //
-// The file is committed, so the page also works from any static host;
-// test/browser/playground.test.js fails when it no longer matches the corpus.
+// The file is committed and ships in the package, so the page also works
+// from any static host; test/browser/playground.test.js fails when it no
+// longer matches the corpus. It holds argmend's own recordings only: the
+// SDKs' recordings are other projects' data, kept in ../shared/ beside the
+// checkout (issue 41). scripts/serve.mjs, run from a checkout that has them,
+// adds them to the streams.json it serves (`sharedRecordings`); nothing
+// writes them into the repository or the package.
 //
 // Each recording is a list of steps, one per SDK event, in the recorded
 // order (an SSE file's multi-response runs stay one stream: one adapter
@@ -22,14 +28,24 @@
 // (the same calls, and every call's raw text repairs to the adapter's
 // arguments), so a change there that this misses fails the test.
 
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
 const corpus = join(root, "corpus", "model_streams");
 export const OUTPUT = join(here, "streams.json");
+
+/**
+ * The SDKs' recordings beside the checkout: $ARGMEND_SHARED/model_streams/sdk
+ * or ../shared/model_streams/sdk (as test/shared.js finds it), or null.
+ */
+export function sharedSdkDir() {
+  const shared = process.env.ARGMEND_SHARED ? resolve(root, process.env.ARGMEND_SHARED) : join(root, "..", "shared");
+  const dir = join(shared, "model_streams", "sdk");
+  return existsSync(dir) && statSync(dir).isDirectory() ? dir : null;
+}
 
 const FORMATS = ["openai_chat", "openai_responses", "anthropic"];
 
@@ -57,10 +73,10 @@ export function sseEvents(text) {
   return events;
 }
 
-/** The "what it shows" column of corpus/model_streams/sdk/README.md, by file. */
-function sdkNotes() {
+/** The "what it shows" column of the SDK recordings' README.md, by file. */
+function sdkNotes(sdk) {
   const notes = new Map();
-  const readme = readFileSync(join(corpus, "sdk", "README.md"), "utf8");
+  const readme = readFileSync(join(sdk, "README.md"), "utf8");
   for (const line of readme.split("\n")) {
     const cells = line.split(" | ");
     const file = /^\| `([^`]+\.sse)`$/.exec(cells[0])?.[1];
@@ -333,7 +349,7 @@ export function recording(format, events, fields) {
   return { ...fields, format, calls: raw.length, steps, raw };
 }
 
-/** Every recording: argmend's own `.jsonl` streams first, then the SDKs' by format and name. */
+/** argmend's own recordings, the `.jsonl` streams: what streams.json holds. */
 export function recordings() {
   const out = [];
   for (const format of FORMATS) {
@@ -352,16 +368,26 @@ export function recordings() {
       }),
     );
   }
-  const notes = sdkNotes();
+  return out;
+}
+
+/**
+ * The SDKs' recordings in `sdk` (sharedSdkDir(): other projects' data,
+ * never written to a file here), by format and name; [] without them.
+ */
+export function sharedRecordings(sdk = sharedSdkDir()) {
+  const out = [];
+  if (!sdk) return out;
+  const notes = sdkNotes(sdk);
   for (const format of FORMATS) {
-    const dir = join(corpus, "sdk", format);
+    const dir = join(sdk, format);
     for (const name of readdirSync(dir).filter((name) => name.endsWith(".sse")).sort()) {
       const events = sseEvents(readFileSync(join(dir, name), "utf8"));
       out.push(
         recording(format, events, {
           id: `sdk/${format}/${name}`,
           title: name.replace(/\.sse$/, ""),
-          source: relative(root, join(dir, name)),
+          source: `shared/model_streams/sdk/${format}/${name}`,
           note: notes.get(`${format}/${name}`) ?? "",
         }),
       );

@@ -8,11 +8,17 @@
 // (`npm run build`). Read-only, GET and HEAD only, nothing outside js/.
 //
 // The browser test imports `serve` to start it on a free port.
+//
+// The page replays playground/streams.json: argmend's own recordings, which
+// ship in the package. Run from a checkout that has the team's ../shared/
+// beside it, the server adds the SDKs' recordings kept there
+// (model_streams/sdk, other projects' data that neither the repository nor
+// the package holds) to the streams.json it serves.
 
-import { createReadStream, existsSync, statSync } from "node:fs";
+import { createReadStream, existsSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { dirname, extname, join, normalize, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const PACKAGE = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -58,11 +64,33 @@ function resolve(root, pathname) {
   }
 }
 
+/** The page's recordings generator, present in a checkout only (the package does not ship it). */
+function builder(root) {
+  const path = join(root, "playground", "build-streams.mjs");
+  return existsSync(path) ? path : null;
+}
+
+/**
+ * streams.json with the SDKs' recordings of ../shared/model_streams/sdk
+ * added, when `root` is a checkout's js/ that has them beside it; else null
+ * (the file is served as it is).
+ */
+async function withSharedStreams(root) {
+  const path = builder(root);
+  if (!path) return null;
+  const { sharedRecordings } = await import(pathToFileURL(path).href);
+  const extra = sharedRecordings();
+  if (extra.length === 0) return null;
+  const own = JSON.parse(readFileSync(join(root, "playground", "streams.json"), "utf8"));
+  return Buffer.from(JSON.stringify({ ...own, recordings: [...own.recordings, ...extra] }));
+}
+
 /**
  * Start the server. `port` 0 takes a free one.
  * @returns {Promise<{server: import("node:http").Server, url: string, close: () => Promise<void>}>}
  */
-export function serve({ port = 8787, host = "127.0.0.1", root = PACKAGE, log = false } = {}) {
+export async function serve({ port = 8787, host = "127.0.0.1", root = PACKAGE, log = false } = {}) {
+  const streams = await withSharedStreams(root);
   const server = createServer((request, response) => {
     const send = (status, text, headers = {}) => {
       response.writeHead(status, { "content-type": "text/plain; charset=utf-8", ...headers });
@@ -77,6 +105,11 @@ export function serve({ port = 8787, host = "127.0.0.1", root = PACKAGE, log = f
     const found = resolve(root, url.pathname);
     if (!found) return send(404, `not found: ${url.pathname}\n`);
     if (found.redirect) return send(301, "moved\n", { location: `${url.pathname}/${url.search}` });
+    if (streams && found.file === join(root, "playground", "streams.json")) {
+      response.writeHead(200, { "content-type": MIME[".json"], "content-length": streams.length, "cache-control": "no-store" });
+      if (log) console.log(`200 ${request.method} ${request.url} (with the SDKs' recordings of ../shared)`);
+      return response.end(request.method === "HEAD" ? undefined : streams);
+    }
     const stat = statSync(found.file);
     response.writeHead(200, {
       "content-type": MIME[extname(found.file)] ?? "application/octet-stream",
@@ -113,14 +146,18 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (!existsSync(join(PACKAGE, "dist", "argmend_wasm_bg.wasm"))) {
     console.warn("serve: dist/argmend_wasm_bg.wasm is missing: run `npm run build` first, or the page cannot load argmend");
   }
-  try {
-    const { render, OUTPUT } = await import("../playground/build-streams.mjs");
-    const { readFileSync } = await import("node:fs");
-    if (readFileSync(OUTPUT, "utf8") !== render()) {
-      console.warn("serve: playground/streams.json is older than corpus/model_streams/: run `node playground/build-streams.mjs`");
+  // In a checkout, say when the committed streams.json is stale; an
+  // installed package has no corpus to compare it with, and nothing to say.
+  const path = builder(PACKAGE);
+  if (path) {
+    try {
+      const { render, OUTPUT } = await import(pathToFileURL(path).href);
+      if (readFileSync(OUTPUT, "utf8") !== render()) {
+        console.warn("serve: playground/streams.json is older than corpus/model_streams/: run `node playground/build-streams.mjs`");
+      }
+    } catch (error) {
+      console.warn(`serve: could not check playground/streams.json (${error.message})`);
     }
-  } catch (error) {
-    console.warn(`serve: could not check playground/streams.json (${error.message})`);
   }
   const port = Number(option("--port", process.env.PORT ?? 8787));
   const host = option("--host", "127.0.0.1");

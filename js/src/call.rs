@@ -1,12 +1,13 @@
 //! The tool layer: `normalize_tool_args`, `RawToolCall` (one call's
-//! arguments as they stream) and `RawAdapter` (a model API's stream events).
+//! arguments as they stream), `RawAdapter` (a model API's stream events) and
+//! `RawCallParser` (the tool calls in a model's text, in every format).
 //! Results cross as JSON text in the shapes argmend's CLI prints (`argmend
 //! call --events`), so the JavaScript, Python and command-line faces of an
 //! event agree.
 
 use argmend::{
-    AnthropicStream, CallEnd, ClientEvent, Normalized, OpenAiChatStream, OpenAiResponsesStream,
-    ToolCallStream, ToolFix,
+    AnthropicStream, CallEnd, CallParser, ClientEvent, Event, Format, Normalized, OpenAiChatStream,
+    OpenAiResponsesStream, ToolCallStream, ToolFix,
 };
 use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
@@ -26,7 +27,8 @@ fn normalized_json(normalized: &Normalized, map: &Utf16Map) -> String {
     json!({
         "text": normalized.text(),
         "verdict": normalized.verdict().name(),
-        "strategy": normalized.strategy().map(|strategy| strategy.name()),
+        "strategy": normalized.strategy().map(|strategy| strategy.number()),
+        "strategyName": normalized.strategy().map(|strategy| strategy.name()),
         "fixes": normalized.fixes().iter().map(|fix| tool_fix_json(fix, map)).collect::<Vec<_>>(),
         "doubts": normalized.doubts().iter().map(|doubt| doubt_json(doubt, map)).collect::<Vec<_>>(),
         "violations": violations,
@@ -37,7 +39,8 @@ fn normalized_json(normalized: &Normalized, map: &Utf16Map) -> String {
 
 /// Normalize one call's raw arguments with the tool's name and options
 /// (`schema`, `tools`, `dropUnknownKeys`, limits). Returns JSON:
-/// `{text, verdict, strategy, fixes, doubts, violations, reason}`.
+/// `{text, verdict, strategy, strategyName, fixes, doubts, violations,
+/// reason}`; `strategy` is the number (1 to 7) the CLI and Python report.
 #[wasm_bindgen]
 pub fn normalize_tool_args(tool: &str, raw: &str, options: &str) -> Result<String, JsValue> {
     let options = options::tool(options)?;
@@ -53,7 +56,8 @@ fn call_end_json(end: &CallEnd, map: &Utf16Map) -> Value {
         "args": end.args,
         "text": end.text,
         "verdict": end.verdict.name(),
-        "strategy": end.strategy.map(|strategy| strategy.name()),
+        "strategy": end.strategy.map(|strategy| strategy.number()),
+        "strategyName": end.strategy.map(|strategy| strategy.name()),
         "complete": end.complete,
         "cut": end.cut,
         "reason": end.reason,
@@ -154,24 +158,34 @@ macro_rules! each {
 }
 
 /// Events as JSON: `ClientEvent::to_json`, with a `call_done` event's
-/// `text`, `strategy`, `reason` and full doubts added from its end.
+/// `text`, `strategy`, `reason` and full doubts added from its end, and its
+/// `cut` always there (`null` for a call that arrived whole, as `finish()`
+/// gives it; `to_json` leaves it out).
 fn events_json(events: Vec<ClientEvent>) -> String {
-    let events: Vec<Value> = events
-        .iter()
-        .map(|event| {
-            let mut json = event.to_json();
-            if let ClientEvent::CallDone { end, .. } = event {
-                // Offsets into the call's raw arguments, in bytes: an SDK
-                // event carries its text as JSON, not as the string a UI shows.
-                let full = call_end_json(end, &Utf16Map::bytes());
-                for key in ["text", "strategy", "reason", "doubts", "fixes", "events"] {
-                    json[key] = full[key].clone();
-                }
-            }
-            json
-        })
-        .collect();
-    Value::Array(events).to_string()
+    Value::Array(events.iter().map(event_json).collect()).to_string()
+}
+
+/// One event as JSON (see [`events_json`]).
+fn event_json(event: &ClientEvent) -> Value {
+    let mut json = event.to_json();
+    if let ClientEvent::CallDone { end, .. } = event {
+        // Offsets into the call's raw arguments, in bytes: an SDK event
+        // carries its text as JSON, not as the string a UI shows.
+        let full = call_end_json(end, &Utf16Map::bytes());
+        for key in [
+            "text",
+            "strategy",
+            "strategyName",
+            "reason",
+            "doubts",
+            "fixes",
+            "events",
+            "cut",
+        ] {
+            json[key] = full[key].clone();
+        }
+    }
+    json
 }
 
 #[wasm_bindgen]
@@ -243,5 +257,133 @@ impl RawAdapter {
     pub fn name(&self, call: usize) -> Option<String> {
         let adapter = self.inner.as_ref()?;
         each!(adapter, a => a.name(call).map(str::to_owned))
+    }
+}
+
+/// The tool calls in a model's streamed text (`CallParser`), in one format
+/// or told by the first marker; its events are the adapters' (as JSON),
+/// with `{"event": "text", "text"}` for the text around the calls.
+#[wasm_bindgen]
+pub struct RawCallParser {
+    inner: Option<CallParser>,
+    /// Per call: its tool's name, the mended JSON of its arguments so far,
+    /// and its final arguments once it has ended.
+    calls: Vec<(String, String, Option<Value>)>,
+}
+
+#[wasm_bindgen]
+impl RawCallParser {
+    /// `format`: a format's name, or `""` for argmend's forms and the first
+    /// telling marker; `options` as for `normalize_tool_args` (its `tools`
+    /// are the request's tools).
+    #[wasm_bindgen(constructor)]
+    pub fn new(format: &str, options: &str) -> Result<RawCallParser, JsValue> {
+        let options = options::tool(options)?;
+        let inner = if format.is_empty() {
+            CallParser::with_options(options)
+        } else {
+            let format: Format = format
+                .parse()
+                .map_err(|why: String| error("invalid_argument", why))?;
+            CallParser::with_format(format, options)
+        };
+        Ok(RawCallParser {
+            inner: Some(inner),
+            calls: Vec::new(),
+        })
+    }
+
+    /// The formats' names, as a JSON array.
+    pub fn formats() -> String {
+        Value::from(Format::all().map(Format::name).collect::<Vec<_>>()).to_string()
+    }
+
+    /// Feed the next chunk of text; returns the events as JSON.
+    pub fn feed(&mut self, chunk: &str) -> Result<String, JsValue> {
+        self.feed_bytes(chunk.as_bytes())
+    }
+
+    /// Feed the next chunk as UTF-8 bytes (cut anywhere).
+    pub fn feed_bytes(&mut self, chunk: &[u8]) -> Result<String, JsValue> {
+        let parser = self
+            .inner
+            .as_mut()
+            .ok_or_else(|| error("finished", "this CallParser has finished"))?;
+        let events = parser.feed(chunk);
+        Ok(self.events_json(events))
+    }
+
+    /// End the text: a call it cut off ends, not complete. Frees the state.
+    pub fn finish(&mut self) -> Result<String, JsValue> {
+        let parser = self
+            .inner
+            .take()
+            .ok_or_else(|| error("finished", "this CallParser has finished"))?;
+        let events = parser.finish();
+        Ok(self.events_json(events))
+    }
+
+    /// The number of calls seen so far.
+    pub fn calls(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// The call's value now, as JSON: its arguments so far, or its final
+    /// ones (`undefined` before they start).
+    pub fn value(&self, call: usize) -> Option<String> {
+        let (_, json, args) = self.calls.get(call)?;
+        if let Some(args) = args {
+            return Some(args.to_string());
+        }
+        (!json.is_empty()).then(|| argmend::repair(json.as_bytes()).text().to_owned())
+    }
+
+    /// The tool's name of the call.
+    pub fn name(&self, call: usize) -> Option<String> {
+        self.calls.get(call).map(|(name, _, _)| name.clone())
+    }
+}
+
+impl RawCallParser {
+    fn slot(&mut self, call: usize) -> &mut (String, String, Option<Value>) {
+        if self.calls.len() <= call {
+            self.calls.resize_with(call + 1, Default::default);
+        }
+        &mut self.calls[call]
+    }
+
+    fn events_json(&mut self, events: Vec<Event>) -> String {
+        let mut out = Vec::new();
+        for event in events {
+            match &event {
+                Event::Text(text) => {
+                    out.push(json!({"event": "text", "text": text}));
+                    continue;
+                }
+                Event::ArgsJson { call, json } => {
+                    self.slot(*call).1.push_str(json);
+                    continue;
+                }
+                Event::Error { name: None, .. } => {
+                    out.push(json!({"event": "skipped", "kind": "nameless_call", "id": null, "name": null}));
+                    continue;
+                }
+                _ => {}
+            }
+            let Some(client) = event.to_client() else {
+                continue;
+            };
+            match &client {
+                ClientEvent::CallStarted { call, name, .. } => self.slot(*call).0.clone_from(name),
+                ClientEvent::CallDone { call, end, .. } => {
+                    let slot = self.slot(*call);
+                    slot.0.clone_from(&end.name);
+                    slot.2 = Some(end.args.clone());
+                }
+                _ => {}
+            }
+            out.push(event_json(&client));
+        }
+        Value::Array(out).to_string()
     }
 }

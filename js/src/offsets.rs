@@ -26,8 +26,14 @@ impl Utf16Map {
 
     /// The map of one whole string.
     pub(crate) fn of_str(text: &str) -> Self {
+        Self::of_utf8(text.as_bytes())
+    }
+
+    /// The map of one whole string, as UTF-8 (valid: the input buffer
+    /// `TextEncoder.encodeInto` wrote).
+    pub(crate) fn of_utf8(text: &[u8]) -> Self {
         let mut map = Utf16Map::default();
-        map.push_str(text);
+        map.push_utf8(text);
         map
     }
 
@@ -38,7 +44,12 @@ impl Utf16Map {
     /// `write_file` call of `js/bench/speed.mjs` (13% of `repair_str` and
     /// `take_meta` there, 400 µs before).
     pub(crate) fn push_str(&mut self, text: &str) {
-        let bytes = text.as_bytes();
+        self.push_utf8(text.as_bytes());
+    }
+
+    /// `push_str` on a string's UTF-8 (valid: a `str`'s, or what
+    /// `encodeInto` wrote).
+    fn push_utf8(&mut self, bytes: &[u8]) {
         let base = self.total.0;
         // Bytes minus units so far: a character of `len` UTF-8 bytes is one
         // UTF-16 unit (two from four bytes), so this only grows.
@@ -56,7 +67,7 @@ impl Utf16Map {
                 i += 1;
             }
             let Some(&lead) = bytes.get(i) else { break };
-            // `text` is a `str`: `lead` starts a character of 2 to 4 bytes.
+            // The bytes are UTF-8: `lead` starts a character of 2 to 4 bytes.
             let (len, units) = match lead {
                 0xf0.. => (4, 2),
                 0xe0.. => (3, 1),

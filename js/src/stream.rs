@@ -12,7 +12,8 @@ use argmend::{Options, Repairer, Retain};
 use wasm_bindgen::prelude::*;
 
 use crate::offsets::Utf16Map;
-use crate::{error, fix_json, limit_error, options, outcome_meta, set_meta};
+use crate::oneshot::set_meta;
+use crate::{error, fix_json, limit_error, options};
 
 /// One stream of chunks in, committed text out.
 #[wasm_bindgen]
@@ -187,14 +188,15 @@ impl RawRepairer {
     }
 
     /// End the input; returns the text not handed out yet. The verdict,
-    /// fixes and doubts are in `take_meta`. Frees the engine's state.
+    /// fixes and doubts are numbers in the module's memory, as after
+    /// `repair_input` (`oneshot.rs`). Frees the engine's state.
     pub fn finish(&mut self) -> Result<String, JsValue> {
         let repairer = self
             .inner
             .take()
             .ok_or_else(|| error("finished", "this Repairer has finished"))?;
         let outcome = repairer.finish().map_err(|why| limit_error(&why))?;
-        set_meta(outcome_meta(&outcome, &self.map));
+        set_meta(&outcome, &self.map);
         Ok(outcome.into_text().into_owned())
     }
 }

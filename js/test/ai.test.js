@@ -209,10 +209,14 @@ test("broken JSON in 3-character deltas: field events, live values and the mende
   contents.forEach((content, i) => assert.ok(QUOTES_TRUTH.content.startsWith(content) && (i === 0 || content.length > contents[i - 1].length), JSON.stringify(contents)));
 
   // Each argmend part comes after the SDK part that caused it: a call's
-  // call_done right after its tool-input-end.
+  // call_done right after its tool-input-end, with only the whole value's
+  // field_done before it (the arguments' last closer is final once their
+  // end is known).
   for (const id of ["call_1", "call_2"]) {
     const end = parts.findIndex((p) => p.type === "tool-input-end" && p.id === id);
-    assert.deepEqual(parts[end + 1], parts.find((p) => p.event === "call_done" && p.id === id));
+    const whole = parts[end + 1];
+    assert.deepEqual([whole.event, whole.id, whole.path], ["field_done", id, ""]);
+    assert.deepEqual(parts[end + 2], parts.find((p) => p.event === "call_done" && p.id === id));
   }
   // The AI SDK alone could not parse either call.
   const calls = parts.filter((p) => p.type === "tool-call");

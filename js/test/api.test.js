@@ -5,6 +5,7 @@ import { test } from "node:test";
 
 import {
   ArgmendError,
+  OpenAIChatStream,
   Repairer,
   ToolCallStream,
   init,
@@ -62,7 +63,9 @@ test("nothing JSON-like is the not_json verdict, with a reason", () => {
 });
 
 test("several values: first, lines or array", () => {
-  assert.equal(repair('{"a":1} {"b":2}').text, '{"a":1} ');
+  // The second value is dropped, and the whitespace before it with it.
+  assert.equal(repair('{"a":1} {"b":2}').text, '{"a":1}');
+  assert.equal(repair('{"a": 1} {"b": 2}').text, '{"a": 1}');
   assert.equal(repair('{"a":1} {"b":2}', { values: "lines" }).text, '{"a":1}\n{"b":2}');
   assert.equal(repair('{"a":1} {"b":2}', { values: "array" }).text, '[{"a":1}, {"b":2}]');
 });
@@ -132,6 +135,10 @@ test("normalizeToolArgs: a bare value goes to its field; the schema coerces", ()
   assert.deepEqual(read.args, { file: "main.go" });
   assert.equal(read.verdict, "repaired");
   assert.deepEqual(read.fixes.map((fix) => fix.kind), ["wrapped_value"]);
+  // The strategy is the number the CLI and Python report, and its name beside it.
+  assert.deepEqual([read.strategy, read.strategyName], [6, "plain_value"]);
+  const valid = normalizeToolArgs("read_file", '{"file": "a"}');
+  assert.deepEqual([valid.strategy, valid.strategyName], [1, "strict_parse"]);
   const schema = { type: "object", properties: { paths: { type: "array", items: { type: "string" } } } };
   const many = normalizeToolArgs("read_many", '{"paths": "a.py"}', schema);
   assert.equal(many.text, '{"paths": ["a.py"]}');
@@ -165,6 +172,29 @@ test("ToolCallStream: field events, a live value in text order, and the end", ()
   assert.deepEqual(end.args, { path: "a.py", content: "print(1)\n", mode: "w" });
   assert.equal(end.complete, true);
   assert.equal(end.name, "write_file");
+  assert.equal(end.cut, null);
+  assert.equal(typeof end.strategy, "number");
+});
+
+test("an adapter's call_done has the end's fields, `cut` null for a call that arrived whole", () => {
+  const adapter = new OpenAIChatStream();
+  const chunk = (delta, finish = null) => ({ choices: [{ index: 0, delta, finish_reason: finish }] });
+  const events = [
+    ...adapter.push(chunk({ tool_calls: [{ index: 0, id: "c1", function: { name: "read_file", arguments: "{'file': 'a'}" } }] })),
+    ...adapter.push(chunk({}, "tool_calls")),
+    ...adapter.finish(),
+  ];
+  const done = events.find((event) => event.event === "call_done");
+  assert.equal(done.complete, true);
+  assert.strictEqual(done.cut, null);
+  assert.deepEqual([done.strategy, done.strategyName], [2, "single_quotes"]);
+  // The same fields as a ToolCallStream's end.
+  const call = new ToolCallStream("read_file");
+  call.feed("{'file': 'a'}");
+  const end = call.finish();
+  for (const key of ["args", "text", "verdict", "strategy", "strategyName", "cut", "reason"]) {
+    assert.deepEqual(done[key], end[key], key);
+  }
 });
 
 test("ToolCallStream: a cut-off call is not complete", () => {

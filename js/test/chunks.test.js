@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { Repairer, ToolCallStream, repair } from "argmend";
-import { cut, inputs, rng } from "./inputs.js";
+import { SUITES, cut, inputs, peerInputs, rng } from "./inputs.js";
+import { need, skipUnless } from "./shared.js";
 
 const encoder = new TextEncoder();
 
@@ -31,6 +32,13 @@ function stream(pieces, id) {
   assert.ok(outcome.text.startsWith(committed), `${id}: committed text was rewritten`);
   return outcome;
 }
+
+// The tests below run on the corpus alone without the peers' suites; this
+// one says so (skipped, with the folder), or checks they are there.
+test("the peers' suites are among the inputs", { skip: skipUnless(...SUITES) }, () => {
+  need(...SUITES);
+  assert.ok(peerInputs.length > 700, `${peerInputs.length} inputs from the peers' suites`);
+});
 
 test(`every input in random string pieces gives the whole's outcome (${inputs.length} inputs × 3 cuttings)`, () => {
   for (let seed = 1; seed <= 3; seed++) {

@@ -1,13 +1,22 @@
-// Inputs the stream tests share: every input of both peers' suites and of
-// argmend's own corpus (corpus/<family>/*.in), and a seeded PRNG, so a
-// failure names its seed and replays.
+// Inputs the stream tests share: every input of both peers' suites (in
+// ../shared/conformance, when it is there: shared.js) and of argmend's own
+// corpus (corpus/<family>/*.in), and a seeded PRNG, so a failure names its
+// seed and replays.
 
 import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+import { find } from "./shared.js";
 
 const corpus = new URL("../../corpus/", import.meta.url);
 
+/** The shared folder of the peers' suites, and what the tests need of it. */
+export const SUITES = ["conformance", "jsonrepair's and json_repair's suites, as inputs"];
+
 function suite(name) {
-  return readFileSync(new URL(`conformance/${name}`, corpus), "utf8")
+  const dir = find(SUITES[0]);
+  if (!dir) return [];
+  return readFileSync(join(dir, name), "utf8")
     .split("\n")
     .filter(Boolean)
     .map((line) => {
@@ -29,8 +38,11 @@ function corpusFiles() {
   return out;
 }
 
+/** The inputs of the peers' suites (none without the shared folder). */
+export const peerInputs = [...suite("jsonrepair.jsonl"), ...suite("json_repair.jsonl")];
+
 /** Every input, with an id. */
-export const inputs = [...suite("jsonrepair.jsonl"), ...suite("json_repair.jsonl"), ...corpusFiles()];
+export const inputs = [...peerInputs, ...corpusFiles()];
 
 /** mulberry32: a small, well-mixed 32-bit PRNG. */
 export function rng(seed) {

@@ -9,8 +9,9 @@
 //   ClientEvent::to_json per line). Served as the API would: `data:` lines,
 //   with an `event: <type>` line before each for Anthropic and the Responses
 //   API, and `data: [DONE]` at the end of a Chat stream.
-// - corpus/model_streams/sdk/<format>/*.sse: the SDKs' own recorded bodies
-//   (the README there says where each comes from), served byte for byte.
+// - ../shared/model_streams/sdk/<format>/*.sse: the SDKs' own recorded
+//   bodies (the README there says where each comes from; other projects'
+//   data, kept beside the checkout: shared.js), served byte for byte.
 //   Two changes only, both what the real servers send: a file holding
 //   several recorded responses one after the other (a multi-step run) is
 //   served as one body per response, as a client would request them; and an
@@ -22,9 +23,13 @@ import { readFileSync, readdirSync, existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 
+import { find } from "./shared.js";
+
 /** <repo>/corpus/model_streams (this file is <repo>/js/test/recordings.js). */
 export const STREAMS = fileURLToPath(new URL("../../corpus/model_streams/", import.meta.url));
 export const FORMATS = ["openai_chat", "openai_responses", "anthropic"];
+/** The shared folder of the SDKs' recordings, and what the tests need of it. */
+export const SDK = ["model_streams/sdk", "the SDKs' recorded streams"];
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -93,7 +98,8 @@ function jsonlBody(format, text) {
  */
 
 /**
- * Every recording: the `.jsonl` streams, then the SDKs' own, by name.
+ * Every recording: the `.jsonl` streams, then the SDKs' own, by name (none
+ * when ../shared/model_streams/sdk is missing).
  * @returns {Recording[]}
  */
 export function recordings() {
@@ -106,8 +112,9 @@ export function recordings() {
       .map((line) => JSON.parse(line));
     out.push({ name: `${format}.jsonl`, format, body: jsonlBody(format, text), expected });
   }
-  for (const format of FORMATS) {
-    const dir = join(STREAMS, "sdk", format);
+  const sdk = find(SDK[0]);
+  for (const format of sdk ? FORMATS : []) {
+    const dir = join(sdk, format);
     if (!existsSync(dir)) continue;
     for (const file of readdirSync(dir).filter((name) => name.endsWith(".sse")).sort()) {
       const bodies = sseBodies(format, readFileSync(join(dir, file), "utf8"));

@@ -1,7 +1,7 @@
 // Issue 29: the adapters fed the real SDKs' own stream objects.
 //
 // Every recorded stream (recordings.js: the `.jsonl` streams and the SDKs'
-// own fixtures under corpus/model_streams/sdk) is served as the HTTP body the
+// own fixtures under ../shared/model_streams/sdk, skipped when missing) is served as the HTTP body the
 // API sends, through the `fetch` option of a real `openai` client
 // (`chat.completions.create({stream: true})`, `responses.create({stream:
 // true})`) or a real `@anthropic-ai/sdk` client (`messages.create({stream:
@@ -46,7 +46,8 @@ import { partialParse as openaiPartialParse } from "openai/_vendor/partial-json-
 import { partialParse as anthropicPartialParse } from "@anthropic-ai/sdk/_vendor/partial-json-parser/parser";
 
 import { AnthropicStream, OpenAIChatStream, OpenAIResponsesStream, toolCalls } from "argmend";
-import { bodyEvents, parseSse, recordings, serve } from "./recordings.js";
+import { SDK, bodyEvents, parseSse, recordings, serve } from "./recordings.js";
+import { need, skipUnless } from "./shared.js";
 
 const RECORDINGS = recordings();
 const MESSAGES = [{ role: "user", content: "What's the weather?" }];
@@ -486,6 +487,14 @@ for (const recording of RECORDINGS) {
     }
     eq(helper.error ? SDK_LIMITS[recording.name] ?? `unexpected: ${helper.error.message}` : undefined, SDK_LIMITS[recording.name], "the SDK's helper fails only where SDK_LIMITS says");
     checkAgainstSdk(done, want, recording.name);
+  });
+}
+
+// Without the SDKs' recordings the loop above ran argmend's own three; this
+// says what did not run (or, under ARGMEND_REQUIRE_SHARED=1, fails).
+if (!RECORDINGS.some((recording) => recording.name.startsWith("sdk/"))) {
+  test("the SDKs' own recordings, through the SDKs", { skip: skipUnless(...SDK) }, () => {
+    need(...SDK);
   });
 }
 

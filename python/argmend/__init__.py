@@ -20,6 +20,10 @@ times faster (``python/bench.py``). Beside them, argmend's own API:
   after each fragment the committed text, the :class:`FieldEvent` list (a
   field started, grew, is final) and the value so far; at the end a
   :class:`CallEnd` that says whether the call arrived whole;
+- :class:`CallParser` finds the tool calls a model writes in its text, in
+  every open-weight format (``CallParser(format="qwen3_coder")``,
+  ``"kimi_k2"``, ``"gpt_oss"``, ``"pythonic"``, …, or told by the first
+  marker), and gives the adapters' events with the text around them;
 - :mod:`argmend.adapters` has one adapter per model API stream format
   (``OpenAIChat``, ``OpenAIResponses``, ``Anthropic``), fed the official SDKs'
   stream events, which keeps parallel calls apart and reads the stream's own
@@ -30,6 +34,9 @@ times faster (``python/bench.py``). Beside them, argmend's own API:
 - :mod:`argmend.pydantic_ai` has ``RepairToolArguments``, a pydantic-ai
   capability.
 
+``python -m argmend [FILE]`` repairs a file from the shell, as
+``argmend repair`` does; ``argmend.__version__`` is the package's version.
+
 >>> import argmend
 >>> argmend.repair_json("{'a': 1, 'b': [1, 2,]}")
 '{"a": 1, "b": [1, 2]}'
@@ -38,6 +45,7 @@ times faster (``python/bench.py``). Beside them, argmend's own API:
 from ._argmend import (
     ArgsUpdate,
     CallEnd,
+    CallParser,
     Doubt,
     Error,
     FieldEvent,
@@ -48,6 +56,7 @@ from ._argmend import (
     Tool,
     ToolCallStream,
     Violation,
+    __version__,
     from_file,
     load,
     loads,
@@ -59,8 +68,10 @@ from ._argmend import (
 )
 
 __all__ = [
+    "__version__",
     "ArgsUpdate",
     "CallEnd",
+    "CallParser",
     "Doubt",
     "Error",
     "FieldEvent",

@@ -34,6 +34,10 @@ the final ones after the end), so a UI shows ``event.value`` instead of
 rebuilding it. Give the request's ``tools`` list to the constructor and each
 call is mended with its own tool's JSON Schema.
 
+:class:`argmend.CallParser` gives the same events (and :class:`Text`,
+the text outside the calls) for tool calls written in a model's text, in
+every open-weight format.
+
 For whole SDK streams, :func:`argmend.openai.tool_calls` and
 :func:`argmend.anthropic.tool_calls` do the pushing (and have async twins).
 
@@ -55,10 +59,14 @@ from __future__ import annotations
 
 from typing import Union
 
-from ._argmend import Anthropic, CallDone, CallStarted, Field, OpenAIChat, OpenAIResponses, Skipped
+from ._argmend import Anthropic, CallDone, CallStarted, Field, OpenAIChat, OpenAIResponses, Skipped, Text
 
 #: What ``push`` and ``finish`` return a list of.
 Event = Union[CallStarted, Field, CallDone, Skipped]
+
+#: What :class:`argmend.CallParser`'s ``feed`` and ``finish`` return a list
+#: of: the adapters' events, and the text outside the calls.
+ParserEvent = Union[Text, CallStarted, Field, CallDone, Skipped]
 
 #: Any of the adapters.
 Adapter = Union[OpenAIChat, OpenAIResponses, Anthropic]
@@ -72,5 +80,7 @@ __all__ = [
     "Field",
     "OpenAIChat",
     "OpenAIResponses",
+    "ParserEvent",
     "Skipped",
+    "Text",
 ]

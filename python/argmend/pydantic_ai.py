@@ -60,6 +60,9 @@ ADVICE = {
     "early_close": 'Put nothing after the closing brace of the arguments, and escape every quote inside a string value as \\".',
     "newline_boundary": "Separate the members of an object with commas.",
     "duplicate_key": "Give each key once.",
+    "closers_matched": "Close every object and array once, innermost first.",
+    "opener_supplied": "Open every object with { and every array with [.",
+    "restart": "Write the arguments once, as one JSON object, without starting again.",
 }
 DEFAULT_ADVICE = "Write that part as strict JSON."
 # Bytes of input shown on each side of a doubt.

@@ -17,7 +17,7 @@ use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
 use serde_json::Value;
 
 use crate::call_events::{CallEnd, FieldEvent};
-use crate::events::{CallDone, CallStarted, Field, Skipped};
+use crate::events::{CallDone, CallStarted, Field, Live, Skipped, Text};
 use crate::live::{ToolsForm, call_options, finished, lock, text_to_py};
 use crate::python_json;
 
@@ -256,7 +256,7 @@ impl Core {
                     slot.id.clone_from(&id);
                     slot.name.clone_from(&name);
                     let event = CallStarted {
-                        core: Arc::clone(self),
+                        core: Arc::clone(self) as Arc<dyn Live>,
                         call,
                         id,
                         name,
@@ -266,7 +266,7 @@ impl Core {
                 ClientEvent::Field { call, event } => {
                     let (id, name) = state.id_and_name(call);
                     let event = Field {
-                        core: Arc::clone(self),
+                        core: Arc::clone(self) as Arc<dyn Live>,
                         call,
                         id,
                         name,
@@ -302,7 +302,7 @@ impl Core {
 
     /// The call's value now: its snapshot while it streams, its final
     /// arguments once it has ended.
-    pub(crate) fn value<'py>(&self, py: Python<'py>, call: usize) -> PyResult<Bound<'py, PyAny>> {
+    fn call_value<'py>(&self, py: Python<'py>, call: usize) -> PyResult<Bound<'py, PyAny>> {
         let state = lock(&self.state, self.format.class())?;
         if call >= state.calls.len() {
             return Err(PyIndexError::new_err(format!(
@@ -433,7 +433,7 @@ macro_rules! adapter_class {
             /// the call's number (the `call` of its events); `IndexError` for
             /// one not seen.
             fn value<'py>(&self, py: Python<'py>, call: usize) -> PyResult<Bound<'py, PyAny>> {
-                self.core.value(py, call)
+                self.core.call_value(py, call)
             }
 
             /// The call's snapshot as JSON text while it is open; `None` once
@@ -577,7 +577,14 @@ adapter_class!(
 );
 
 /// Register the adapters and their events.
+impl Live for Core {
+    fn value<'py>(&self, py: Python<'py>, call: usize) -> PyResult<Bound<'py, PyAny>> {
+        self.call_value(py, call)
+    }
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Text>()?;
     m.add_class::<OpenAIChat>()?;
     m.add_class::<OpenAIResponses>()?;
     m.add_class::<Anthropic>()?;

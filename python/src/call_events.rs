@@ -24,7 +24,7 @@ use crate::outcome::{Doubt, Fix, doubts};
 /// >>> call = argmend.ToolCallStream("read_file")
 /// >>> [(e.kind, e.path) for e in call.feed('{"path": "a.').events]
 /// [('started', ''), ('started', '/path'), ('delta', '/path')]
-/// >>> event = call.feed('py"}').events[-2]
+/// >>> event = call.feed('py"}').events[-1]
 /// >>> event.kind, event.path, event.value
 /// ('field_done', '/path', 'a.py')
 /// >>> event.to_dict()

@@ -10,7 +10,12 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde_json::Value;
 
-use crate::adapters::Core;
+/// Where an event reads its call's value when asked: an SDK adapter's
+/// state, or a `CallParser`'s.
+pub(crate) trait Live: Send + Sync {
+    /// The call's value now: its arguments so far, or its final ones.
+    fn value<'py>(&self, py: Python<'py>, call: usize) -> PyResult<Bound<'py, PyAny>>;
+}
 use crate::call_events::{CallEnd, FieldEvent};
 use crate::live::value_to_py;
 
@@ -20,7 +25,7 @@ use crate::live::value_to_py;
 /// (read from it when asked).
 #[pyclass(module = "argmend.adapters", frozen)]
 pub(crate) struct CallStarted {
-    pub(crate) core: Arc<Core>,
+    pub(crate) core: Arc<dyn Live>,
     #[pyo3(get)]
     pub(crate) call: usize,
     #[pyo3(get)]
@@ -71,7 +76,7 @@ impl CallStarted {
 /// from it when asked); `event.value` is the one field's final value.
 #[pyclass(module = "argmend.adapters", frozen)]
 pub(crate) struct Field {
-    pub(crate) core: Arc<Core>,
+    pub(crate) core: Arc<dyn Live>,
     #[pyo3(get)]
     pub(crate) call: usize,
     #[pyo3(get)]
@@ -210,6 +215,34 @@ impl Skipped {
             py_repr(self.id.as_deref()),
             py_repr(self.name.as_deref())
         )
+    }
+}
+
+/// Text outside the calls, as a :class:`argmend.CallParser` found it in the
+/// model's output (``text``), to show as it comes.
+#[pyclass(module = "argmend.adapters", frozen)]
+pub(crate) struct Text {
+    #[pyo3(get)]
+    pub(crate) text: String,
+}
+
+#[pymethods]
+impl Text {
+    #[classattr]
+    fn __match_args__() -> (&'static str,) {
+        ("text",)
+    }
+
+    /// `{"event": "text", "text"}`.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("event", "text")?;
+        dict.set_item("text", &self.text)?;
+        Ok(dict)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Text({:?})", self.text)
     }
 }
 

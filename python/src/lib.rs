@@ -20,6 +20,7 @@ mod input;
 mod live;
 mod many;
 mod outcome;
+mod parser;
 mod stream;
 
 use argmend::{Options, ToolOptions};
@@ -368,6 +369,8 @@ fn json_scalar(item: &Bound<'_, PyAny>, what: &str) -> PyResult<serde_json::Valu
 /// Streaming repair of broken JSON in LLM tool-call arguments.
 #[pymodule]
 fn _argmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The package's version (python/Cargo.toml, the same as pyproject.toml's).
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("Error", m.py().get_type::<Error>())?;
     m.add_function(wrap_pyfunction!(repair, m)?)?;
     m.add_function(wrap_pyfunction!(normalize_tool_args, m)?)?;
@@ -389,6 +392,7 @@ fn _argmend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<call_events::ArgsUpdate>()?;
     m.add_class::<call_events::FieldEvent>()?;
     m.add_class::<call_events::CallEnd>()?;
+    m.add_class::<parser::CallParser>()?;
     adapters::register(m)?;
     Ok(())
 }

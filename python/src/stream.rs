@@ -31,8 +31,8 @@ use crate::{json_loads, limit_error, maybe_detached, options, schema_value};
 /// '{"path": "a.py", "content": "print(1)'
 /// >>> r.snapshot()
 /// '{"path": "a.py", "content": "print(1)"}'
-/// >>> r.feed('\\n", append: Tru')
-/// '\\n", "append":'
+/// >>> r.feed('\\n", append: True,')
+/// '\\n", "append": true'
 /// >>> r.finish().text
 /// '{"path": "a.py", "content": "print(1)\\n", "append": true}'
 #[pyclass(module = "argmend", frozen)]

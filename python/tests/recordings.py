@@ -1,5 +1,4 @@
-"""The recorded model streams of ``corpus/model_streams``, as the HTTP bodies
-an API sends, for the SDK tests (``test_sdk_streams.py``) and the README's
+"""The recorded model streams, as the HTTP bodies an API sends, for the SDK tests (``test_sdk_streams.py``) and the README's
 examples (``test_readme.py``).
 
 Two kinds of recording:
@@ -9,8 +8,9 @@ Two kinds of recording:
   ``ClientEvent.to_json()`` per line). Served as the API would: ``data:``
   lines, with an ``event: <type>`` line before each for Anthropic and the
   Responses API, and ``data: [DONE]`` at the end of a Chat stream.
-- ``corpus/model_streams/sdk/<format>/*.sse``: the SDKs' own recorded bodies
-  (the README there says where each comes from), served byte for byte. Two
+- ``../shared/model_streams/sdk/<format>/*.sse``: the SDKs' own recorded
+  bodies (the README there says where each comes from; other projects'
+  data, so kept beside the checkout: ``shared_data.py``), served byte for byte. Two
   changes only, both what the real servers send: a file holding several
   recorded responses one after the other (a multi-step run) is served as one
   body per response, as a client would request them; and an Anthropic event
@@ -27,9 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, List, Optional
 
-# python/tests/ is <repo>/python/tests: the corpus is <repo>/corpus.
-REPO = Path(__file__).resolve().parents[2]
+import shared_data as shared
+
+REPO = shared.REPO
 STREAMS = REPO / "corpus" / "model_streams"
+# The shared folder of the SDKs' recordings, and what the tests need of it.
+SDK = "model_streams/sdk"
+SDK_WHAT = "the SDKs' recorded streams"
 FORMATS = ("openai_chat", "openai_responses", "anthropic")
 
 
@@ -98,15 +102,15 @@ def _jsonl_body(format: str, text: str) -> bytes:
 
 
 def recordings() -> List[Recording]:
-    """Every recording: the `.jsonl` streams, then the SDKs' own, by name."""
+    """Every recording: the `.jsonl` streams, then the SDKs' own, by name
+    (none when ``../shared/model_streams/sdk`` is missing: ``sdk_missing()``)."""
     out = []
     for format in FORMATS:
         text = (STREAMS / f"{format}.jsonl").read_text(encoding="utf-8")
         expected = [json.loads(line) for line in (STREAMS / f"{format}.events").read_text(encoding="utf-8").splitlines()]
         out.append(Recording(f"{format}.jsonl", format, _jsonl_body(format, text), expected))
-    # Committed by issue 27's SDK fixtures; where a checkout lacks them, the
-    # `.jsonl` streams above are still run.
-    for path in sorted((STREAMS / "sdk").glob("*/*.sse")):
+    sdk = shared.find(SDK)
+    for path in sorted(sdk.glob("*/*.sse") if sdk else []):
         if path.parent.name not in FORMATS:
             continue
         bodies = _bodies(path.parent.name, path.read_text(encoding="utf-8"))
@@ -114,6 +118,13 @@ def recordings() -> List[Recording]:
             suffix = f"#{n}" if len(bodies) > 1 else ""
             out.append(Recording(f"sdk/{path.parent.name}/{path.name}{suffix}", path.parent.name, body))
     return out
+
+
+def sdk_missing() -> bool:
+    """Whether the SDKs' recordings are missing (then a test parametrized
+    over the recordings gets one more parameter, ``None``, whose run skips
+    with the reason: ``shared_data.need(SDK, SDK_WHAT)``)."""
+    return shared.find(SDK) is None
 
 
 # ---------------------------------------------------------------------------

@@ -337,3 +337,64 @@ def test_the_readme_example_says_what_it_does():
             assert eval(code, scope) == expected, line
         checked += 1
     assert checked >= 6
+
+
+def test_a_dropped_second_value_takes_the_whitespace_before_it():
+    # Issue 41: it left `'{"a": 1} '`.
+    assert argmend.repair_json('{"a": 1} {"b": 2}') == '{"a": 1}'
+    assert argmend.repair('{"a": 1}\n\n[2]').text == '{"a": 1}'
+    # Whitespace after the only value is the input's own: kept, as in valid JSON.
+    assert argmend.repair('{"a": 1}\n').text == '{"a": 1}\n'
+
+
+def test_the_package_has_a_version():
+    import re
+    from pathlib import Path
+
+    # pyproject.toml's `version = "…"` (read by line: tomllib is 3.11+, the package 3.10+).
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    assert argmend.__version__ == re.search(r'^version = "([^"]+)"$', pyproject, re.M).group(1)
+
+
+def run_module(*args: str, stdin: bytes = b"") -> "subprocess.CompletedProcess[bytes]":
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "argmend", *args], input=stdin, capture_output=True, timeout=60)
+
+
+def test_python_dash_m_argmend_repairs_stdin_and_files(tmp_path):
+    done = run_module(stdin=b"{'a': 1, b: [1, 2,]} and more")
+    assert (done.returncode, done.stdout) == (0, b'{"a": 1, "b": [1, 2]}')
+    path = tmp_path / "call.txt"
+    path.write_text("main.go")
+    done = run_module("--tool", "read_file", "--fixes", str(path))
+    assert (done.returncode, done.stdout) == (0, b'{"file":"main.go"}')
+    assert done.stderr.decode().splitlines() == ['{"kind":"wrapped_value","offset":0}']
+    schema = tmp_path / "schema.json"
+    schema.write_text('{"type": "object", "properties": {"n": {"type": "integer"}}}')
+    done = run_module("--schema", str(schema), stdin=b"{n: '5'}")
+    assert (done.returncode, json.loads(done.stdout)) == (0, {"n": 5})
+
+
+def test_python_dash_m_argmend_fails_as_the_cli_does():
+    done = run_module(stdin=b"   ")
+    assert done.returncode == 1 and done.stdout == b""
+    assert done.stderr.startswith(b"python -m argmend: not JSON: ")
+    assert run_module("--no-such-flag").returncode == 2
+    assert run_module("/no/such/file").returncode == 2
+    done = run_module("--version")
+    assert (done.returncode, done.stdout.decode().strip()) == (0, f"argmend {argmend.__version__}")
+    assert b"usage: python -m argmend" in run_module("--help").stdout
+
+
+def test_the_benchmark_prints_its_help_without_running():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[1] / "bench.py"
+    done = subprocess.run([sys.executable, str(bench), "--help"], capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(b"usage: python python/bench.py")
+    assert b"--batches" in done.stdout and b"| what |" not in done.stdout

@@ -1,7 +1,8 @@
 """Issue 27: the adapters fed the official SDKs' own stream objects.
 
 Each recorded stream (``recordings.py``: the ``.jsonl`` streams and the SDKs'
-own fixtures under ``corpus/model_streams/sdk``) is served through
+own fixtures under ``../shared/model_streams/sdk``, skipped with the reason
+when that folder is missing) is served through
 ``httpx2.MockTransport`` to a real ``openai.OpenAI`` / ``anthropic.Anthropic``
 client (and to ``AsyncOpenAI`` / ``AsyncAnthropic``). The stream objects the
 SDK yields go to ``argmend.openai.tool_calls`` / ``argmend.anthropic.tool_calls``
@@ -37,7 +38,8 @@ from dataclasses import dataclass, field
 from typing import Any, List, Optional
 
 import pytest
-from recordings import Recording, anthropic_client, openai_client, recordings
+import shared_data as shared
+from recordings import SDK, SDK_WHAT, Recording, anthropic_client, openai_client, recordings, sdk_missing
 
 import argmend.anthropic
 import argmend.openai
@@ -48,6 +50,19 @@ anthropic = pytest.importorskip("anthropic")
 jiter = pytest.importorskip("jiter")
 
 RECORDINGS = recordings()
+# The parameters of the tests run once per recording: without the SDKs'
+# recordings, one more, None, which skips and says why.
+PER_RECORDING = RECORDINGS + ([None] if sdk_missing() else [])
+
+
+def recording_id(recording: Recording | None) -> str:
+    return "sdk" if recording is None else str(recording)
+
+
+def need_sdk(recording: Recording | None) -> None:
+    """Skips the run for the missing SDK recordings (``recording`` is None)."""
+    if recording is None:
+        shared.need(SDK, SDK_WHAT)
 MESSAGES = [{"role": "user", "content": "What's the weather?"}]
 
 
@@ -310,13 +325,15 @@ def check(recording: Recording, run: Run) -> None:
         assert event.value is event.end.args
 
 
-@pytest.mark.parametrize("recording", RECORDINGS, ids=str)
+@pytest.mark.parametrize("recording", PER_RECORDING, ids=recording_id)
 def test_sync_sdk_stream(recording):
+    need_sdk(recording)
     check(recording, replay_sync(recording))
 
 
-@pytest.mark.parametrize("recording", RECORDINGS, ids=str)
+@pytest.mark.parametrize("recording", PER_RECORDING, ids=recording_id)
 def test_async_sdk_stream(recording):
+    need_sdk(recording)
     run = asyncio.run(replay_async(recording))
     check(recording, run)
     # The same events as the sync client's.

@@ -53,6 +53,8 @@ pub struct ArgsStream {
     call: usize,
     /// Whether any mended text reached the walker while the call streamed.
     walked: bool,
+    /// Whether any `ArgsJson` text went out.
+    json_sent: bool,
 }
 
 impl ArgsStream {
@@ -72,6 +74,7 @@ impl ArgsStream {
             walker: Walker::for_events(),
             call,
             walked: false,
+            json_sent: false,
         }
     }
 
@@ -89,6 +92,13 @@ impl ArgsStream {
 
     pub(super) fn feed_into(&mut self, chunk: &[u8], events: &mut Vec<Event>) {
         let committed = self.normalizer.feed(chunk);
+        if !committed.is_empty() {
+            self.json_sent = true;
+            events.push(Event::ArgsJson {
+                call: self.call,
+                json: committed.to_owned(),
+            });
+        }
         let mut chunk = std::borrow::Cow::Borrowed(chunk);
         if !self.decided {
             match chunk.iter().find(|b| !b.is_ascii_whitespace()) {
@@ -129,6 +139,17 @@ impl ArgsStream {
 
     pub(super) fn finish_into(mut self, events: &mut Vec<Event>) {
         let (normalized, tail) = self.normalizer.finish_with_tail();
+        let last_json = if !self.json_sent && tail.is_empty() {
+            normalized.text()
+        } else {
+            &tail
+        };
+        if normalized.verdict() != Verdict::NotJson && !last_json.is_empty() {
+            events.push(Event::ArgsJson {
+                call: self.call,
+                json: last_json.to_owned(),
+            });
+        }
         if let Some(engine) = self.fenced.take() {
             if let Ok(outcome) = engine.finish() {
                 // With `Retain::Unreturned` the outcome is only what `feed`
@@ -161,6 +182,7 @@ impl ArgsStream {
             .any(|fix| matches!(fix.kind, ToolFixKind::Repair(kind) if kind.is_truncation()));
         events.push(Event::CallReady {
             call: self.call,
+            verdict: normalized.verdict(),
             strategy: normalized.strategy(),
             fixes: normalized.fixes().to_vec(),
             doubts: normalized.doubts().to_vec(),

@@ -1,24 +1,39 @@
 //! Running tools: a name → tool table, the envelope normalized first, a
-//! workspace, an output cap and a time limit per call.
+//! workspace, an output cap, a time limit and a cancellation token per
+//! call, and a bound on the calls running at once.
 
 use std::collections::HashMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
 use crate::normalize::{Strategy, ToolFix, ToolFixKind, ToolOptions, normalize_tool_args_with};
 use crate::repair::{Doubt, Verdict};
 use crate::tools::Workspace;
+use crate::tools::deadline::{self, CancelToken};
 
 /// The default output cap per call, in bytes.
 pub const DEFAULT_OUTPUT_CAP: usize = 64 * 1024;
 /// The default time limit per call.
 pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(30);
+
+/// How long a call's answer waits, once its token has expired, for the
+/// tool's thread to see it and end: the tools' loops check their token every
+/// few microseconds to milliseconds, so the answer comes when the work has
+/// stopped; a tool that never checks is answered anyway (its thread keeps
+/// its place in the pool until it ends).
+const GRACE: Duration = Duration::from_millis(100);
+
+/// What a call that never started is told.
+const BEFORE_START: &str = " before it started, while other calls ran; ask again";
+
+/// How often a waiting caller looks at its token (a cancel has no wake-up).
+const POLL: Duration = Duration::from_millis(10);
 
 /// What a call does to the workspace, so the dispatcher knows what may run
 /// side by side.
@@ -232,9 +247,13 @@ impl fmt::Display for ToolResult {
 /// [`with_tool`](Self::with_tool). The dispatcher is `Sync`: share it
 /// between threads and call [`run`](Self::run) from each. Calls that only
 /// read run side by side; calls that write the same file wait for each
-/// other. Each call runs on its own thread under a time limit, and its
-/// output is capped. A tool that fails, panics or runs out of time gives an
-/// error result; it never takes the caller down.
+/// other. Each call runs on a thread of its own under a time limit and a
+/// [`CancelToken`] ([`run_with`](Self::run_with)), and its output is capped.
+/// At most [`max_running`](Self::max_running) tool threads exist at once,
+/// counting those still ending after their answer; a call that cannot get
+/// one before its deadline is refused without starting. A tool that fails,
+/// panics or runs out of time gives an error result; it never takes the
+/// caller down.
 ///
 /// ```
 /// use argmend::Dispatcher;
@@ -252,8 +271,55 @@ pub struct Dispatcher {
     options: ToolOptions,
     output_cap: usize,
     time_limit: Duration,
-    /// One lock per file being written.
-    writes: Mutex<HashMap<String, Arc<Mutex<()>>>>,
+    max_running: usize,
+    /// The tool threads alive, from their start to their real end.
+    running: Arc<Running>,
+}
+
+/// A count of tool threads and the condition a call waits on for one.
+#[derive(Default)]
+struct Running {
+    n: Mutex<usize>,
+    ended: Condvar,
+}
+
+/// A tool thread's place in the pool, given back when the thread ends.
+struct Place(Arc<Running>);
+
+impl Running {
+    /// Take a place once fewer than `max` threads run, or `None` once
+    /// `token` expires first.
+    fn enter(running: &Arc<Running>, max: usize, token: &CancelToken) -> Option<Place> {
+        let mut n = running.n.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if *n < max {
+                *n += 1;
+                return Some(Place(Arc::clone(running)));
+            }
+            if token.is_expired() {
+                return None;
+            }
+            n = running
+                .ended
+                .wait_timeout(n, POLL)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let mut n = self.0.n.lock().unwrap_or_else(PoisonError::into_inner);
+        *n = n.saturating_sub(1);
+        drop(n);
+        self.0.ended.notify_one();
+    }
+}
+
+/// One per core, 2 to 4: the servers' own worker count.
+fn default_max_running() -> usize {
+    thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 4))
 }
 
 impl fmt::Debug for Dispatcher {
@@ -265,6 +331,7 @@ impl fmt::Debug for Dispatcher {
             .field("tools", &names)
             .field("output_cap", &self.output_cap)
             .field("time_limit", &self.time_limit)
+            .field("max_running", &self.max_running)
             .finish()
     }
 }
@@ -279,7 +346,8 @@ impl Dispatcher {
             options: ToolOptions::default(),
             output_cap: DEFAULT_OUTPUT_CAP,
             time_limit: DEFAULT_TIME_LIMIT,
-            writes: Mutex::new(HashMap::new()),
+            max_running: default_max_running(),
+            running: Arc::default(),
         }
         .with_tool("@json", JsonTool)
         .with_tool("@diff", DiffTool)
@@ -303,6 +371,11 @@ impl Dispatcher {
 
         /// Give each call at most this long (default [`DEFAULT_TIME_LIMIT`]).
         time_limit(time_limit): Duration;
+
+        /// Run at most this many tool threads at once (default: one per
+        /// core, 2 to 4), counting those still ending after an "out of time"
+        /// answer; more calls wait, each until its deadline.
+        max_running(max_running): usize;
     }
 
     /// The workspace every path is confined to.
@@ -333,6 +406,31 @@ impl Dispatcher {
     /// Run a call to `name` with raw arguments (any text a model wrote:
     /// JSON, broken JSON, a command line); they are normalized first.
     pub fn run(&self, name: &str, raw_args: &str) -> ToolResult {
+        self.run_with(name, raw_args, &CancelToken::new())
+    }
+
+    /// [`run`](Self::run) under `token`: the call ends when the token is
+    /// cancelled or its deadline passes, whichever comes before the time
+    /// limit (counted from now). A token that has expired already, or that
+    /// expires while the call waits for a place to run, is answered "out of
+    /// time" without the tool starting.
+    ///
+    /// ```
+    /// use argmend::tools::Workspace;
+    /// use argmend::{CancelToken, Dispatcher};
+    /// let dispatcher = Dispatcher::new(Workspace::new(std::env::temp_dir()).unwrap());
+    /// let token = CancelToken::new();
+    /// token.cancel(); // e.g. the client withdrew the call
+    /// let result = dispatcher.run_with("@json", r#"get --text '{"a": 1}' --path a"#, &token);
+    /// assert!(!result.ok && result.output.contains("cancelled"), "{}", result.output);
+    /// ```
+    pub fn run_with(&self, name: &str, raw_args: &str, token: &CancelToken) -> ToolResult {
+        // Work queued past its deadline is refused before even its
+        // arguments are read.
+        if token.is_expired() {
+            let error = self.stopped(name, token, BEFORE_START);
+            return self.error(error, None, Vec::new(), Vec::new());
+        }
         let Some(tool) = self.tools.get(name) else {
             let names = self.tool_names().join(", ");
             return self.error(
@@ -370,7 +468,7 @@ impl Dispatcher {
         if self.options.tool_map().takes_subcommands(name) {
             self.mend_envelope(name, raw_args, &mut args, &mut fixes, &mut doubts);
         }
-        match self.execute(name, Arc::clone(tool), args) {
+        match self.execute(name, Arc::clone(tool), args, token) {
             Ok(output) => ToolResult {
                 ok: true,
                 output: cap(output, self.output_cap),
@@ -385,9 +483,14 @@ impl Dispatcher {
 
     /// Run a call whose arguments are already a JSON value.
     pub fn run_value(&self, name: &str, args: &Value) -> ToolResult {
+        self.run_value_with(name, args, &CancelToken::new())
+    }
+
+    /// [`run_value`](Self::run_value) under `token` (see [`run_with`](Self::run_with)).
+    pub fn run_value_with(&self, name: &str, args: &Value, token: &CancelToken) -> ToolResult {
         match args {
-            Value::String(text) => self.run(name, text),
-            other => self.run(name, &other.to_string()),
+            Value::String(text) => self.run_with(name, text, token),
+            other => self.run_with(name, &other.to_string(), token),
         }
     }
 
@@ -427,8 +530,14 @@ impl Dispatcher {
                     kind: ToolFixKind::UnwrappedString,
                     offset: at("args"),
                 });
-                // The inner text's offsets are not the call's: like the fix,
-                // each doubt points at the `args` member that held the text.
+                // The repairs inside the text (a quoted key, a trailing
+                // comma…) are reported too. Its offsets are not the call's:
+                // like the fix, each repair and doubt points at the `args`
+                // member that held the text.
+                fixes.extend(outcome.fixes().iter().map(|fix| ToolFix {
+                    kind: ToolFixKind::Repair(fix.kind),
+                    offset: at("args"),
+                }));
                 doubts.extend(outcome.doubts().iter().map(|doubt| Doubt {
                     kind: doubt.kind,
                     offset: at("args"),
@@ -471,51 +580,109 @@ impl Dispatcher {
         }
     }
 
-    fn execute(&self, name: &str, tool: Arc<dyn Tool>, args: Value) -> Result<String, ToolError> {
+    /// Why a call whose token expired got no answer: cancelled, or out of
+    /// time (`when` says at which stage, and what to do).
+    fn stopped(&self, name: &str, token: &CancelToken, when: &str) -> ToolError {
+        ToolError::new(
+            ToolErrorKind::Failed,
+            if token.is_cancelled() {
+                format!("`{name}` was cancelled")
+            } else {
+                format!(
+                    "`{name}` ran out of time after {} ms{when}",
+                    self.time_limit.as_millis()
+                )
+            },
+        )
+    }
+
+    fn execute(
+        &self,
+        name: &str,
+        tool: Arc<dyn Tool>,
+        args: Value,
+        token: &CancelToken,
+    ) -> Result<String, ToolError> {
         let failed = |message: String| ToolError::new(ToolErrorKind::Failed, message);
-        let lock = match tool.access(&args) {
-            Access::Read => None,
-            Access::Write(file) => {
-                let key = match self.workspace.resolve(&file) {
-                    Ok(path) => path.display().to_string(),
-                    Err(error) => return Err(ToolError::from(error.to_string())),
-                };
-                let mut writes = self.writes.lock().unwrap_or_else(PoisonError::into_inner);
-                Some(Arc::clone(writes.entry(key).or_default()))
-            }
+        let token = token.child(Instant::now().checked_add(self.time_limit));
+        let out_of_time = |token: &CancelToken, when: &str| self.stopped(name, token, when);
+        // Work queued past its deadline is refused without starting.
+        if token.is_expired() {
+            return Err(out_of_time(&token, BEFORE_START));
+        }
+        let Some(place) = Running::enter(&self.running, self.max_running.max(1), &token) else {
+            return Err(out_of_time(&token, BEFORE_START));
         };
+        let access = tool.access(&args);
         let workspace = Arc::clone(&self.workspace);
-        let deadline = std::time::Instant::now().checked_add(self.time_limit);
         let (send, receive) = mpsc::channel();
+        let thread_token = token.clone();
+        let waited = out_of_time(
+            &token,
+            " while another write of the same file ran; ask again",
+        )
+        .message;
         let spawned = thread::Builder::new()
             .name(format!("argmend-tool-{name}"))
             .spawn(move || {
-                // The lock is held on the tool's thread, so a write that runs
-                // out of time still keeps its file until it really ends.
-                let _guard = lock
-                    .as_ref()
-                    .map(|lock| lock.lock().unwrap_or_else(PoisonError::into_inner));
-                // The tool's long loops stop once the caller stops waiting.
-                let _deadline = crate::tools::deadline::scope(deadline);
-                let result = catch_unwind(AssertUnwindSafe(|| tool.run(&workspace, &args)));
+                // The place is given back when this thread ends, not when
+                // its caller stops waiting: timed-out work cannot pile up.
+                let _place = place;
+                // The tool's long loops stop once the token expires; so does
+                // the path walk of a write's lock, which runs here, under
+                // the deadline (a 2 MB path took seconds before it).
+                let _scope = deadline::scope_token(Some(thread_token.clone()));
+                let result = catch_unwind(AssertUnwindSafe(|| {
+                    // The lock is held on the tool's thread, so a write that
+                    // runs out of time still keeps its file until it ends.
+                    let _lock = match access {
+                        Access::Read => None,
+                        Access::Write(file) => {
+                            let key = workspace
+                                .resolve(&file)
+                                .map_err(|error| ToolError::from(error.to_string()))?;
+                            match workspace.lock_until(vec![key], &thread_token) {
+                                Some(lock) => Some(lock),
+                                None => return Err(ToolError::new(ToolErrorKind::Failed, waited)),
+                            }
+                        }
+                    };
+                    tool.run(&workspace, &args)
+                }));
                 // The caller may have stopped waiting (time limit).
                 let _ = send.send(result);
             });
         if let Err(error) = spawned {
             return Err(failed(format!("`{name}` could not start: {error}")));
         }
-        match receive.recv_timeout(self.time_limit) {
-            Ok(Ok(result)) => result,
-            Ok(Err(_)) => Err(failed(format!(
+        // Wait for the answer; once the token has expired, a little longer,
+        // so the answer comes when the work has stopped.
+        let mut expired_at: Option<Instant> = None;
+        let received = loop {
+            let wait = match expired_at {
+                Some(at) => GRACE.saturating_sub(at.elapsed()),
+                None => token.deadline().map_or(POLL, |d| {
+                    d.saturating_duration_since(Instant::now()).min(POLL)
+                }),
+            };
+            match receive.recv_timeout(wait) {
+                Ok(result) => break Some(result),
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(failed(format!("`{name}` failed unexpectedly")));
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => match expired_at {
+                    Some(_) => break None,
+                    None if token.is_expired() => expired_at = Some(Instant::now()),
+                    None => {}
+                },
+            }
+        };
+        match received {
+            Some(Ok(result)) if !token.is_cancelled() => result,
+            Some(Ok(_)) | None => Err(out_of_time(&token, "; ask for less")),
+            Some(Err(_)) => Err(failed(format!(
                 "`{name}` failed unexpectedly (it panicked)"
             ))),
-            Err(mpsc::RecvTimeoutError::Timeout) => Err(failed(format!(
-                "`{name}` ran out of time after {} ms; ask for less",
-                self.time_limit.as_millis()
-            ))),
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                Err(failed(format!("`{name}` failed unexpectedly")))
-            }
         }
     }
 }

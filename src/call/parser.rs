@@ -2,13 +2,14 @@
 
 use self::tag::Attr;
 use super::Event;
+use super::format::{Format, FormatParser};
 use super::scan::{Action, HEAD_LOOKAHEAD, Head, ObjectScanner, ValueScanner, classify_head};
 use crate::normalize::ToolOptions;
 
-mod call;
+mod detect;
 mod tag;
 
-use self::call::{Call, MAX_RAW};
+use super::pending::{Call, MAX_RAW, incomplete_utf8_tail};
 
 /// How many whitespace bytes a lookahead (`{ "tool_call"`, a closing tag
 /// after `/>`) may skip before it gives up. Measured in input bytes, so the
@@ -52,6 +53,10 @@ enum State {
     BodyStart {
         close: &'static [u8],
     },
+    /// The body of `<tool_call>` starts with something else than a call
+    /// object: its bytes so far, while they may still tell another format
+    /// (`<function=…`: Qwen3-Coder; `get_weather\n<arg_key>`: GLM).
+    Probe(Vec<u8>),
     /// The body of `<tool_call name="…">…</tool_call>`; without a name the
     /// body is an object holding name and arguments.
     Body {
@@ -117,6 +122,14 @@ pub struct CallParser {
     /// The sequence the current call object belongs to, if any.
     sequence: Option<Sequence>,
     events: Vec<Event>,
+    /// The format's machine, once a format is chosen or told by the text:
+    /// every byte goes to it.
+    format: Option<Box<FormatParser>>,
+    /// Whether the current sequence has read nothing since its marker
+    /// (`[TOOL_CALLS]` then a name is Mistral's v11 form).
+    fresh_sequence: bool,
+    /// The whitespace read since that marker.
+    fresh_spaces: Vec<u8>,
 }
 
 impl Default for CallParser {
@@ -142,13 +155,35 @@ impl CallParser {
             calls: 0,
             sequence: None,
             events: Vec::new(),
+            format: None,
+            fresh_sequence: false,
+            fresh_spaces: Vec::new(),
         }
+    }
+
+    /// A parser for one wire format (`Format::from_name("qwen3_coder")`):
+    /// only that format's calls are read, and its arguments are turned into
+    /// JSON typed by the tool's schema in `options` (from
+    /// [`ToolMap::from_openai_tools`](crate::ToolMap::from_openai_tools)).
+    pub fn with_format(format: Format, options: ToolOptions) -> Self {
+        let mut parser = CallParser::with_options(options.clone());
+        parser.format = Some(Box::new(FormatParser::new(format.spec(), options, 0)));
+        parser
     }
 
     /// Feed the next chunk of model output; returns the events it completed.
     pub fn feed(&mut self, chunk: &[u8]) -> Vec<Event> {
+        if let Some(format) = &mut self.format {
+            return format.feed(chunk);
+        }
         let mut i = 0;
         while i < chunk.len() {
+            if let Some(format) = &mut self.format {
+                // The text told its format: the rest of the stream is its.
+                let events = format.feed(&chunk[i..]);
+                self.events.extend(events);
+                return std::mem::take(&mut self.events);
+            }
             if matches!(self.state, State::Text) {
                 // Run through plain text to the next byte that may open a call.
                 match memchr::memchr3(b'<', b'{', b'[', &chunk[i..]) {
@@ -187,6 +222,10 @@ impl CallParser {
 
     /// End the input: a call cut off is completed, held text handed out.
     pub fn finish(mut self) -> Vec<Event> {
+        if let Some(format) = self.format.take() {
+            self.events.extend(format.finish());
+            return self.events;
+        }
         let held = std::mem::take(&mut self.held);
         match std::mem::replace(&mut self.state, State::Text) {
             State::Text
@@ -211,6 +250,13 @@ impl CallParser {
                     self.calls -= 1;
                     self.text.extend_from_slice(&call.raw);
                 }
+            }
+            State::Probe(bytes) => {
+                if let Some(call) = self.call.take() {
+                    self.calls -= 1;
+                    self.text.extend_from_slice(&call.raw);
+                }
+                self.text.extend_from_slice(&bytes);
             }
         }
         self.end_call_with(false);
@@ -297,6 +343,8 @@ impl CallParser {
         self.held.clear();
         self.flush_text(true);
         self.sequence = Some(sequence);
+        self.fresh_sequence = true;
+        self.fresh_spaces.clear();
         self.state = State::Between(sequence);
     }
 
@@ -336,7 +384,19 @@ impl CallParser {
             }
             State::Between(sequence) => {
                 let sequence = *sequence;
+                let fresh = std::mem::take(&mut self.fresh_sequence);
                 match b {
+                    b if fresh && sequence == Sequence::List && detect::starts_name(b) => {
+                        // `[TOOL_CALLS]name{…}`: Mistral's v11 form.
+                        self.detected_mistral_v11(b);
+                    }
+                    b if fresh
+                        && b.is_ascii_whitespace()
+                        && self.fresh_spaces.len() < LOOKAHEAD =>
+                    {
+                        self.fresh_sequence = true;
+                        self.fresh_spaces.push(b);
+                    }
                     b'{' => {
                         self.start_call();
                         if let Some(call) = &mut self.call {
@@ -391,6 +451,9 @@ impl CallParser {
                 let close = *close;
                 if b.is_ascii_whitespace() {
                     self.keep_raw(b);
+                } else if detect::may_tell_format(b) {
+                    self.state = State::Probe(Vec::new());
+                    self.probe(b);
                 } else if b == b'{' {
                     if let Some(call) = &mut self.call {
                         call.raw = Vec::new();
@@ -406,6 +469,7 @@ impl CallParser {
                     self.call_was_text(b);
                 }
             }
+            State::Probe(_) => self.probe(b),
             State::Body { .. } => self.body(b),
             State::Object(scanner) => {
                 let action = scanner.step(b);
@@ -454,7 +518,16 @@ impl CallParser {
             self.enter_sequence(Sequence::PythonTag);
             return;
         }
-        if !TOOL_CALL.starts_with(&self.held) && !PYTHON_TAG.starts_with(&self.held) {
+        let told = detect::marker(&self.held);
+        if let crate::call::format::Marker::Whole(format) = told {
+            let held = std::mem::take(&mut self.held);
+            self.detected(format, held);
+            return;
+        }
+        if !TOOL_CALL.starts_with(&self.held)
+            && !PYTHON_TAG.starts_with(&self.held)
+            && told == crate::call::format::Marker::No
+        {
             self.held.pop();
             self.give_up(b);
         }
@@ -543,22 +616,6 @@ impl CallParser {
         }
         if action == Action::Args {
             self.arg_byte(b);
-        }
-    }
-}
-
-/// How many bytes at the end of `bytes` are an incomplete UTF-8 sequence.
-fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
-    match std::str::from_utf8(bytes) {
-        Ok(_) => 0,
-        Err(error) if error.error_len().is_none() => bytes.len() - error.valid_up_to(),
-        Err(_) => {
-            // Invalid bytes somewhere: only hold back a tail that could
-            // still become a character.
-            let start = bytes.len().saturating_sub(3);
-            (start..bytes.len())
-                .find(|&i| bytes[i] >= 0xC0 && std::str::from_utf8(&bytes[i..]).is_err())
-                .map_or(0, |i| bytes.len() - i)
         }
     }
 }

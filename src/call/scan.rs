@@ -133,7 +133,7 @@ impl ValueScanner {
 
 /// Keys that hold the tool's name in the object form.
 pub(super) fn is_name_key(key: &[u8]) -> bool {
-    matches!(key, b"tool_call" | b"name" | b"tool")
+    matches!(key, b"tool_call" | b"name" | b"tool" | b"tool_name")
 }
 
 /// Keys that hold the arguments in the object form.
@@ -180,6 +180,17 @@ pub(super) struct ObjectScanner {
     value: ValueScanner,
     name: Vec<u8>,
     name_ready: bool,
+    shape: Shape,
+}
+
+/// Where a call object keeps its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// In a member (`"name": …`), the arguments in another.
+    Fields,
+    /// As the key of its one member, whose value is the arguments
+    /// (`{"get_weather": {…}}`, Apertus).
+    Keyed,
 }
 
 impl ObjectScanner {
@@ -191,6 +202,16 @@ impl ObjectScanner {
             value: ValueScanner::default(),
             name: Vec::new(),
             name_ready: false,
+            shape: Shape::Fields,
+        }
+    }
+
+    /// A scanner just after the `{` of an object whose one key is the
+    /// tool's name (`{"get_weather": {"city": "Paris"}}`).
+    pub(super) fn keyed() -> Self {
+        ObjectScanner {
+            shape: Shape::Keyed,
+            ..ObjectScanner::new()
         }
     }
 
@@ -277,7 +298,16 @@ impl ObjectScanner {
                 // The key as `doc/` decodes a string body, so `"n\u0061me"`
                 // is `name` here as it is to `@json`.
                 let key = decode_body(&self.key);
-                let target = if is_name_key(key.as_bytes()) {
+                let target = if self.shape == Shape::Keyed {
+                    if self.name_ready || !self.name.is_empty() {
+                        Target::Skip
+                    } else {
+                        // The key is the name; the value, the arguments.
+                        self.name = key.into_bytes();
+                        self.name_ready = true;
+                        Target::Args
+                    }
+                } else if is_name_key(key.as_bytes()) {
                     self.name.clear();
                     Target::Name
                 } else if is_args_key(key.as_bytes()) {

@@ -10,7 +10,7 @@ use argmend::tools::Workspace;
 use argmend::tools::diff::{self, Answer, DiffOptions, Mode};
 use clap::Subcommand;
 
-use super::tool_command::{Asked, Command, EXIT_ERROR, ToolArgs, fail, print, refused};
+use super::shared::tool_command::{Asked, Command, EXIT_ERROR, ToolArgs, fail, print, refused};
 
 /// Shown under `argmend diff --help`.
 pub(super) const HELP: &str = "\

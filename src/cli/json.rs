@@ -10,7 +10,7 @@ use argmend::tools::Workspace;
 use argmend::tools::json::{self, Answer, Layout, Query, Source};
 use clap::{Args, Subcommand};
 
-use super::tool_command::{Asked, Command, EXIT_REFUSED, ToolArgs, print, refused};
+use super::shared::tool_command::{Asked, Command, EXIT_REFUSED, ToolArgs, print, refused};
 
 /// Shown under `argmend json --help`.
 pub(super) const HELP: &str = "\

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::{EXIT_ERROR, report};
+use super::shared::failure::{EXIT_ERROR, report};
 
 /// Shown under `argmend quotes --help`.
 macro_rules! quotes_help {

@@ -162,6 +162,18 @@ impl ToolOptions {
         self.repair
     }
 
+    /// These options with no schema and an empty tool table, for arguments
+    /// already typed as they were written (the call parser writes the JSON
+    /// of an XML or Python call itself): nothing is coerced again.
+    pub(crate) fn without_schema(&self) -> ToolOptions {
+        ToolOptions {
+            tools: ToolMap::empty(),
+            schema: None,
+            mode: self.mode,
+            repair: self.repair,
+        }
+    }
+
     /// The tool table in use.
     pub fn tool_map(&self) -> &ToolMap {
         &self.tools

@@ -176,18 +176,7 @@ fn object_start(bytes: &[u8], end: usize) -> Option<usize> {
     while k > floor {
         k -= 1;
         match bytes[k] {
-            b'"' if !escaped(bytes, k) => {
-                // Back to the string's opening quote.
-                loop {
-                    if k <= floor {
-                        return None;
-                    }
-                    k -= 1;
-                    if bytes[k] == b'"' && !escaped(bytes, k) {
-                        break;
-                    }
-                }
-            }
+            b'"' if !escaped(bytes, k) => k = string_start(bytes, k, floor)?,
             b'}' | b']' => depth += 1,
             b'{' if depth == 0 => return Some(k),
             b'[' if depth == 0 => return None,
@@ -198,8 +187,23 @@ fn object_start(bytes: &[u8], end: usize) -> Option<usize> {
     None
 }
 
+/// The opening quote of the output string whose closing quote is at `k`,
+/// looking no further back than `floor` (`None` past it). The output's
+/// strings are valid JSON, so an unescaped quote before `k` opens it.
+pub(super) fn string_start(bytes: &[u8], mut k: usize, floor: usize) -> Option<usize> {
+    loop {
+        if k <= floor {
+            return None;
+        }
+        k -= 1;
+        if bytes[k] == b'"' && !escaped(bytes, k) {
+            return Some(k);
+        }
+    }
+}
+
 /// Whether the quote at `k` is escaped (an odd number of backslashes before it).
-fn escaped(bytes: &[u8], k: usize) -> bool {
+pub(super) fn escaped(bytes: &[u8], k: usize) -> bool {
     bytes[..k].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1
 }
 

@@ -53,6 +53,17 @@ pub enum DoubtKind {
     /// A lone `\*` was read as a Markdown escape (`*`), though its backslash
     /// may be the text's own (a glob, a regex): `{"cmd": "ls \*.txt"}`.
     MarkdownEscape,
+    /// A run of closers fitted the open containers in more than one way, and
+    /// what follows it did not tell them apart: `[[{"a": 1], [2]]` (is `[2]`
+    /// an element of the inner array or of the outer one?).
+    ClosersMatched,
+    /// An opener was supplied because the siblings show one missing, though
+    /// the elements could have stood where they were: `[["a", "b"], "c", "d"]]`.
+    OpenerSupplied,
+    /// An object was read as begun again after a prefix of its members, and
+    /// the second writing of a member differs from the first (the later one
+    /// wins): `{"name": "sea",{"name": "search"}}`.
+    Restart,
 }
 
 impl DoubtKind {
@@ -65,6 +76,9 @@ impl DoubtKind {
             DoubtKind::NewlineBoundary => "newline_boundary",
             DoubtKind::DuplicateKey => "duplicate_key",
             DoubtKind::MarkdownEscape => "markdown_escape",
+            DoubtKind::ClosersMatched => "closers_matched",
+            DoubtKind::OpenerSupplied => "opener_supplied",
+            DoubtKind::Restart => "restart",
         }
     }
 
@@ -86,6 +100,15 @@ impl DoubtKind {
             DoubtKind::DuplicateKey => "a key repeats one of the same object",
             DoubtKind::MarkdownEscape => {
                 "a backslash before * was read as a Markdown escape, though it may be the text's own (a glob, a regex)"
+            }
+            DoubtKind::ClosersMatched => {
+                "a run of closers could close the open containers in more than one way that fits what follows"
+            }
+            DoubtKind::OpenerSupplied => {
+                "an opener was supplied from the shape of the siblings, though the elements could have stood where they were"
+            }
+            DoubtKind::Restart => {
+                "the object was read as begun again, and a member written again differs from its first writing"
             }
         }
     }

@@ -3,6 +3,7 @@
 use super::doubt::{Doubt, DoubtKind};
 use super::fix::{Fix, FixKind, Verdict};
 use super::frame::{Frame, State};
+use super::grammar;
 use super::machine::Machine;
 use super::options::Retain;
 use super::source::SourceMap;
@@ -27,10 +28,16 @@ impl Machine<'_> {
             }
             State::Prose => {
                 if let Some(start) = self.prose.take() {
-                    // The text was the value itself: `hello world` → "hello world".
-                    self.i = start;
-                    self.state = State::Value;
-                    return true;
+                    let text = &self.src[start - self.base..];
+                    if !grammar::is_sentence(text) {
+                        // The text was the value itself: `hello world` → "hello world".
+                        self.i = start;
+                        self.state = State::Value;
+                        return true;
+                    }
+                    // A sentence of prose with no value in it (a refusal, a
+                    // question back): not JSON.
+                    self.fix(FixKind::RemovedProse, start);
                 }
                 self.state = State::Done;
                 false
@@ -141,9 +148,11 @@ impl Machine<'_> {
         };
         let comma = if pending.is_some() { None } else { comma };
         if self.state == State::Str
+            && self.rest().is_empty()
             && let Some(cut) = self.cut_at_end()
         {
-            // The string ends before the closers its body ends with.
+            // The input so far ends inside the string (no quote waits to be
+            // judged): it ends before the closers its body ends with.
             let at = cut.saturating_sub(from).min(held.len());
             return (&held[..at], "", "\"", &self.stack);
         }

@@ -75,6 +75,20 @@ pub enum FixKind {
     ReplacedCloser,
     /// `[1]]` inside a value → the stray closer is dropped.
     RemovedCloser,
+    /// `{"a": [{"b": 1}}], "c": 2}` → `{"a": [{"b": 1}], "c": 2}`: two closers of a run
+    /// written in each other's place.
+    ReorderedClosers,
+    /// `[["a", "b"], "c", "d"], ["e", "f"]]` → `[["a", "b"], ["c", "d"], ["e", "f"]]`:
+    /// an opener supplied where the siblings show one is missing.
+    InsertedOpener,
+    /// `{{"a": 1}}` → `{"a": 1}`: an opener written twice, or an object begun again
+    /// after a prefix of its members (`{"a": 1,{"a": 1, "b": 2}}` → `{"a": 1, "b": 2}`).
+    RemovedOpener,
+    /// `["a": 1, "b": 2}` → `{"a": 1, "b": 2}`: an object opened as an array.
+    ReplacedOpener,
+    /// `{"a": 1,{"a": 1, "b": 2}}` → `{"a": 1, "b": 2}`: a member written again, the same,
+    /// when the object was begun again.
+    RemovedRepeat,
     /// `{"a":1, [2]}` → `{"a":1}`: a container closed early because what follows cannot be inside it.
     InsertedCloser,
     /// `[1, 2, ...]` → `[1, 2]`.
@@ -167,6 +181,11 @@ impl FixKind {
             FixKind::ReplacedPunctuation => "replaced_punctuation",
             FixKind::ReplacedCloser => "replaced_closer",
             FixKind::RemovedCloser => "removed_closer",
+            FixKind::ReorderedClosers => "reordered_closers",
+            FixKind::InsertedOpener => "inserted_opener",
+            FixKind::RemovedOpener => "removed_opener",
+            FixKind::ReplacedOpener => "replaced_opener",
+            FixKind::RemovedRepeat => "removed_repeat",
             FixKind::InsertedCloser => "inserted_closer",
             FixKind::RemovedEllipsis => "removed_ellipsis",
             FixKind::RemovedFragment => "removed_fragment",

@@ -220,7 +220,7 @@ pub(super) fn fragment_at(bytes: &[u8], eof: bool) -> Fragment {
                 None => short(k),
                 Some(b'"') => {
                     let mut j = k + 1;
-                    while let Some(b' ' | b'\t') = bytes.get(j) {
+                    while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(j) {
                         j += 1;
                     }
                     match bytes.get(j) {
@@ -233,6 +233,128 @@ pub(super) fn fragment_at(bytes: &[u8], eof: bool) -> Fragment {
             }
         }
         _ => short(1),
+    }
+}
+
+/// Whether the text before any value is a sentence of prose rather than a
+/// bare value: three words or more that end as a sentence does (`.`, `!`,
+/// `?`) or hold a contraction (`can't`, `I'm`), or four or more with a
+/// comma between them (`Sorry, I can't help with that.`, `Could you
+/// clarify?`). A word or two (`hello world`, `ls -l`, `main.go`) stays a
+/// value.
+pub(super) fn is_sentence(text: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(text) else {
+        return false;
+    };
+    let text = text.trim();
+    let words = text.split_whitespace().count();
+    if words < 3 {
+        return false;
+    }
+    let ends = text
+        .trim_end_matches(['"', '\'', ')', '”', '’'])
+        .ends_with(['.', '!', '?']);
+    let contraction = text
+        .as_bytes()
+        .windows(3)
+        .any(|w| w[0].is_ascii_alphabetic() && w[1] == b'\'' && w[2].is_ascii_alphabetic())
+        || text.contains('’');
+    ends || contraction || (words >= 4 && text.contains(", "))
+}
+
+/// The literals a bare key's value may be, in the spellings the engine
+/// mends.
+const LITERALS: [&[u8]; 8] = [
+    b"true",
+    b"false",
+    b"null",
+    b"True",
+    b"False",
+    b"None",
+    b"undefined",
+    b"NaN",
+];
+
+/// Where a bare word where a key belongs could start a line of prose: the
+/// length of the line (to its line break), `Some(None)` when it surely is
+/// no prose (a quote or a bracket on it, or a bare key and a value that is
+/// no word: `temp: 21`), `None` while the line has not ended within `max`.
+pub(super) fn prose_line_end(rest: &[u8], max: usize) -> Option<Option<usize>> {
+    match surely_member(rest) {
+        Some(true) => return Some(None),
+        None => return None,
+        Some(false) => {}
+    }
+    for (k, &b) in rest.iter().enumerate().take(max) {
+        match b {
+            b'\n' => return Some(Some(k)),
+            b'"' | b'{' | b'[' | b'}' | b']' => return Some(None),
+            _ => {}
+        }
+    }
+    if rest.len() >= max { Some(None) } else { None }
+}
+
+/// Whether a bare word at the start of `rest`, where a key belongs, is
+/// surely a key: its colon follows, then a value that is no word (`temp:
+/// 21`, `path: "a"`) or a literal (`append: True,`). `Some(false)` when it
+/// could begin a sentence, `None` while a literal's prefix ends `rest`.
+pub(super) fn surely_member(rest: &[u8]) -> Option<bool> {
+    let word = rest
+        .iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'-')))
+        .unwrap_or(rest.len());
+    let mut k = word;
+    while rest.get(k).is_some_and(|b| matches!(b, b' ' | b'\t')) {
+        k += 1;
+    }
+    if rest.get(k) != Some(&b':') {
+        return Some(false);
+    }
+    k += 1;
+    while rest.get(k).is_some_and(|b| matches!(b, b' ' | b'\t')) {
+        k += 1;
+    }
+    if rest.get(k).is_some_and(|b| !b.is_ascii_alphabetic()) {
+        return Some(true);
+    }
+    // A literal (`append: True,`) is a value, not the first word of a
+    // sentence; a prefix of one at the end of what arrived waits.
+    let value = &rest[k..];
+    let len = value
+        .iter()
+        .position(|b| !b.is_ascii_alphanumeric())
+        .unwrap_or(value.len());
+    if len > 0 && len < value.len() && LITERALS.contains(&&value[..len]) {
+        return Some(true);
+    }
+    if len == value.len() && LITERALS.iter().any(|l| l.starts_with(value)) {
+        return None;
+    }
+    Some(false)
+}
+
+/// Whether `line` (up to its line break, which it does not hold), where a
+/// key belongs, is a line of prose: words holding no quote or bracket, two
+/// or more of them; a line that begins with a bare key and its colon
+/// (`name: John`) only when it reads as a sentence (`Note: the values below
+/// are estimates.`).
+pub(super) fn is_prose_line(line: &[u8]) -> bool {
+    if line
+        .iter()
+        .any(|b| matches!(b, b'"' | b'{' | b'[' | b'}' | b']'))
+    {
+        return false;
+    }
+    let Ok(text) = std::str::from_utf8(line) else {
+        return false;
+    };
+    let mut words = text.split_whitespace();
+    let bare_key = words.next().is_some_and(|w| w.ends_with(':'));
+    if bare_key {
+        is_sentence(line)
+    } else {
+        words.next().is_some()
     }
 }
 

@@ -41,6 +41,15 @@ impl Machine<'_> {
         let Some(&top) = self.stack.last() else {
             return;
         };
+        // In an object opened with a doubled brace, closers come doubled:
+        // the machine reads them (see `structure.rs`).
+        let height = self.stack.len();
+        self.doubled.retain(|d| *d < height);
+        if !self.doubled.is_empty() || self.open_hold.is_some() {
+            // (And the first token after the top-level bracket is the
+            // machine's: it may undo the bracket, `Machine::open_hold`.)
+            return;
+        }
         if self.long_token.is_some_and(|t| t.at == self.i) {
             // A long token cut by chunk ends is being continued by hand;
             // scanning it here again would cost the square of its length.
@@ -99,6 +108,7 @@ impl Machine<'_> {
                 eof: self.eof,
                 lazy: self.lazy,
                 wary: self.inner_at.is_some(),
+                bare_keys: self.style.contains(Faults::KEY_BARE),
                 depth_limit: self.opts.depth_limit(),
                 state: self.state,
                 string: self.string.as_ref(),
@@ -324,14 +334,12 @@ impl Machine<'_> {
         }
         // A `\\` right before the quote the machine judges next: perhaps a
         // quote escaped twice (see `Str::twice`).
-        // The quote may not have arrived yet: then the string's next step
-        // reads it with the mark still set.
         let slashes = copied.iter().rev().take_while(|&&b| b == b'\\').count();
         string.lead &= copied[..copied.len() - slashes]
             .iter()
             .all(|&b| lead_byte(b));
         let quote_next = match self.src.get(safe.p) {
-            Some(&b) => b == b'"',
+            Some(&b) => b == b'"' || b == b'\\',
             None => !self.eof,
         };
         string.twice = (slashes >= 2 && slashes % 2 == 0 && quote_next).then(|| out_at(safe.p) - 2);

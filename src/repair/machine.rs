@@ -26,7 +26,7 @@ use super::fix::{Fix, FixKind};
 use super::frame::{Frame, Stack, State};
 use super::grammar::Faults;
 use super::hints::Hints;
-use super::judge::Role;
+use super::judge::{Role, RunOp};
 use super::open_string::Str;
 use super::options::{Options, Retain};
 use super::out::{Out, write_unwritten};
@@ -172,7 +172,7 @@ pub(super) struct Machine<'a> {
     /// (`{```json`) would remove: where the output may be committed up to
     /// (before the whitespace that precedes the bracket), and where the
     /// bracket is.
-    pub(super) open_hold: Option<(usize, usize)>,
+    pub(super) open_hold: Option<(usize, usize, usize)>,
     /// A value found inside prose (see [`Held`]).
     pub(super) tentative: Option<Held>,
     /// The lenient forms the document's own structure has used so far
@@ -194,6 +194,16 @@ pub(super) struct Machine<'a> {
     /// The object around the last string known to hold code, as the quote
     /// judge last read it from the output (see `context.rs`).
     pub(super) context: Option<Cached>,
+    /// A run of closers being mended by its plan (see `structure.rs`): the
+    /// plan's steps and how many were taken.
+    pub(super) run_plan: Option<(SmallVec<[RunOp; 8]>, usize)>,
+    /// The closers before this input position belong to a run whose plan
+    /// was to read it as written.
+    pub(super) plain_run_to: usize,
+    /// The indices in the frame stack of the objects opened with a doubled
+    /// brace (`{{`): their closer comes doubled too (see `structure.rs`).
+    /// An index at or above the stack's height belongs to a frame gone.
+    pub(super) doubled: SmallVec<[usize; 4]>,
 }
 
 impl<'a> Machine<'a> {
@@ -247,6 +257,9 @@ impl<'a> Machine<'a> {
             early_close: None,
             inner_at: None,
             context: None,
+            run_plan: None,
+            plain_run_to: 0,
+            doubled: SmallVec::new(),
         }
     }
 
@@ -505,6 +518,10 @@ impl<'a> Machine<'a> {
                     .count(),
             );
         }
+        if let Some((_, _, input)) = self.open_hold {
+            // The held `[` may yet become `{`, a fix at its offset.
+            n = n.min(self.fixes.iter().take_while(|f| f.offset < input).count());
+        }
         let mut taken: Vec<Fix> = self.fixes.drain(..n).collect();
         taken.sort_by_key(|f| f.offset);
         self.fixes_taken += n;
@@ -530,7 +547,7 @@ impl<'a> Machine<'a> {
         }
         for held in [
             self.key_hold.map(|k| k.out),
-            self.open_hold.map(|(commit_to, _)| commit_to),
+            self.open_hold.map(|(commit_to, _, _)| commit_to),
             self.tentative.map(|t| t.out),
         ]
         .into_iter()

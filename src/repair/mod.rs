@@ -20,11 +20,13 @@ mod options;
 mod out;
 mod quote;
 mod scalar;
+mod shape;
 mod source;
 mod states;
 mod step;
 mod strict;
 mod string;
+mod structure;
 mod text;
 mod top;
 mod valid;
@@ -335,7 +337,10 @@ impl Repairer {
     /// use bytes::Buf;
     /// let mut repairer = argmend::Repairer::new(argmend::Options::default());
     /// let buf = (&b"{'a'"[..]).chain(&b": 1}"[..]);
-    /// assert_eq!(repairer.feed_buf(buf).unwrap(), r#"{"a": 1}"#);
+    /// // The last closer is committed once what follows it (here the end)
+    /// // shows which containers it closes.
+    /// assert_eq!(repairer.feed_buf(buf).unwrap(), r#"{"a": 1"#);
+    /// assert_eq!(repairer.finish().unwrap().text(), r#"{"a": 1}"#);
     /// ```
     pub fn feed_buf(&mut self, mut buf: impl bytes::Buf) -> Result<String, Error> {
         let mut committed = String::new();

@@ -83,17 +83,16 @@ pub(super) fn tail_escape(text: &str) -> bool {
 
 /// Whether `tail`, the output of a [`Tail`] that holds a closer, closes
 /// exactly the containers `frames` leaves open, innermost first, and none
-/// a bracket the body opened (`open`); and whether it is laid out as
-/// structure: a run of two closers or more, or whitespace in it. A lone
-/// closer glued to the text (`{"a": "b}`) is as likely a stream cut right
-/// after a `}` of the text, and stays text.
+/// a bracket the body opened (`open`). A lone closer glued to the text
+/// (`{"a": "b}`) counts too: a stream cut right after a `}` of the text
+/// is the rarer reading when the body opened no brace (`"${HOME}` keeps
+/// its `}`), and jsonrepair and json_repair read it so.
 pub(super) fn tail_closes(tail: &[u8], open: [bool; 3], frames: &[Frame]) -> bool {
     let mut frames = frames.iter().rev();
-    let (mut k, mut n_closers, mut spaced) = (0, 0, false);
+    let (mut k, mut n_closers) = (0, 0);
     while k < tail.len() {
         let frame = match tail[k] {
             b'\\' => {
-                spaced = true;
                 k += 2;
                 continue;
             }
@@ -101,7 +100,6 @@ pub(super) fn tail_closes(tail: &[u8], open: [bool; 3], frames: &[Frame]) -> boo
             b']' if !open[1] => Frame::Array,
             b'}' | b']' => return false,
             _ => {
-                spaced = true;
                 k += 1;
                 continue;
             }
@@ -112,7 +110,7 @@ pub(super) fn tail_closes(tail: &[u8], open: [bool; 3], frames: &[Frame]) -> boo
         n_closers += 1;
         k += 1;
     }
-    frames.next().is_none() && (n_closers >= 2 || spaced)
+    frames.next().is_none() && n_closers >= 1
 }
 
 /// How a string was opened.

@@ -2,6 +2,7 @@
 //! this is where the machine acts on it.)
 
 use super::context::object_context;
+use super::doubt::DoubtKind;
 use super::fix::FixKind;
 use super::frame::{Frame, LOOKAHEAD, State};
 use super::judge::{self, Judged, Judgement, Role, Subject};
@@ -51,6 +52,7 @@ impl Machine<'_> {
             }
         }
         if s.role == Role::Key
+            && closer == Closer::Own
             && let Some(colon) = s.colon
             && s.comma.is_some_and(|comma| comma.input > colon.input)
             && !self.colon_follows(len)?
@@ -369,6 +371,11 @@ impl Machine<'_> {
             self.drop_key();
             return;
         }
+        if s.tail.is_some() {
+            // One shot, the body may not be written out yet (`unwritten`):
+            // the tail is read from the output.
+            self.write_out();
+        }
         if let Some(tail) = s.tail
             && self.cut_at_end().is_some()
         {
@@ -383,6 +390,11 @@ impl Machine<'_> {
             self.emit("\"");
             self.i = tail.input;
             self.end_of_string(at);
+            if let Some(inner) = self.inner_at {
+                // A quote read as text before them may have been the end
+                // (`{"a": "f("x")"⏎"b": 1}`): the closers prove nothing.
+                self.doubt(DoubtKind::QuoteAsText, inner);
+            }
             return;
         }
         self.fix(FixKind::ClosedString, self.i);

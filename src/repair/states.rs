@@ -59,6 +59,9 @@ impl Machine<'_> {
                 self.opts.depth_limit(),
             )));
         }
+        // A frame pushed at this height replaces any doubled one gone from it.
+        let height = self.stack.len();
+        self.doubled.retain(|d| *d < height);
         self.stack.push(frame);
         Ok(())
     }
@@ -125,6 +128,9 @@ impl Machine<'_> {
     /// Close the innermost container, which `token` (a closer) closes or,
     /// when it belongs to an outer container, closes early.
     pub(super) fn close(&mut self, token: Token, len: usize) -> Step {
+        if self.needs_run_plan(token, len) && self.close_by_plan(len)? {
+            return Ok(());
+        }
         let Some(depth) = self.stack.iter().rposition(|f| f.is_closed_by(token)) else {
             // No open container takes it: a stray closer, dropped (`[{"a":1}}, 2]`
             // keeps its second element).
@@ -233,10 +239,16 @@ impl Machine<'_> {
 
     pub(super) fn on_value(&mut self, token: Token, len: usize) -> Step {
         self.wait_after_ellipsis(token, len)?;
-        if let Some(hold) = self.open_hold.take()
-            && token == Token::Fence
-        {
-            return self.fence_after_bracket(hold, len);
+        if let Some(hold) = self.open_hold.take() {
+            if token == Token::Fence {
+                return self.fence_after_bracket(hold, len);
+            }
+            if matches!(token, Token::Quote(_)) && self.stack.as_slice() == [Frame::Array] {
+                // The top-level `[` stays provisional through a first string
+                // element: a colon after it makes the `[` an object's `{`
+                // (`Machine::array_was_object`).
+                self.open_hold = Some(hold);
+            }
         }
         let top = self.stack.last().copied();
         let in_object = top == Some(Frame::Object);
@@ -272,6 +284,7 @@ impl Machine<'_> {
                 self.i += len;
                 Ok(())
             }
+            _ if top == Some(Frame::Array) && self.element_opener(token)? => Ok(()),
             _ => self.begin_value(token, len),
         }
     }
@@ -290,6 +303,7 @@ impl Machine<'_> {
                 Ok(())
             }
             Token::BraceClose | Token::BracketClose | Token::ParenClose => self.close(token, len),
+            Token::BraceOpen if self.reopened(len)? => Ok(()),
             Token::BraceOpen | Token::BracketOpen => {
                 // Cannot be a key: the object ends here.
                 self.drop_pending_comma(FixKind::RemovedComma);
@@ -307,6 +321,7 @@ impl Machine<'_> {
             }
             Token::Quote(quote) => self.key_quote(quote, len),
             Token::Backslash => self.backslash(Role::Key),
+            Token::Word if self.prose_line()? => Ok(()),
             _ => self.bare_string(Role::Key),
         }
     }
@@ -365,6 +380,11 @@ impl Machine<'_> {
 
     pub(super) fn on_after(&mut self, token: Token, len: usize) -> Step {
         self.wait_after_ellipsis(token, len)?;
+        if let Some(hold) = self.open_hold.take()
+            && token == Token::Colon
+        {
+            return self.array_was_object(hold);
+        }
         if token == Token::Plus && self.hold.is_some() {
             return self.begin_concat(len);
         }
@@ -407,6 +427,7 @@ impl Machine<'_> {
             }
             Token::BraceClose | Token::BracketClose | Token::ParenClose => self.close(token, len),
             Token::Ellipsis => self.drop_ellipsis(len),
+            Token::BraceOpen if top == Frame::Object && self.reopened(len)? => Ok(()),
             Token::BraceOpen | Token::BracketOpen if top == Frame::Object => {
                 // Cannot be a key: the object ends here (`[{"i":1{"i":2}]`).
                 self.stack.pop();

@@ -67,7 +67,7 @@ impl Machine<'_> {
             // Too far from its prose for a fence to take its place.
             self.tentative = None;
         }
-        if self.comment.is_none() {
+        if self.comment.is_none() && self.run_plan.is_none() && !self.element_kind_open() {
             self.fast_forward();
         }
         if self.i - self.base >= self.src.len() {

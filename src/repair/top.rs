@@ -18,7 +18,7 @@ impl Machine<'_> {
                 // bracket, so it stays provisional until the next token.
                 // (The whitespace before it is held too, so that what is
                 // committed does not depend on where a chunk ended.)
-                let hold = (self.mark, self.out_len());
+                let hold = (self.mark, self.out_len(), self.i);
                 self.begin_value(token, len)?;
                 if self.stack.len() == 1 {
                     self.open_hold = Some(hold);
@@ -26,11 +26,15 @@ impl Machine<'_> {
                 Ok(())
             }
             Token::Fence => {
+                // A tag in braces (```` ```{json} ````, an R Markdown habit)
+                // goes with the fence.
+                let tag = self.braced_fence_tag(len)?;
                 self.open_fence();
                 self.fix(FixKind::RemovedFence, self.i);
-                self.i += len;
+                self.i += len + tag;
                 self.skip_fence_language()
             }
+            Token::Quote(_) if self.top_level_opener()? => Ok(()),
             Token::Quote(_) | Token::Slash => self.begin_value(token, len),
             Token::Word if self.call_follows(len)? => self.begin_value(token, len),
             _ => {
@@ -57,6 +61,43 @@ impl Machine<'_> {
         self.state = State::Start;
         self.comment = Some(Comment::FenceTag);
         Ok(())
+    }
+
+    /// The length of a language tag in braces after the fence of `len`
+    /// bytes at `i` (```` ```{json} ````, spaces before it included), or 0:
+    /// such a tag is no object.
+    fn braced_fence_tag(&self, len: usize) -> Result<usize, Halt> {
+        let mut k = len;
+        while self.peek(k)? == Some(b' ') {
+            k += 1;
+        }
+        if self.peek(k)? != Some(b'{') {
+            return Ok(0);
+        }
+        let open = k;
+        k += 1;
+        loop {
+            match self.peek(k)? {
+                Some(b)
+                    if (b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+'))
+                        && k - open < 32 =>
+                {
+                    k += 1
+                }
+                Some(b'}') if k > open + 1 => break,
+                _ => return Ok(0),
+            }
+        }
+        k += 1;
+        // Only a tag alone on the fence's line.
+        let mut end = k;
+        while self.peek(end)? == Some(b' ') {
+            end += 1;
+        }
+        Ok(match self.peek(end)? {
+            Some(b'\n' | b'\r') | None => k - len,
+            _ => 0,
+        })
     }
 
     /// Whether `(` follows the word of `len` bytes at `i` (after whitespace):
@@ -156,7 +197,14 @@ impl Machine<'_> {
                 self.fix(FixKind::RemovedTrailingText, self.i);
                 // Words after the value are prose; a second value (`{…}
                 // {…}`, `"a" "b"`, `1, 2`) is not, and the layout stays.
-                self.in_prose |= !grammar::starts_solid_value(token);
+                let second_value = grammar::starts_solid_value(token);
+                self.in_prose |= !second_value;
+                if second_value {
+                    // The whitespace before a dropped second value goes
+                    // with it: it was held after the mark (never
+                    // committed) until what follows the value was known.
+                    self.truncate_out(self.mark.max(self.committed));
+                }
                 self.state = State::Ignore;
                 self.i += len;
                 if let Token::Quote(_) = token {
@@ -216,7 +264,11 @@ impl Machine<'_> {
 
     /// A fence right after the top-level opening bracket (`{```json`):
     /// the bracket and the fence go, and the value starts after the tag.
-    pub(super) fn fence_after_bracket(&mut self, (mark, at): (usize, usize), len: usize) -> Step {
+    pub(super) fn fence_after_bracket(
+        &mut self,
+        (mark, at, _): (usize, usize, usize),
+        len: usize,
+    ) -> Step {
         self.truncate_out(at);
         // The whitespace before the bracket is trailing again.
         self.mark = mark;

@@ -1,5 +1,5 @@
 //! Schema-guided repair scored against the `schema` cases of json_repair's
-//! suite, read from `corpus/conformance/json_repair.jsonl`.
+//! suite, read from `../shared/conformance/json_repair.jsonl` (`tests/shared.rs`).
 //!
 //! Each case runs through `normalize_tool_args_with` with no tool name and
 //! the case's schema. A `text` or `value` case passes when the result parses
@@ -14,7 +14,6 @@
 //! The rate is printed; it must not fall below the floor.
 
 use std::fs;
-use std::path::Path;
 
 use argmend::{ToolOptions, Verdict, normalize_tool_args_with};
 use serde_json::Value;
@@ -68,7 +67,11 @@ fn passes(record: &Value, schema: &Value) -> (bool, String) {
 
 #[test]
 fn json_repair_schema_cases() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/conformance/json_repair.jsonl");
+    let Some(dir) = crate::shared::dir("conformance", "json_repair's suite, its `schema` cases")
+    else {
+        return;
+    };
+    let path = dir.join("json_repair.jsonl");
     let text =
         fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
     let (mut passed, mut run, mut skipped) = (0usize, 0usize, 0usize);

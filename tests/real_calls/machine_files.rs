@@ -1,4 +1,4 @@
-//! The machine's files that a snapshot of `corpus/real_files/` is cut from
+//! The machine's files that a snapshot of `../shared/real_files/` is cut from
 //! (`ARGMEND_REAL_CALLS_SNAPSHOT=1` only; an ordinary run reads the
 //! snapshot): the cargo registry's copies of the crates pinned in
 //! `crates.txt`, Python's standard library and the C headers in

@@ -1,11 +1,11 @@
 //! The snapshot of the excerpts the calls are built on, in
-//! `corpus/real_files/`: one JSON Lines file per set (`broken.jsonl`,
+//! `../shared/real_files/`: one JSON Lines file per set (`broken.jsonl`,
 //! `truncated.jsonl`, `valid.jsonl`), a pick a line in the order the set
 //! made them, and `licenses.tsv`, the license of every source excerpted
 //! (a replay takes each excerpt's license from it, and fails on an excerpt
 //! whose source it does not name).
 //! Every run replays it; `ARGMEND_REAL_CALLS_SNAPSHOT=1` makes it again
-//! from this machine's files (see `corpus/real_files/README.md`).
+//! from this machine's files (see `../shared/real_files/README.md`).
 //!
 //! A line holds what the builders need and nothing else: the excerpt's
 //! kind, the file it names (`serde_json-1.0.154/src/error.rs`), its first line, its text, whether it was a typographic pick, how many
@@ -15,7 +15,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
@@ -25,9 +25,9 @@ use super::sources::{Elsewhere, Excerpt, Kind, Pick, Picker, Taken};
 pub(super) const VAR: &str = "ARGMEND_REAL_CALLS_SNAPSHOT";
 
 /// What a replay that goes out of step says to do.
-pub(super) const STALE: &str = "the builders or the counts changed since corpus/real_files/ was made; \
+pub(super) const STALE: &str = "the builders or the counts changed since ../shared/real_files/ was made; \
      make it again: ARGMEND_REAL_CALLS_SNAPSHOT=1 cargo test --release --test main real_calls \
-     (corpus/real_files/README.md)";
+     (../shared/real_files/README.md)";
 
 /// The three sets of calls, each drawn with its own seed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -58,9 +58,21 @@ pub(super) fn making() -> bool {
     std::env::var(VAR).is_ok_and(|v| v == "1")
 }
 
-/// `corpus/real_files/` of this repository.
+/// `real_files/` of the shared folder beside the checkout (the excerpts
+/// are other projects' text, so the repository does not hold them).
 pub(super) fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/real_files")
+    crate::shared::root().join("real_files")
+}
+
+/// Whether the snapshot is there to replay, or this run makes it; when it
+/// is neither, the test is skipped and says so (`tests/shared.rs`).
+pub(super) fn available() -> bool {
+    making()
+        || crate::shared::dir(
+            "real_files",
+            "the excerpts of real files the calls are built on",
+        )
+        .is_some()
 }
 
 /// One line of a set's file.
@@ -112,7 +124,7 @@ impl Licenses {
     fn load() -> Self {
         let path = dir().join("licenses.tsv");
         let text = fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e} (corpus/real_files/README.md)", path.display()));
+            .unwrap_or_else(|e| panic!("{}: {e} (../shared/real_files/README.md)", path.display()));
         let mut licenses = Licenses {
             python: None,
             by_source: BTreeMap::new(),
@@ -159,7 +171,7 @@ pub(super) fn load(set: Set) -> Vec<Pick> {
     let path = set.path();
     let text = fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
-            "{}: {e} (the snapshot of real files; corpus/real_files/README.md)",
+            "{}: {e} (the snapshot of real files; ../shared/real_files/README.md)",
             path.display()
         )
     });

@@ -1,5 +1,5 @@
 //! The excerpts the calls quote: replayed from the snapshot in
-//! `corpus/real_files/` (see `snapshot`), or, when the snapshot is made
+//! `../shared/real_files/` (see `snapshot`), or, when the snapshot is made
 //! (`ARGMEND_REAL_CALLS_SNAPSHOT=1`), cut from real files on this machine.
 //!
 //! The machine's files come from three places, none of them this

@@ -263,8 +263,13 @@ fn deep(draw: &mut Draw<'_>) -> Value {
         map.insert(key, records);
     }
     if draw.rng.chance(30) {
-        // Sometimes the arguments are a list of such objects.
-        let second = draw.object(1, 2);
+        // Sometimes the arguments are a list of such objects, records of
+        // the same fields (as the lists models write are).
+        let keys: Vec<String> = value
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        let second = Value::Object(keys.into_iter().map(|k| (k, draw.member(1))).collect());
         return Value::Array(vec![value, second]);
     }
     value
@@ -388,17 +393,24 @@ fn restarted(draw: &mut Draw<'_>, layout: Layout) -> Made {
     let n = 3 + draw.rng.below(3);
     let truth = draw.object(1, n);
     let whole = written(&truth, layout);
-    // The first `m` members, then a separator, then the whole object again.
+    // The first `m` members, then a separator, then the whole object again
+    // (as a model prefilled with the start of the object writes it).
     let m = 1 + draw.rng.below(n - 1);
     let mut members = 0;
     let mut cut = 0;
+    let mut depth = 0;
     for (i, tok) in whole.iter().enumerate() {
-        if *tok == Tok::Comma {
-            members += 1;
-            if members == m {
-                cut = i + 1;
-                break;
+        match tok {
+            Tok::Open(_) => depth += 1,
+            Tok::Close(_) => depth -= 1,
+            Tok::Comma if depth == 1 => {
+                members += 1;
+                if members == m {
+                    cut = i + 1;
+                    break;
+                }
             }
+            _ => {}
         }
     }
     let mut toks: Vec<Tok> = whole[..cut].to_vec();

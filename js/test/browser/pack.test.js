@@ -5,7 +5,7 @@
 //   cd js && node --test test/browser/
 
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -87,6 +87,26 @@ test("installed in a fresh folder, every entry point works from Node", () => {
   `;
   const out = execFileSync("node", ["--input-type=module", "-e", script], { cwd: join(installed, "..", ".."), encoding: "utf8" });
   assert.match(out, /^ok \d+\.\d+\.\d+/);
+});
+
+test("installed in a fresh folder, `npm run playground`'s server starts without a warning", { timeout: 20_000 }, async () => {
+  const child = spawn("node", ["scripts/serve.mjs", "--port", "0"], { cwd: installed });
+  let output = "";
+  try {
+    await new Promise((ready, fail) => {
+      const read = (chunk) => {
+        output += chunk;
+        if (output.includes("argmend playground: ")) ready();
+      };
+      child.stdout.on("data", read);
+      child.stderr.on("data", read);
+      child.on("exit", (code) => fail(new Error(`serve.mjs exited (${code}): ${output}`)));
+    });
+  } finally {
+    child.kill();
+  }
+  assert.match(output, /^argmend playground: http:\/\/127\.0\.0\.1:\d+\/playground\/ /);
+  assert.doesNotMatch(output, /serve:|warn|build-streams/i);
 });
 
 test("installed in a fresh folder, the page works in the browser", { timeout: 30_000 }, async () => {

@@ -16,6 +16,8 @@ import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { CHROMIUM, CHROMIUM_ARGS } from "./chromium.js";
+import { SDK } from "../recordings.js";
+import { need, skipUnless } from "../shared.js";
 
 const JS = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const ROOT = join(JS, "..");
@@ -53,18 +55,39 @@ test("streams.json is what build-streams.mjs writes from the corpus", async () =
     readFileSync(OUTPUT, "utf8") === render(),
     "js/playground/streams.json is stale: run `node playground/build-streams.mjs` in js/ and commit it",
   );
+  // argmend's own recordings only: the package ships it (issue 41).
+  const { recordings } = JSON.parse(readFileSync(OUTPUT, "utf8"));
+  for (const rec of recordings) assert.match(rec.source, /^corpus\/model_streams\/[a-z_]+\.jsonl$/, rec.id);
+});
+
+test("served from a checkout, the page also gets the SDKs' recordings of ../shared", { skip: skipUnless(...SDK) }, async () => {
+  need(...SDK);
+  const { serve } = await import("../../scripts/serve.mjs");
+  const { sharedRecordings } = await import("../../playground/build-streams.mjs");
+  const server = await serve({ port: 0 });
+  try {
+    const served = await (await fetch(`${server.url}/playground/streams.json`)).json();
+    const ids = served.recordings.map((rec) => rec.id);
+    const sdk = sharedRecordings().map((rec) => rec.id);
+    assert.ok(sdk.length >= 19, `${sdk.length} SDK recordings`);
+    assert.deepEqual(ids.slice(-sdk.length), sdk);
+    assert.ok(ids.includes("openai_chat.jsonl"));
+  } finally {
+    await server.close();
+  }
 });
 
 test("the page's routing of argument text agrees with the adapters", async () => {
   prerequisites();
   const argmend = await import("../../lib/node.js");
-  const { recordings } = await import("../../playground/build-streams.mjs");
+  const { recordings, sharedRecordings } = await import("../../playground/build-streams.mjs");
   const adapters = {
     openai_chat: argmend.OpenAIChatStream,
     openai_responses: argmend.OpenAIResponsesStream,
     anthropic: argmend.AnthropicStream,
   };
-  for (const rec of recordings()) {
+  // The SDKs' recordings too, when ../shared has them (the test above says when not).
+  for (const rec of [...recordings(), ...sharedRecordings()]) {
     const adapter = new adapters[rec.format]();
     const events = rec.steps.flatMap((step) => adapter.push(step.event));
     events.push(...adapter.finish());

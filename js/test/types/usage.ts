@@ -5,6 +5,7 @@
 import init, {
   AnthropicStream,
   ArgmendError,
+  CallParser,
   OpenAIChatStream,
   OpenAIResponsesStream,
   Repairer,
@@ -17,6 +18,7 @@ import init, {
   wasmMemoryBytes,
   type CallEnd,
   type ClientEvent,
+  type ParserEvent,
   type Fix,
   type Outcome,
   type Verdict,
@@ -81,4 +83,16 @@ export async function use(bytes: Uint8Array, events: AsyncIterable<object>): Pro
   repairToolCall;
 
   return [verdict, offsets, committed, snapshot, early, done, value, end, partial, version(), wasmMemoryBytes()].join();
+}
+
+export function parse_calls(text: string): unknown[] {
+  const parser = new CallParser({ format: "qwen3_coder", tools: [] });
+  const names: string[] = CallParser.formats();
+  const events: ParserEvent[] = [...parser.feed(text), ...parser.finish()];
+  const args: unknown[] = [];
+  for (const event of events) {
+    if (event.event === "call_done") args.push(event.args);
+    if (event.event === "text") args.push(event.text.length + names.length);
+  }
+  return args;
 }

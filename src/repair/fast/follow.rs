@@ -9,6 +9,7 @@ use crate::lex::{self, Quote};
 use crate::repair::fix::FixKind;
 use crate::repair::frame::{Frame, LOOKAHEAD, Stack, State};
 use crate::repair::judge::{self, Quick};
+use crate::repair::strict::scan_value_prefix;
 
 impl Lane<'_> {
     /// Whether the clean string whose closing quote is just before `e` (an
@@ -127,6 +128,151 @@ pub(super) fn drop_trailing_comma(
         FixKind::RemovedComma,
     ));
     true
+}
+
+/// Whether the lane may take the closer at `q`: the run of closers it
+/// starts reads as written, and what follows is, strictly, the container
+/// left on top going on (a comma and a `"key":` in an object, a comma and a
+/// value that is no key in an array, or the end of the input). The machine
+/// reads a run whole with what follows it and mends it when that fails
+/// (`judge/closers.rs`); the lane takes only runs the machine would take as
+/// written. The top-level value's closer is the machine's too. `None` while
+/// the bytes that decide have not arrived.
+pub(in crate::repair) fn run_reads_plainly(
+    src: &[u8],
+    q: usize,
+    stack: &[Frame],
+    eof: bool,
+    bare_keys: bool,
+) -> Option<bool> {
+    let mut height = stack.len();
+    let mut k = q;
+    let mut last = b']';
+    loop {
+        let Some(&b) = src.get(k) else {
+            return eof.then_some(true);
+        };
+        match b {
+            b'}' | b']' => {
+                let closes = match stack.get(height.wrapping_sub(1)) {
+                    Some(Frame::Object) => b == b'}',
+                    Some(Frame::Array) => b == b']',
+                    _ => false,
+                };
+                if !closes || height <= 1 {
+                    return Some(false);
+                }
+                height -= 1;
+                last = b;
+            }
+            b if lex::is_ws(b) => {}
+            b',' => {
+                // `},]`: a trailing comma inside the run, dropped when the
+                // closer after it is taken; the run goes on.
+                let mut c = k + 1;
+                while src.get(c).is_some_and(|&b| lex::is_ws(b)) {
+                    c += 1;
+                }
+                match src.get(c) {
+                    Some(b'}' | b']') => {
+                        k = c;
+                        continue;
+                    }
+                    None if !eof => return None,
+                    _ => break,
+                }
+            }
+            _ => return Some(false),
+        }
+        k += 1;
+    }
+    k += 1;
+    // Whitespace and comments (`, // why`, `, /* note */`), which the lane
+    // reads itself after a comma.
+    loop {
+        while src.get(k).is_some_and(|&b| lex::is_ws(b)) {
+            k += 1;
+        }
+        match (src.get(k), src.get(k + 1)) {
+            (Some(b'/'), Some(b'/')) => match memchr::memchr(b'\n', &src[k..]) {
+                Some(n) => k += n + 1,
+                None => return if eof { Some(false) } else { None },
+            },
+            (Some(b'/'), Some(b'*')) => match memchr::memmem::find(&src[k + 2..], b"*/") {
+                Some(n) => k += n + 4,
+                None => return if eof { Some(false) } else { None },
+            },
+            (Some(b'/'), None) if !eof => return None,
+            _ => break,
+        }
+    }
+    let Some(&b) = src.get(k) else {
+        return if eof { Some(false) } else { None };
+    };
+    let object = stack[height - 1] == Frame::Object;
+    match b {
+        b'"' => {
+            // A key (its colon after it) in an object, none in an array.
+            let mut c = match scan_value_prefix(src, k + 1) {
+                (_, Some(after)) => after,
+                (stop, None) if stop >= src.len() && !eof => return None,
+                _ => return Some(false),
+            };
+            while src.get(c).is_some_and(|&b| lex::is_ws(b)) {
+                c += 1;
+            }
+            match src.get(c) {
+                None if !eof => None,
+                Some(b':') => Some(object),
+                _ => Some(false),
+            }
+        }
+        // A key in the lenient forms the lane reads itself: `'key':`, and
+        // `key:` where the document's keys are bare (elsewhere a bare word
+        // after a closer is more likely prose, the machine's to weigh).
+        b'\'' if object => {
+            let body = src[k + 1..]
+                .iter()
+                .position(|&c| matches!(c, b'\'' | b'\\' | b'\n'))
+                .map(|n| k + 1 + n);
+            match body.map(|e| src[e]) {
+                None if !eof => None,
+                Some(b'\'') => colon_follows(src, body? + 1, eof),
+                _ => Some(false),
+            }
+        }
+        b if object && bare_keys && (b.is_ascii_alphabetic() || b == b'_' || b == b'$') => {
+            let end = src[k..]
+                .iter()
+                .position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'-')))
+                .map(|n| k + n);
+            match end {
+                None if !eof => None,
+                None => Some(false),
+                Some(e) => colon_follows(src, e, eof),
+            }
+        }
+        // In an array, an element of another kind than the one the run
+        // closed (a scalar after a row, a key after an object) is the
+        // machine's to judge: an opener may be missing
+        // (`Machine::element_opener`).
+        b'{' => Some(!object && last == b'}'),
+        b'[' => Some(!object && last == b']'),
+        b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => Some(false),
+        _ => Some(false),
+    }
+}
+
+/// Whether a `:` follows at `k` after spaces and tabs (`None` until the
+/// bytes have arrived).
+fn colon_follows(src: &[u8], mut k: usize, eof: bool) -> Option<bool> {
+    while src.get(k).is_some_and(|&b| matches!(b, b' ' | b'\t')) {
+        k += 1;
+    }
+    match src.get(k) {
+        None if !eof => None,
+        b => Some(b == Some(&b':')),
+    }
 }
 
 /// Pop a frame, remembering it if it was there before the scan began;

@@ -18,6 +18,7 @@ use super::view::Lane;
 use crate::lex::{self, Quote, Token};
 use crate::repair::fix::FixKind;
 use crate::repair::frame::{Frame, LOOKAHEAD};
+use crate::repair::grammar;
 use crate::repair::judge;
 use crate::repair::strict::{escape_len, scan_value_prefix, token_ends};
 use crate::repair::text::{CONTROL_ESCAPES, find_single_quote_special};
@@ -51,6 +52,13 @@ impl Lane<'_> {
             .take_while(|c| matches!(c, b' ' | b'\t'))
             .count();
         if src.get(colon) != Some(&b':') {
+            return None;
+        }
+        // In a document whose keys have been quoted so far, a bare word
+        // could begin a line of prose: the machine weighs it, unless what
+        // follows the colon is surely a value (the machine's own rule,
+        // `grammar::prose_line_end`).
+        if !self.bare_keys && grammar::surely_member(&src[q..]) != Some(true) {
             return None;
         }
         let edit = LaneEdit::at(q, n, With::Quoted(q, n), FixKind::QuotedKey);

@@ -34,8 +34,10 @@ mod lenient;
 mod view;
 
 pub(super) use self::edit::{LaneEdit, With};
+pub(super) use self::follow::run_reads_plainly as closers_read_plainly;
 use self::follow::{
-    Follow, after_value, drop_trailing_comma, follow_value, pop_frame, string_ends, take_comma,
+    Follow, after_value, drop_trailing_comma, follow_value, pop_frame, run_reads_plainly,
+    string_ends, take_comma,
 };
 use self::lenient::value_body;
 pub(super) use self::lenient::{comment_at, ends_line};
@@ -294,6 +296,8 @@ impl Lane<'_> {
                     }
                     b']' if top == Some(Frame::Array)
                         && !machine_comma
+                        && run_reads_plainly(src, q, self.stack, self.eof, self.bare_keys)
+                            == Some(true)
                         && drop_trailing_comma(&mut self.scratch.edits, pending, &mut growth) =>
                     {
                         top = pop_frame(self.stack, &mut self.scratch.undo, &mut low);
@@ -417,6 +421,8 @@ impl Lane<'_> {
                         after_key!();
                     }
                     b'}' if !machine_comma
+                        && run_reads_plainly(src, q, self.stack, self.eof, self.bare_keys)
+                            == Some(true)
                         && drop_trailing_comma(&mut self.scratch.edits, pending, &mut growth) =>
                     {
                         top = pop_frame(self.stack, &mut self.scratch.undo, &mut low);
@@ -458,7 +464,12 @@ impl Lane<'_> {
                             State::Value
                         };
                     }
-                    (b'}', Some(Frame::Object)) | (b']', Some(Frame::Array)) => {
+                    // A run of closers is the machine's unless it reads as
+                    // written, with what follows (see `run_reads_plainly`).
+                    (b'}', Some(Frame::Object)) | (b']', Some(Frame::Array))
+                        if run_reads_plainly(src, q, self.stack, self.eof, self.bare_keys)
+                            == Some(true) =>
+                    {
                         top = pop_frame(self.stack, &mut self.scratch.undo, &mut low);
                         p = q + 1;
                         state = after_value(top);

@@ -24,6 +24,10 @@ pub(in crate::repair) struct Lane<'m> {
     /// Whether the document's strings hold quoted code (the machine's
     /// `inner_at`): its keys are then the machine's to read.
     pub(in crate::repair) wary: bool,
+    /// Whether the document's structure has used a bare key: until it has,
+    /// a bare word where a key belongs is the machine's (it may begin a line
+    /// of prose, `Machine::prose_line`).
+    pub(in crate::repair) bare_keys: bool,
     pub(in crate::repair) depth_limit: usize,
     pub(in crate::repair) state: State,
     /// The string the machine has open, if any.

@@ -346,3 +346,47 @@ pub(super) fn opens_next(subject: &Subject<'_>, c: Cursor<'_>) -> Scan<bool> {
         Fit::Eof | Fit::Closed { .. } | Fit::Element { .. }
     ))
 }
+
+/// Whether the members from the value at `c` on, read as the object's own
+/// (the quote judged ended the string, and the key before `c` is the next
+/// member), run to a closer after which the containers around go on. Only
+/// plain values are followed: a string up to its first quote, a number, a
+/// literal. Anything else (a container, a string whose first quote is
+/// followed by text), and a run of more than a few members, holds up as
+/// far as this look can tell. `{"content": "{"name": "a", "v": "1"}", "path": "x"}`:
+/// read so, `}` ends the document before `", "path"`, so the quote after `{`
+/// is surely text.
+pub(super) fn members_hold(subject: &Subject<'_>, mut c: Cursor<'_>, frames: &[Frame]) -> Scan<bool> {
+    for _ in 0..MAX_CANDIDATES {
+        c.skip_ws()?;
+        let mut next = if let Some((open, len)) = c.quote_here()? {
+            let mut k = c.at(c.pos + len);
+            loop {
+                let rest = &k.bytes[k.pos.min(k.bytes.len())..];
+                let Some(n) = rest.iter().position(|&b| b == b'\\' || may_start_quote(b)) else {
+                    return if k.eof { Ok(true) } else { Err(Short) };
+                };
+                k.pos += n;
+                if k.bytes[k.pos] == b'\\' {
+                    k.pos += 2;
+                    continue;
+                }
+                match k.closing_quote(open)? {
+                    Some((len, _)) => break k.at(k.pos + len),
+                    None => k.pos += 1,
+                }
+            }
+        } else {
+            match c.token()? {
+                Some((Token::Number | Token::Literal(_), len)) => c.at(c.pos + len),
+                _ => return Ok(true),
+            }
+        };
+        match within(fit_after_value(&mut next, frames)?, subject.style) {
+            Fit::Key(key) if key.sep => c = next.at(key.after),
+            fit @ Fit::Closed { .. } => return fits_one_level_out(subject, &next, fit, frames),
+            _ => return Ok(true),
+        }
+    }
+    Ok(true)
+}

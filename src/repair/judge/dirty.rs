@@ -3,7 +3,7 @@
 //! where the evidence of the whole container agrees, and where the evidence
 //! is weak the answer carries a doubt.
 
-use super::ahead::{Balanced, later_balanced_end, later_end, value_fits};
+use super::ahead::{Balanced, later_balanced_end, later_end, members_hold, value_fits};
 use super::cursor::{Cursor, Scan};
 use super::fit::{Fit, KeyFit, closer_byte, fit_after_value, within};
 use super::subject::{Judged, Subject};
@@ -95,7 +95,8 @@ pub(super) fn dirty_key_ends(
             return Ok(Judged::ends(fits, None));
         }
         let alike = subject.context.is_some_and(|ctx| ctx.resembles(name));
-        let doubt = (balanced == Balanced::Member || (alike && layout == Layout::Same))
+        let doubt = ((balanced == Balanced::Member || (alike && layout == Layout::Same))
+            && members_hold(subject, c.at(key.after), frames)?)
             .then_some(DoubtKind::QuoteAsText);
         return Ok(Judged::ends(false, doubt));
     }

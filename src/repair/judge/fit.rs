@@ -175,14 +175,22 @@ pub(super) fn fit_after_value(c: &mut Cursor<'_>, frames: &[Frame]) -> Scan<Fit>
         }
         if top == Frame::Object {
             let newline = c.bytes[start..c.pos].contains(&b'\n');
-            return key_at(
-                c.at(c.pos),
-                Stray::Allowed,
-                faults,
-                (start, c.pos),
-                newline,
-                true,
-            );
+            let mut key = c.at(c.pos);
+            if token == Token::Word
+                && let Some(next) = after_prose_line(&key)?
+            {
+                // A line of prose between members (`,\n  Here are the
+                // rest:\n  "b": 1`): the machine drops it
+                // (`Machine::prose_line`); the key after it decides.
+                key = next;
+            }
+            if token == Token::BraceOpen {
+                // `, {"a": …`: the object begun again (the machine drops
+                // the `{`, `Machine::reopened`); the key after it decides.
+                key.pos += len;
+                key.skip_ws()?;
+            }
+            return key_at(key, Stray::Allowed, faults, (start, c.pos), newline, true);
         }
         if grammar::starts_value(token) && token != Token::Other && token != Token::Backslash {
             return Ok(Fit::Element {
@@ -198,6 +206,17 @@ pub(super) fn fit_after_value(c: &mut Cursor<'_>, frames: &[Frame]) -> Scan<Fit>
         Frame::Object => {
             // A missing comma: a quoted key and its colon, or a bare one on
             // a line of its own (`"John"\n  lastName: "Smith"`).
+            let mut at = c.at(c.pos);
+            if gap.newline
+                && token == Token::Word
+                && let Some(next) = after_prose_line(&at)?
+            {
+                // A line of prose after a member, then a quoted key.
+                at = next;
+                if at.quote_here()?.is_some() {
+                    return key_at(at, Stray::Refused, faults, (start, c.pos), true, false);
+                }
+            }
             let key = matches!(token, Token::Quote(_))
                 || (gap.newline && grammar::key_form(token).is_some());
             if key {
@@ -226,6 +245,31 @@ pub(super) fn fit_after_value(c: &mut Cursor<'_>, frames: &[Frame]) -> Scan<Fit>
         }
         Frame::Array | Frame::Tuple | Frame::Root | Frame::Call => Ok(Fit::Misfit),
     }
+}
+
+/// The longest line of prose between members that is read past.
+const MAX_PROSE_LINE: usize = 512;
+
+/// When the bytes at `c` start a line of prose where a key belongs
+/// (`grammar::is_prose_line`) and a quoted key or a closer starts the next
+/// line: a cursor at that next line's first token.
+fn after_prose_line<'b>(c: &Cursor<'b>) -> Scan<Option<Cursor<'b>>> {
+    let rest = &c.bytes[c.pos.min(c.bytes.len())..];
+    let end = match grammar::prose_line_end(rest, MAX_PROSE_LINE) {
+        Some(Some(end)) => end,
+        Some(None) => return Ok(None),
+        None if c.eof => return Ok(None),
+        None => return Err(Short),
+    };
+    if !grammar::is_prose_line(&rest[..end]) {
+        return Ok(None);
+    }
+    let mut next = c.at(c.pos + end);
+    next.skip_ws()?;
+    Ok(match next.peek()? {
+        Some(b'"' | b'}') | None => Some(next),
+        Some(_) => None,
+    })
 }
 
 /// `fit`, as a string already known to hold code reads it: a continuation

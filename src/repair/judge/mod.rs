@@ -42,17 +42,22 @@
 //! decision is the same for every way of cutting the input.
 
 mod ahead;
+mod closers;
 mod cursor;
 mod dirty;
 mod fit;
+mod openers;
 mod quick;
 mod strict_rest;
 mod subject;
 
 use self::ahead::{later_end, opens_next, value_fits};
+pub(super) use self::closers::{How, Planned, Run, RunOp, RunPlan, plan_run};
+use self::closers::{run_fits, run_is_plain};
 use self::cursor::{Cursor, Scan, Short};
 use self::dirty::{closed_ends, dirty_key_ends};
 use self::fit::{Fit, fit_after_value, glued_key};
+pub(super) use self::openers::{Opener, Repeat, key_first, repeated_members, row_opener};
 pub(super) use self::quick::{Quick, quick_clean_end};
 use self::strict_rest::strict_rest;
 use self::subject::MAX_KEY;
@@ -293,6 +298,11 @@ fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judged> {
     {
         return Ok(Judged::sure(Judgement::EndBeforeComma));
     }
+    // `"text the model cut"rating": 4,`: a bare key glued to the quote.
+    let glued = match fit {
+        Fit::Misfit if subject.plain() && subject.may_glue() => glued_key(c.at(start), frames)?,
+        _ => None,
+    };
     let judged = match fit {
         Fit::Eof => Judged::sure(Judgement::End),
         _ if subject.clean() && clean_fit_ends(fit, start) => Judged::sure(Judgement::End),
@@ -305,13 +315,7 @@ fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judged> {
         // `"text the model cut"rating": 4,`: the value's end, the
         // separator and the next key's opening quote dropped around a
         // quote glued to the text.
-        Fit::Misfit if subject.plain() && subject.may_glue() => {
-            let ends = match glued_key(c.at(start), frames)? {
-                Some(after) => plain_value(subject, c.at(after))?,
-                None => false,
-            };
-            Judged::ends(ends, None)
-        }
+        Fit::Misfit if let Some(after) = glued => Judged::ends(plain_value(subject, c.at(after))?, None),
         Fit::Key(key) => dirty_key_ends(subject, &c, key, start)?,
         Fit::Element { at, faults, .. } => {
             // After code, an element written in forms the document uses.
@@ -327,16 +331,46 @@ fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judged> {
             depth,
             ..
         } if subject.clean() => {
-            // `[{"a": "b"], "c": 1}`: right if the container around goes on.
+            // `[{"a": "b"], "c": 1}`: right if the container around goes on;
+            // `"x"}]}` for `"x"]}}`: right if the run of closers, mended as
+            // a whole, lets what follows go on.
             let mut rest = c.at(after);
             let outer = fit_after_value(&mut rest, &frames[..depth])?;
+            let mut run = c.at(start);
+            run.skip_ws()?;
             Judged::ends(
-                matches!(outer, Fit::Eof | Fit::Closed { .. }) || outer.has_sep(),
+                matches!(outer, Fit::Eof | Fit::Closed { .. })
+                    || outer.has_sep()
+                    || run_fits(frames, &run, subject.style)?,
                 None,
             )
         }
-        Fit::Closed { after, depth, .. } => closed_ends(subject, c.at(after), depth)?,
+        Fit::Closed { after, depth, .. } => {
+            let mut run = c.at(start);
+            run.skip_ws()?;
+            if run_is_plain(frames, &run, subject.style)? || closers_then_end(run)? {
+                closed_ends(subject, c.at(after), depth)?
+            } else {
+                // Code followed by closers that would need mending: code.
+                Judged::ends(false, None)
+            }
+        }
         Fit::Trailing => Judged::ends(!later_end(subject, c.at(start), false)?, None),
+        Fit::Misfit
+            if subject.clean() && frames == [Frame::Array] && colon_follows(c.at(start))? =>
+        {
+            // `[ "bbox": …`: the first key of an object opened as an array
+            // (the machine turns the `[` into `{`, `Machine::array_was_object`).
+            Judged::sure(Judgement::End)
+        }
+        Fit::Misfit if subject.clean() => {
+            // A closer no open container takes (`"x"]` in an object opened
+            // as an array): right if the run it starts, mended, fits.
+            let mut run = c.at(start);
+            run.skip_ws()?;
+            let closer = matches!(run.peek()?, Some(b'}' | b']'));
+            Judged::ends(closer && run_fits(frames, &run, subject.style)?, None)
+        }
         Fit::Misfit => Judged::ends(false, None),
     };
     if judged.judgement == Judgement::End
@@ -350,6 +384,12 @@ fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judged> {
         return Ok(Judged::sure(Judgement::Inner));
     }
     Ok(judged)
+}
+
+/// Whether a colon follows at `c` (whitespace before it).
+fn colon_follows(mut c: Cursor<'_>) -> Scan<bool> {
+    c.skip_spaces()?;
+    Ok(c.peek()? == Some(b':'))
 }
 
 /// `+` and then a quote: `"a" + "b"`, joined by the machine.
@@ -409,6 +449,21 @@ fn clean_fit_ends(fit: Fit, start: usize) -> bool {
         Fit::Element { sep, at, .. } => sep || at > start,
         Fit::Eof | Fit::Closed { skipped: false, .. } => true,
         _ => false,
+    }
+}
+
+/// Whether only closers and whitespace are left to the end of the input
+/// at `c`: a string holding code that ends the arguments, with one closer
+/// too many after it (`…out.txt"}}` where one object is open, the call
+/// object's closer), ends at its quote as a clean one would.
+fn closers_then_end(mut c: Cursor<'_>) -> Scan<bool> {
+    loop {
+        c.skip_ws()?;
+        match c.peek()? {
+            None => return Ok(true),
+            Some(b'}' | b']') => c.pos += 1,
+            Some(_) => return Ok(false),
+        }
     }
 }
 

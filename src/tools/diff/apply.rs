@@ -7,11 +7,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::error::{Error, Repr};
-use super::hunks;
+use super::hunks::{self, FileChange};
 use super::patch::{self, FilePatch};
 use super::unified::read_located;
 use super::write::{self, Report};
-use crate::tools::{Located, NodeKind, Workspace};
+use crate::tools::{Located, NodeKind, Workspace, shown_name};
 
 /// One file to change, with its report.
 type Job = write::Job<FileReport>;
@@ -56,18 +56,6 @@ pub struct FileReport {
     pub notes: Vec<String>,
 }
 
-/// How a patch changes a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum FileChange {
-    /// Lines changed in an existing file.
-    Modified,
-    /// A new file (`--- /dev/null`).
-    Created,
-    /// The file removed (`+++ /dev/null`).
-    Deleted,
-}
-
 impl Report for FileReport {
     fn name(&self) -> &str {
         &self.path
@@ -106,12 +94,18 @@ impl fmt::Display for ApplyReport {
             )?,
             Mode::Write => writeln!(f, "applied:")?,
         }
+        // Names go through `shown_name`: a name decoded from a quoted
+        // header (`+++ "b/x\nnothing was written"`) holds a newline, and
+        // printed raw it would forge a line of the answer.
         for file in &self.files {
             let hunks = if file.n_hunks == 1 { "hunk" } else { "hunks" };
             write!(
                 f,
                 "  {}: {} {hunks}, +{} -{} lines",
-                file.path, file.n_hunks, file.n_added, file.n_removed
+                shown_name(&file.path),
+                file.n_hunks,
+                file.n_added,
+                file.n_removed
             )?;
             match file.change {
                 FileChange::Created => write!(f, " (new file)")?,
@@ -119,7 +113,7 @@ impl fmt::Display for ApplyReport {
                 FileChange::Modified => {}
             }
             if let Some(backup) = &file.backup {
-                write!(f, "; the original is saved as {backup}")?;
+                write!(f, "; the original is saved as {}", shown_name(backup))?;
             }
             writeln!(f)?;
             for note in &file.notes {
@@ -165,6 +159,7 @@ fn file_name_instead(workspace: &Workspace, patch: &[u8]) -> Option<Error> {
         .locate(Path::new(text))
         .is_ok_and(|located| located.kind() == NodeKind::File);
     let looks_like_file = exists || [".diff", ".patch"].iter().any(|ext| text.ends_with(ext));
+    let text = shown_name(text);
     looks_like_file.then(|| {
         Error::argument(if exists {
             format!(
@@ -219,11 +214,15 @@ pub fn apply(
     if located.kind() == NodeKind::Dir {
         let mut by_place: HashMap<PathBuf, usize> = HashMap::new();
         for section in &sections {
+            // Each is a walk: a patch of 10,000 sections stops with its call.
+            if crate::tools::deadline::expired() {
+                return Err(Error::timed_out("locating the patch's files"));
+            }
             let Some(target) = section.target() else {
                 return Err(Error::argument(format!(
                     "the patch names no file, and `{}` is a directory: pass the file to patch \
                      as `file`",
-                    given.display()
+                    shown_name(&given.to_string_lossy())
                 )));
             };
             let path = given.join(target);
@@ -258,6 +257,9 @@ pub fn apply(
     let _lock = workspace.lock(places);
     let mut jobs: Vec<Job> = Vec::new();
     for (located, group) in &files {
+        if crate::tools::deadline::expired() {
+            return Err(Error::timed_out("checking the patch's files"));
+        }
         jobs.push(plan(workspace, group, located)?);
     }
     super::layout::refuse_repositories(workspace, &jobs)?;
@@ -369,5 +371,6 @@ fn job(
         backup,
         backed_up: false,
         created_dirs: Vec::new(),
+        kept: None,
     })
 }

@@ -240,6 +240,9 @@ impl Error {
 impl From<WorkspaceError> for Error {
     #[cold]
     fn from(error: WorkspaceError) -> Self {
+        if error.kind() == crate::tools::WorkspaceErrorKind::TimedOut {
+            return Error::timed_out("walking a path");
+        }
         Error::new(Repr::Workspace(error))
     }
 }
@@ -279,6 +282,12 @@ impl fmt::Display for Lines<'_> {
     }
 }
 
+/// A file name as messages show it ([`shown_name`](crate::tools::shown_name)):
+/// a name holding a newline cannot forge a line of the message.
+fn name(name: &str) -> std::borrow::Cow<'_, str> {
+    crate::tools::shown_name(name)
+}
+
 fn write_hint(f: &mut fmt::Formatter<'_>, at: &HunkAt, hint: &Hint) -> fmt::Result {
     match hint {
         Hint::Hunk(lines) => write!(
@@ -292,7 +301,7 @@ fn write_hint(f: &mut fmt::Formatter<'_>, at: &HunkAt, hint: &Hint) -> fmt::Resu
             "\n  hint: the expected line occurs at {}, but the whole hunk matches nowhere: \
              re-read `{}` and regenerate the hunk",
             Lines(lines),
-            at.file
+            name(&at.file)
         ),
         Hint::Applied { lines, here: true } => write!(
             f,
@@ -306,13 +315,13 @@ fn write_hint(f: &mut fmt::Formatter<'_>, at: &HunkAt, hint: &Hint) -> fmt::Resu
              patch was applied before, there is nothing left to do; if not, re-read `{}` and \
              regenerate the hunk",
             Lines(lines),
-            at.file
+            name(&at.file)
         ),
         Hint::Nowhere => write!(
             f,
             "\n  hint: the hunk's lines occur nowhere in the file: re-read `{}` and \
              regenerate the hunk",
-            at.file
+            name(&at.file)
         ),
     }
 }
@@ -340,7 +349,7 @@ impl fmt::Display for Error {
                     "refused: hunk {} of `{}` ({}) does not match at line {line} ({what})\
                      \n  the patch expects: {}\n  the file has:      {}",
                     at.hunk,
-                    at.file,
+                    name(&at.file),
                     at.header,
                     Shown(expected),
                     Shown(actual)
@@ -360,7 +369,7 @@ impl fmt::Display for Error {
                     "refused: hunk {} of `{}` ({}) needs lines {first}-{last}, but the file \
                      has only {n_lines} line{}",
                     at.hunk,
-                    at.file,
+                    name(&at.file),
                     at.header,
                     if *n_lines == 1 { "" } else { "s" }
                 )?;
@@ -414,7 +423,7 @@ impl fmt::Display for Error {
                 f,
                 "refused: hunk {} of `{}` ({}) starts at line {start}, before the previous hunk \
                  ends (line {previous_end}): hunks must be in file order and must not overlap{}",
-                at.hunk, at.file, at.header, NOTHING_WRITTEN
+                at.hunk, name(&at.file), at.header, NOTHING_WRITTEN
             ),
             Repr::TooManyRewinds { budget } => write!(
                 f,
@@ -430,42 +439,48 @@ impl fmt::Display for Error {
             ),
             Repr::Unsupported { file, what } => write!(
                 f,
-                "refused: the patch for `{file}` {what}; argmend applies changes to text lines \
-                 only{NOTHING_WRITTEN}"
+                "refused: the patch for `{}` {what}; argmend applies changes to text lines \
+                 only{NOTHING_WRITTEN}",
+                name(file)
             ),
             Repr::Exists {
                 file,
                 applied: true,
             } => write!(
                 f,
-                "refused: the patch creates `{file}`, which already exists with exactly the \
+                "refused: the patch creates `{}`, which already exists with exactly the \
                  lines the patch adds: already applied? If the patch was applied before, \
-                 there is nothing left to do{NOTHING_WRITTEN}"
+                 there is nothing left to do{NOTHING_WRITTEN}",
+                name(file)
             ),
             Repr::Exists {
                 file,
                 applied: false,
             } => write!(
                 f,
-                "refused: the patch creates `{file}`, which already exists: patch it with a \
-                 hunk against its content instead{NOTHING_WRITTEN}"
+                "refused: the patch creates `{}`, which already exists: patch it with a \
+                 hunk against its content instead{NOTHING_WRITTEN}",
+                name(file)
             ),
             Repr::SeveralFiles { target, files } => write!(
                 f,
-                "the patch changes {} files ({}), but `file` is `{target}`, a single file: \
+                "the patch changes {} files ({}), but `file` is `{}`, a single file: \
                  pass a directory (e.g. \".\") to apply it to all of them",
                 files.len(),
-                files.join(", ")
+                files.iter().map(|file| name(file)).collect::<Vec<_>>().join(", "),
+                name(target)
             ),
             Repr::Binary { file, offset } => write!(
                 f,
-                "refused: `{file}` is a binary file (a NUL byte at offset {offset}); \
-                 only text files get a line diff"
+                "refused: `{}` is a binary file (a NUL byte at offset {offset}); \
+                 only text files get a line diff",
+                name(file)
             ),
             Repr::TooLarge { file, size, limit } => write!(
                 f,
-                "refused: `{file}` has {size} bytes, over the {} MB limit ({limit} bytes) for \
+                "refused: `{}` has {size} bytes, over the {} MB limit ({limit} bytes) for \
                  one file: diff a smaller piece of it",
+                name(file),
                 limit / (1024 * 1024)
             ),
             Repr::Workspace(error) => write!(f, "refused: {error}"),
@@ -478,7 +493,7 @@ impl fmt::Display for Error {
             } => write!(
                 f,
                 "cannot {action} `{}`: {error}",
-                crate::tools::shown_name(path)
+                name(path)
             ),
             Repr::WriteFailed {
                 path,
@@ -486,12 +501,12 @@ impl fmt::Display for Error {
                 restored,
                 not_restored,
             } => {
-                write!(f, "cannot write `{path}`: {error}; ")?;
+                write!(f, "cannot write `{}`: {error}; ", name(path))?;
                 if restored.is_empty() && not_restored.is_empty() {
                     return f.write_str("nothing of the patch was written");
                 }
                 if !restored.is_empty() {
-                    let names: Vec<String> = restored.iter().map(|n| format!("`{n}`")).collect();
+                    let names: Vec<String> = restored.iter().map(|n| format!("`{}`", name(n))).collect();
                     write!(
                         f,
                         "rolled back: {} got {} content and mode back, and the backups this \

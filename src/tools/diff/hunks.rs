@@ -18,10 +18,20 @@ use super::patch::{self, Eol, FilePatch, HunkLine, Kind};
 use super::unified::{BINARY_PROBE, split_lines};
 use crate::tools::deadline::{self, Ticker};
 
+/// How a patch changes a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FileChange {
+    /// Lines changed in an existing file.
+    Modified,
+    /// A new file (`--- /dev/null`).
+    Created,
+    /// The file removed (`+++ /dev/null`).
+    Deleted,
+}
+
 /// One line: its content without the terminator, and the terminator.
 type Line<'a> = (&'a [u8], Eol);
-
-use super::apply::FileChange;
 
 /// The lines rewinds may move in all, for one file. A rewind is a section
 /// that starts before the previous section's end; it costs the file's

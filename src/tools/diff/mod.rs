@@ -12,8 +12,9 @@
 //! the first 8,000 bytes) are refused, not dumped; files are at most 4 MB.
 //!
 //! [`diff_dirs`] lists the files added, removed and changed between two trees
-//! (names only; `.git`, `node_modules` and `vendor` skipped; an optional
-//! glob). [`diff_json`] compares two JSON documents by path.
+//! (names only; version-control metadata, repositories, `node_modules` and
+//! `vendor` skipped; an optional glob). [`diff_json`] compares two JSON
+//! documents by path.
 //!
 //! ## Strict apply
 //!
@@ -69,6 +70,7 @@ mod hunks;
 mod json;
 mod layout;
 mod patch;
+mod tree;
 mod unified;
 mod write;
 
@@ -78,10 +80,12 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-pub use self::apply::{ApplyReport, FileChange, FileReport, Mode, apply, apply_to};
-pub use self::dirs::{Change, DirDiff, diff_dirs};
+pub use self::apply::{ApplyReport, FileReport, Mode, apply, apply_to};
+pub use self::dirs::{DirDiff, diff_dirs};
 pub use self::error::{Error, ErrorKind};
+pub use self::hunks::FileChange;
 pub use self::json::{JsonChange, JsonDiff, diff_json, diff_json_values};
+pub use self::tree::Change;
 pub use self::unified::{Diff, DiffOptions, DiffStats, diff_bytes, diff_files, diff_text};
 use crate::tools::envelope::{self, Args, ArgumentError, Param, Table, Verb};
 use crate::tools::{NodeKind, Workspace};
@@ -272,7 +276,7 @@ fn patch_file(workspace: &Workspace, patch: &str) -> Result<Option<Vec<u8>>, Err
     if name.is_empty() || name.contains('\n') || name.contains("@@") {
         return Ok(None);
     }
-    match workspace.locate(Path::new(name)) {
+    match workspace.locate_for_read(Path::new(name)) {
         Ok(located) if located.kind() == NodeKind::File => {
             unified::read_located(&located, name).map(Some)
         }

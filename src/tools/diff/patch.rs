@@ -121,7 +121,12 @@ pub(crate) fn parse(patch: &[u8]) -> Result<Vec<FilePatch<'_>>, Error> {
     // Inside a section, after its headers: body lines may no longer be stray.
     let mut in_section = false;
     let mut idx = 0;
+    // A patch may be 64 MiB of lines: the call's token is read as it goes.
+    let mut ticker = crate::tools::deadline::Ticker::<10>::new();
     while idx < lines.len() {
+        if ticker.tick() {
+            return Err(Error::timed_out("reading the patch"));
+        }
         let line = lines[idx];
         let text = trim_eol(line);
         let line_no = idx + 1;

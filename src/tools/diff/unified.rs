@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use similar::{Algorithm, DiffOp, DiffTag};
 
 use super::error::{Error, Repr};
-use crate::tools::{Located, Workspace};
+use crate::tools::{Located, Workspace, shown_name};
 
 /// The default number of context lines around each change.
 pub(crate) const DEFAULT_CONTEXT: usize = 3;
@@ -159,7 +159,8 @@ impl Diff {
         let plural = if lines == 1 { "" } else { "s" };
         format!(
             "`{}` and `{}` are identical ({lines} line{plural})",
-            self.names[0], self.names[1]
+            shown_name(&self.names[0]),
+            shown_name(&self.names[1])
         )
     }
 }
@@ -245,9 +246,9 @@ pub fn diff_bytes(
              finer answer)",
             options.timeout.as_secs_f64(),
             shown_range(&old_mid),
-            names[0],
+            shown_name(names[0]),
             shown_range(&new_mid),
-            names[1]
+            shown_name(names[1])
         ));
     }
     render(&mut diff, &old, &new, ops, options);
@@ -284,7 +285,7 @@ pub fn diff_files(
 
 /// Read a workspace file of at most 4 MB.
 pub(crate) fn read_file(workspace: &Workspace, path: &Path) -> Result<Vec<u8>, Error> {
-    let located = workspace.locate(path)?;
+    let located = workspace.locate_for_read(path)?;
     read_located(&located, &path.display().to_string())
 }
 
@@ -432,7 +433,8 @@ fn render(diff: &mut Diff, old: &[&[u8]], new: &[&[u8]], ops: Vec<DiffOp>, optio
     }
     diff.patch = out;
     if let Some((idx, line)) = cut {
-        let (max, n_hunks, name) = (options.max_output, diff.stats.n_hunks, &diff.names[0]);
+        let (max, n_hunks) = (options.max_output, diff.stats.n_hunks);
+        let name = shown_name(&diff.names[0]);
         let narrow = "narrow it: a smaller `context`, one file at a time, or a piece of the file";
         diff.note = Some(if idx == 0 {
             format!(

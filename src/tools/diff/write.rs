@@ -12,12 +12,19 @@
 //! … `file.bak.99` is used, and the report names it. A deletion renames
 //! the file (or the link the patch named: the link, not its target, as
 //! `git apply` does) to its backup name.
+//!
+//! A rewritten file and its backup keep the original's mode and, where the
+//! process may give it (root may, anyone may keep a group they are in),
+//! its owner and group, but never its setuid and setgid bits, as `git
+//! apply` and editors do: run as root, a patched setuid file owned by
+//! `nobody` would otherwise become a setuid file owned by root whose
+//! content a model chose ([`Kept`]).
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use cap_std::fs::{Dir, OpenOptions, Permissions};
+use cap_std::fs::{Dir, File, Metadata, OpenOptions, Permissions};
 
 use super::error::{Error, Repr};
 use crate::tools::Workspace;
@@ -48,6 +55,69 @@ pub(super) struct Job<R> {
     pub(super) backed_up: bool,
     /// The directories this run created, outermost first.
     pub(super) created_dirs: Vec<PathBuf>,
+    /// What the original file was (mode, owner), read when it was written,
+    /// so a rollback puts it back exactly.
+    pub(super) kept: Option<Kept>,
+}
+
+/// What a file written in place of another keeps of it: its permissions
+/// and its owner and group.
+#[derive(Debug, Clone)]
+pub(super) struct Kept {
+    permissions: Permissions,
+    /// The owner and group (`None` where the system has none).
+    owner: Option<(u32, u32)>,
+}
+
+/// The setuid and setgid bits.
+#[cfg(unix)]
+const SET_ID: u32 = 0o6000;
+
+impl Kept {
+    /// What `meta`'s file has.
+    fn of(meta: &Metadata) -> Kept {
+        #[cfg(unix)]
+        let owner = {
+            use cap_std::fs::MetadataExt;
+            Some((meta.uid(), meta.gid()))
+        };
+        #[cfg(not(unix))]
+        let owner = None;
+        Kept {
+            permissions: meta.permissions(),
+            owner,
+        }
+    }
+
+    /// The same, less the setuid and setgid bits: what new content gets.
+    fn without_set_id(&self) -> Kept {
+        let mut permissions = self.permissions.clone();
+        #[cfg(unix)]
+        {
+            use cap_std::fs::PermissionsExt;
+            permissions.set_mode(permissions.mode() & !SET_ID);
+        }
+        Kept {
+            permissions,
+            owner: self.owner,
+        }
+    }
+
+    /// Give `file` this owner and group where the process may (both, else
+    /// the group alone, else neither: a process that may not keep them
+    /// writes a file of its own, as an editor does), then these
+    /// permissions. In that order, since a change of owner clears the
+    /// setuid bits.
+    fn give(&self, file: &File) -> io::Result<()> {
+        #[cfg(unix)]
+        if let Some((uid, gid)) = self.owner {
+            use std::os::unix::fs::fchown;
+            if fchown(file, Some(uid), Some(gid)).is_err() {
+                let _ = fchown(file, None, Some(gid));
+            }
+        }
+        file.set_permissions(self.permissions.clone())
+    }
 }
 
 /// What the writer needs of a job's report.
@@ -76,7 +146,8 @@ pub(super) fn write_all<R: Report>(
                 let name = job.report.name().to_owned();
                 match restore(workspace, job) {
                     Ok(()) => restored.push(name),
-                    Err(error) => not_restored.push(format!("`{name}` ({error})")),
+                    Err(error) => not_restored
+                        .push(format!("`{}` ({error})", crate::tools::shown_name(&name))),
                 }
             }
             return Err(Error::new(Repr::WriteFailed {
@@ -102,18 +173,19 @@ fn write_one<R: Report>(workspace: &Workspace, job: &mut Job<R>) -> io::Result<(
         }
         dir = cap_fs_ext::DirExt::open_dir_nofollow(&dir, name)?;
     }
-    let permissions = dir
+    job.kept = dir
         .symlink_metadata(&job.name)
         .ok()
         .filter(|meta| meta.is_file())
-        .map(|meta| meta.permissions());
+        .map(|meta| Kept::of(&meta));
+    let kept = job.kept.as_ref().map(Kept::without_set_id);
     let backup = job.backup.clone();
     match (&job.original, &job.result, backup) {
         (Some(original), Some(bytes), Some((backup, shown))) => {
-            write_new(&dir, &backup, original, permissions.clone())?;
+            write_new(&dir, &backup, original, kept.as_ref())?;
             job.backed_up = true;
             job.report.set_backup(shown);
-            write_atomic(&dir, &job.name, bytes, permissions)
+            write_atomic(&dir, &job.name, bytes, kept.as_ref())
         }
         (Some(_), None, Some((backup, shown))) => {
             // The deletion and the backup in one step: the entry itself (a
@@ -154,11 +226,9 @@ fn restore<R>(workspace: &Workspace, job: &Job<R>) -> io::Result<()> {
         let backup = job.backup.as_ref().map(|(name, _)| name);
         match (&job.original, &job.result, backup) {
             (Some(original), Some(_), backup) => {
-                let permissions = dir
-                    .symlink_metadata(&job.name)
-                    .ok()
-                    .map(|meta| meta.permissions());
-                let written = write_atomic(&dir, &job.name, original, permissions);
+                // The original's mode and owner, setuid bits included: the
+                // file as it was.
+                let written = write_atomic(&dir, &job.name, original, job.kept.as_ref());
                 if job.backed_up
                     && let Some(backup) = backup
                 {
@@ -228,13 +298,9 @@ fn taken(name: &OsStr) -> io::Error {
     )
 }
 
-/// Write `bytes` to `name` in `dir`, which must not exist yet.
-fn write_new(
-    dir: &Dir,
-    name: &OsStr,
-    bytes: &[u8],
-    permissions: Option<Permissions>,
-) -> io::Result<()> {
+/// Write `bytes` to `name` in `dir`, which must not exist yet, with what
+/// it keeps of the file it replaces.
+fn write_new(dir: &Dir, name: &OsStr, bytes: &[u8], kept: Option<&Kept>) -> io::Result<()> {
     let mut file = match dir.open_with(name, OpenOptions::new().write(true).create_new(true)) {
         Ok(file) => file,
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => return Err(taken(name)),
@@ -242,11 +308,11 @@ fn write_new(
     };
     let written = file
         .write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .and_then(|()| match permissions {
-            Some(permissions) => file.set_permissions(permissions),
+        .and_then(|()| match kept {
+            Some(kept) => kept.give(&file),
             None => Ok(()),
-        });
+        })
+        .and_then(|()| file.sync_all());
     if written.is_err() {
         let _ = dir.remove_file(name);
     }
@@ -256,12 +322,7 @@ fn write_new(
 /// Write `bytes` to a new temporary file beside `name`, flush it to disk and
 /// rename it over `name`: a crash leaves the old file or the new one, never
 /// half of one.
-fn write_atomic(
-    dir: &Dir,
-    name: &OsStr,
-    bytes: &[u8],
-    permissions: Option<Permissions>,
-) -> io::Result<()> {
+fn write_atomic(dir: &Dir, name: &OsStr, bytes: &[u8], kept: Option<&Kept>) -> io::Result<()> {
     let shown = name.to_string_lossy();
     // File names may be 255 bytes; the temporary name adds about 30, so a
     // long name is cut (on a character boundary) rather than refused.
@@ -276,7 +337,7 @@ fn write_atomic(
             ".{stem}.argmend-{}-{attempt}.tmp",
             std::process::id()
         ));
-        match write_new(dir, &tmp, bytes, permissions.clone()) {
+        match write_new(dir, &tmp, bytes, kept) {
             Ok(()) => break tmp,
             Err(error) if error.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => {
                 attempt += 1
@@ -331,6 +392,7 @@ mod tests {
             backup,
             backed_up: false,
             created_dirs: Vec::new(),
+            kept: None,
         }
     }
 

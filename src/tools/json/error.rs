@@ -184,6 +184,9 @@ impl Error {
 impl From<WorkspaceError> for Error {
     #[cold]
     fn from(error: WorkspaceError) -> Self {
+        if error.kind() == crate::tools::WorkspaceErrorKind::TimedOut {
+            return Error::timed_out("walking a path");
+        }
         Error::new(Repr::Workspace(error))
     }
 }
@@ -314,8 +317,9 @@ impl fmt::Display for Error {
             ),
             Repr::TooLarge { file, size } => write!(
                 f,
-                "refused: `{file}` has {size} bytes, over the 20 MB limit ({MAX_FILE} bytes) \
-                 for one file"
+                "refused: `{}` has {size} bytes, over the 20 MB limit ({MAX_FILE} bytes) \
+                 for one file",
+                crate::tools::shown_name(file)
             ),
             Repr::Workspace(error) => write!(f, "refused: {error}"),
             Repr::InvalidArgument(message) => f.write_str(message),

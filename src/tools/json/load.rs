@@ -95,7 +95,7 @@ const BOM_NOTE: &str = "a UTF-8 byte-order mark at the start was skipped";
 pub(super) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<'a>, Error> {
     match source {
         Source::File(file) => {
-            let located = workspace.locate(file)?;
+            let located = workspace.locate_for_read(file)?;
             let real = &located.real;
             let shown = file.display().to_string();
             let io = |error: std::io::Error| {
@@ -133,7 +133,7 @@ pub(super) fn read<'a>(workspace: &Workspace, source: Source<'a>) -> Result<Raw<
             let (format, converted) = format_of_file(real, &bytes);
             Ok(Raw {
                 bytes: Cow::Owned(bytes),
-                name: format!("`{shown}`"),
+                name: format!("`{}`", crate::tools::shown_name(&shown)),
                 format,
                 notes,
                 converted,

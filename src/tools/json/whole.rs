@@ -7,8 +7,9 @@ use super::error::{Error, Repr};
 use super::layout::{self, Layout as RawLayout};
 use super::verbs::{article, summary};
 use super::{Format, Loaded, MAX_OUTPUT, Source, cap_total, load, load_strict, read};
-use crate::doc::lazy::{Doc, Elements, Kind, Members, Node};
-use crate::doc::syntax::{self, Syntax};
+use crate::doc::lazy::Doc;
+use crate::doc::syntax;
+use crate::tools::deadline::Ticker;
 use crate::tools::{Unparsed, Workspace};
 
 /// Where and why a document is not valid.
@@ -101,11 +102,29 @@ pub fn validate(workspace: &Workspace, source: Source<'_>) -> Result<Validation,
     } else {
         "JSON"
     };
-    match syntax::validate(&loaded.bytes) {
+    // The engine's strict pass first (a strict parser's speed); the
+    // validator, which says where and why, only on a miss.
+    let fast = crate::repair::is_strict_json(&loaded.bytes, super::MAX_NESTING)
+        && crate::utf8::from_utf8(&loaded.bytes).is_ok();
+    let checked = if fast {
+        Ok(())
+    } else {
+        syntax::validate(&loaded.bytes)
+    };
+    // Each pass below is one more over the whole document: none starts
+    // past the call's deadline.
+    let timed_out = || Error::timed_out("checking the document");
+    if crate::tools::deadline::expired() {
+        return Err(timed_out());
+    }
+    match checked {
         Ok(()) => {
             let doc = Doc::new(&loaded.bytes);
             let root = doc.root().map_err(|e| loaded.syntax_error(e))?;
             let what = summary(&doc, root).map_err(|e| loaded.syntax_error(e))?;
+            if crate::tools::deadline::expired() {
+                return Err(timed_out());
+            }
             note_duplicates(&loaded, "valid JSON all the same")?;
             Ok(Validation {
                 format: loaded.format,
@@ -154,8 +173,7 @@ pub struct Pretty {
 /// Say in the answer when an object repeats a key (the first one found):
 /// valid JSON, but the verbs read the last copy, and a model should know.
 fn note_duplicates(loaded: &Loaded<'_>, here: &str) -> Result<(), Error> {
-    let doc = Doc::new(&loaded.bytes);
-    if let Some((at, key)) = first_duplicate(&doc).map_err(|e| loaded.syntax_error(e))? {
+    if let Some((at, key)) = first_duplicate(&loaded.bytes)? {
         loaded.note(format!(
             "{}; {here}",
             super::verbs::duplicate_note(&key, &at).replace(
@@ -228,49 +246,105 @@ pub fn pretty(workspace: &Workspace, source: Source<'_>, layout: Layout) -> Resu
     })
 }
 
-/// The first key that appears twice in one object anywhere in the
-/// document, with the object's path (`a.b[2]`). Walks with an explicit
-/// stack, so any nesting the validator accepts is fine.
-fn first_duplicate<'a>(doc: &Doc<'a>) -> Result<Option<(String, String)>, Syntax> {
-    enum Level<'a> {
-        Object(Members<'a>, std::collections::HashSet<&'a [u8]>, String),
-        Array(Elements<'a>, usize, String),
+/// The first key that appears twice in one object anywhere in `bytes`
+/// (valid JSON), with the object's path (`a.b[2]`): one pass over the bytes
+/// with one stack of open containers, each holding only how it was reached
+/// (a key's bytes or an index); the path is written out once, for the
+/// answer.
+///
+/// Why not a walk of the lazy document with a path per level: each level
+/// kept its own copy of the path, so memory was quadratic in the depth (80
+/// KB of nesting took 2.5 GB), and each level's iterator skipped over the
+/// subtree its child had just walked, so time was too (issue 43, hole 3).
+fn first_duplicate(bytes: &[u8]) -> Result<Option<(String, String)>, Error> {
+    use super::path::{Segment, push};
+    use crate::doc::lazy::decode_body;
+    use std::collections::HashSet;
+
+    /// How a container was reached from its parent.
+    #[derive(Clone, Copy)]
+    enum Via<'a> {
+        Root,
+        Key(&'a [u8]),
+        Index(usize),
     }
-    let open = |node: Node, path: String| match node.kind {
-        Kind::Object => Some(Level::Object(doc.members(node), Default::default(), path)),
-        Kind::Array => Some(Level::Array(doc.elements(node), 0, path)),
-        _ => None,
-    };
-    let mut stack: Vec<Level<'a>> = open(doc.root()?, String::new()).into_iter().collect();
-    while let Some(level) = stack.last_mut() {
-        let next = match level {
-            Level::Object(members, seen, path) => match members.next().transpose()? {
-                None => None,
-                Some(member) => {
-                    if !seen.insert(member.key) {
-                        return Ok(Some((path.clone(), member.key())));
-                    }
-                    let mut child = path.clone();
-                    super::path::push(&mut child, &super::path::Segment::Key(member.key()));
-                    Some((member.value, child))
-                }
-            },
-            Level::Array(elements, idx, path) => match elements.next().transpose()? {
-                None => None,
-                Some(element) => {
-                    let mut child = path.clone();
-                    super::path::push(&mut child, &super::path::Segment::Index(*idx as i64));
-                    *idx += 1;
-                    Some((element, child))
-                }
-            },
-        };
-        match next {
-            None => {
-                stack.pop();
-            }
-            Some((node, path)) => stack.extend(open(node, path)),
+    enum Open<'a> {
+        /// The keys seen so far, and the last one (its value comes next).
+        Object(HashSet<&'a [u8]>, &'a [u8]),
+        /// The index of the element being read.
+        Array(usize),
+    }
+    let mut stack: Vec<(Open<'_>, Via<'_>)> = Vec::new();
+    // In an object, whether the next string is a key.
+    let mut at_key = false;
+    // A byte a step: the clock is read every 16 KiB.
+    let mut ticker = Ticker::<14>::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if ticker.tick() {
+            return Err(Error::timed_out("looking for repeated keys"));
         }
+        match bytes[i] {
+            b'"' => {
+                let end = string_end(bytes, i);
+                if at_key && let Some((Open::Object(seen, last), _)) = stack.last_mut() {
+                    let key = &bytes[i + 1..end - 1];
+                    if !seen.insert(key) {
+                        let mut path = String::new();
+                        for (_, via) in &stack {
+                            match *via {
+                                Via::Root => {}
+                                Via::Key(key) => push(&mut path, &Segment::Key(decode_body(key))),
+                                Via::Index(idx) => push(&mut path, &Segment::Index(idx as i64)),
+                            }
+                        }
+                        return Ok(Some((path, decode_body(key))));
+                    }
+                    *last = key;
+                    at_key = false;
+                }
+                i = end;
+                continue;
+            }
+            open @ (b'{' | b'[') => {
+                let via = match stack.last() {
+                    None => Via::Root,
+                    Some((Open::Object(_, key), _)) => Via::Key(key),
+                    Some((Open::Array(idx), _)) => Via::Index(*idx),
+                };
+                let open = if open == b'{' {
+                    Open::Object(HashSet::new(), &[])
+                } else {
+                    Open::Array(0)
+                };
+                at_key = matches!(open, Open::Object(..));
+                stack.push((open, via));
+            }
+            b',' => match stack.last_mut() {
+                Some((Open::Object(..), _)) => at_key = true,
+                Some((Open::Array(idx), _)) => *idx += 1,
+                None => {}
+            },
+            b'}' | b']' => {
+                stack.pop();
+                at_key = false;
+            }
+            _ => {}
+        }
+        i += 1;
     }
     Ok(None)
+}
+
+/// The offset just past the string whose quote is at `open` (valid JSON).
+fn string_end(bytes: &[u8], open: usize) -> usize {
+    let mut i = open + 1;
+    while i < bytes.len() {
+        match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+            Some(n) if bytes[i + n] == b'"' => return i + n + 1,
+            Some(n) => i += n + 2,
+            None => return bytes.len(),
+        }
+    }
+    bytes.len()
 }

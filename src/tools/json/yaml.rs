@@ -4,8 +4,14 @@
 //!
 //! Why events and not a tree: a 20 MB Helm chart read through a YAML value
 //! tree (and the loader's event list beneath it) cost 38× its size in
-//! memory. Here the only state is the JSON being written, the open
-//! containers, and the text of anchored nodes (an alias is that text again).
+//! memory. Here the only state is the JSON being written and the open
+//! containers. An anchored node is where its text already is in the output
+//! (an alias is that text again), not a copy: each anchor kept its own
+//! copy of its subtree, so anchors nested 500 deep cost 500 times the text
+//! (2 MB took 1 GB; issue 43, hole 4). Text taken back out of the output (a
+//! merge key's value, a key that is not a string) moves once to an archive,
+//! with the anchors in it. Output and archive together count against the
+//! cap on what aliases may expand to.
 //!
 //! What a YAML reader must get right beyond syntax, done here:
 //! - scalars resolve as in the YAML 1.2 core schema (`~`/`null`/empty are
@@ -25,7 +31,7 @@ use std::collections::{HashMap, HashSet};
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 
 use super::MAX_NESTING;
-use crate::doc::lazy::{Doc, Kind};
+use crate::doc::lazy::{Doc, Kind, decode_body};
 use crate::tools::deadline::Ticker;
 
 /// The YAML as JSON text.
@@ -61,6 +67,8 @@ pub(crate) fn to_json(text: &str) -> Result<Converted, YamlError> {
         out: String::with_capacity(text.len() + text.len() / 4),
         stack: Vec::new(),
         anchors: HashMap::new(),
+        in_out: Vec::new(),
+        archive: String::new(),
         // Plain conversion never grows text much; only aliases can.
         limit: text.len().saturating_mul(3).saturating_add(1 << 20),
         non_finite: 0,
@@ -120,10 +128,10 @@ pub(crate) fn to_json(text: &str) -> Result<Converted, YamlError> {
             }
             Event::Alias(id) => {
                 let start = writer.open();
-                let Some(text) = writer.anchors.get(&id) else {
+                let Some(&anchor) = writer.anchors.get(&id) else {
                     return Err(at("an alias names no anchor before it".to_owned()));
                 };
-                writer.out.push_str(text);
+                writer.expand(anchor).map_err(at)?;
                 writer.close(start, 0, false).map_err(at)?;
             }
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
@@ -148,6 +156,8 @@ pub(crate) fn to_json(text: &str) -> Result<Converted, YamlError> {
                     was_first: true,
                     merge_value: None,
                     merged: Vec::new(),
+                    merged_keys: HashSet::new(),
+                    own_keys: Vec::new(),
                 });
             }
             Event::SequenceEnd | Event::MappingEnd => {
@@ -211,15 +221,34 @@ struct Frame {
     was_first: bool,
     /// The current value belongs to `<<`, and starts at this offset.
     merge_value: Option<usize>,
-    /// Members brought in by `<<`, earlier sources first.
+    /// Members brought in by `<<`, earlier sources first, and their keys
+    /// (a set: a list searched for each key was quadratic, hole 7).
     merged: Vec<(String, String)>,
+    merged_keys: HashSet<String>,
+    /// Where the mapping's own keys are in the output (JSON strings), so
+    /// merged keys it has are left out without reading the mapping again.
+    own_keys: Vec<(usize, usize)>,
+}
+
+/// Where an anchored node's JSON text is.
+#[derive(Debug, Clone, Copy)]
+enum Anchor {
+    /// In the output, at this span.
+    Out(usize, usize),
+    /// In the archive (text taken back out of the output), at this span.
+    Archived(usize, usize),
 }
 
 struct Writer {
     out: String,
     stack: Vec<Frame>,
-    /// The JSON text of each anchored node, by anchor id.
-    anchors: HashMap<usize, String>,
+    /// Where the JSON text of each anchored node is, by anchor id.
+    anchors: HashMap<usize, Anchor>,
+    /// The anchors whose text is in the output, in the order they closed,
+    /// so their ends never decrease: the ones a cut removes are at the end.
+    in_out: Vec<usize>,
+    /// Text cut from the output that anchors still point into.
+    archive: String,
     /// The most output aliases may expand to.
     limit: usize,
     non_finite: usize,
@@ -245,17 +274,76 @@ impl Writer {
         self.out.len()
     }
 
-    /// The node starting at `start` is complete: remember it for its
-    /// anchor, and let the mapping around it move from key to value.
-    fn close(&mut self, start: usize, anchor: usize, plain_merge: bool) -> Result<(), String> {
-        if self.out.len() > self.limit {
+    /// The output, and the archive, within the cap.
+    fn check_size(&self) -> Result<(), String> {
+        if self.out.len() + self.archive.len() > self.limit {
             return Err(format!(
                 "aliases expand to more than {} bytes of JSON (a YAML alias bomb?)",
                 self.limit
             ));
         }
+        Ok(())
+    }
+
+    /// Write an alias: its anchor's text again.
+    fn expand(&mut self, anchor: Anchor) -> Result<(), String> {
+        let (len, copy) = match anchor {
+            Anchor::Out(start, end) => (end - start, start..end),
+            Anchor::Archived(start, end) => (end - start, start..end),
+        };
+        // Checked before the copy, so a bomb never allocates its expansion.
+        if self.out.len() + self.archive.len() + len > self.limit {
+            return Err(format!(
+                "aliases expand to more than {} bytes of JSON (a YAML alias bomb?)",
+                self.limit
+            ));
+        }
+        match anchor {
+            Anchor::Out(..) => self.out.extend_from_within(copy),
+            Anchor::Archived(..) => self.out.push_str(&self.archive[copy]),
+        }
+        Ok(())
+    }
+
+    /// The output is about to lose everything from `at` on: the anchors
+    /// there move to the archive with their text, copied once.
+    fn cut(&mut self, at: usize) {
+        let mut from = at;
+        let mut moved = Vec::new();
+        while let Some(&id) = self.in_out.last() {
+            let Some(&Anchor::Out(start, end)) = self.anchors.get(&id) else {
+                self.in_out.pop();
+                continue;
+            };
+            if end <= at {
+                break;
+            }
+            from = from.min(start);
+            moved.push(id);
+            self.in_out.pop();
+        }
+        if moved.is_empty() {
+            return;
+        }
+        let base = self.archive.len();
+        self.archive.push_str(&self.out[from..]);
+        for id in moved {
+            if let Some(anchor) = self.anchors.get_mut(&id)
+                && let Anchor::Out(start, end) = *anchor
+            {
+                *anchor = Anchor::Archived(base + start - from, base + end - from);
+            }
+        }
+    }
+
+    /// The node starting at `start` is complete: remember it for its
+    /// anchor, and let the mapping around it move from key to value.
+    fn close(&mut self, start: usize, anchor: usize, plain_merge: bool) -> Result<(), String> {
+        self.check_size()?;
         if anchor > 0 {
-            self.anchors.insert(anchor, self.out[start..].to_owned());
+            self.anchors
+                .insert(anchor, Anchor::Out(start, self.out.len()));
+            self.in_out.push(anchor);
         }
         let Some(frame) = self.stack.last_mut() else {
             return Ok(());
@@ -266,24 +354,37 @@ impl Writer {
         if frame.at_key {
             frame.at_key = false;
             if plain_merge {
-                self.out.truncate(frame.entry_start);
+                let entry_start = frame.entry_start;
                 frame.first = frame.was_first;
-                frame.merge_value = Some(self.out.len());
+                self.cut(entry_start);
+                self.out.truncate(entry_start);
+                if let Some(frame) = self.stack.last_mut() {
+                    frame.merge_value = Some(entry_start);
+                }
                 return Ok(());
             }
             // JSON keys are strings: a number, bool, null or container key
             // is written as its JSON text.
             if !self.out[start..].starts_with('"') {
+                self.cut(start);
                 let text = self.out.split_off(start);
                 push_string(&text, &mut self.out);
             }
+            let key = (start, self.out.len());
             self.out.push(':');
+            if let Some(frame) = self.stack.last_mut() {
+                frame.own_keys.push(key);
+            }
             return Ok(());
         }
         frame.at_key = true;
         if let Some(value_start) = frame.merge_value.take() {
+            self.cut(value_start);
             let text = self.out.split_off(value_start);
-            merge_from(&text, &mut frame.merged)?;
+            let Some(frame) = self.stack.last_mut() else {
+                return Ok(());
+            };
+            merge_from(&text, &mut frame.merged, &mut frame.merged_keys)?;
         }
         Ok(())
     }
@@ -295,17 +396,11 @@ impl Writer {
         if frame.merged.is_empty() {
             return;
         }
-        let own: HashSet<String> = {
-            let doc = Doc::new(&self.out.as_bytes()[frame.start..]);
-            match doc.root() {
-                Ok(root) => doc
-                    .members(root)
-                    .filter_map(Result::ok)
-                    .map(|member| member.key())
-                    .collect(),
-                Err(_) => HashSet::new(),
-            }
-        };
+        let own: HashSet<String> = frame
+            .own_keys
+            .iter()
+            .map(|&(start, end)| decode_body(&self.out.as_bytes()[start + 1..end - 1]))
+            .collect();
         self.out.pop();
         let mut first = frame.first;
         for (key, value) in &frame.merged {
@@ -350,8 +445,12 @@ impl Writer {
 }
 
 /// The members a `<<` value brings: a mapping, or a list of mappings
-/// (earlier ones win).
-fn merge_from(json: &str, merged: &mut Vec<(String, String)>) -> Result<(), String> {
+/// (earlier ones win); `keys` is the set of `merged`'s keys.
+fn merge_from(
+    json: &str,
+    merged: &mut Vec<(String, String)>,
+    keys: &mut HashSet<String>,
+) -> Result<(), String> {
     const NEEDS: &str = "a merge key `<<` needs a mapping or a list of mappings";
     let doc = Doc::new(json.as_bytes());
     let root = doc.root().map_err(|_| NEEDS.to_owned())?;
@@ -370,10 +469,11 @@ fn merge_from(json: &str, merged: &mut Vec<(String, String)>) -> Result<(), Stri
         for member in doc.members(source) {
             let member = member.map_err(|_| NEEDS.to_owned())?;
             let key = member.key();
-            if merged.iter().any(|(k, _)| *k == key) {
+            if keys.contains(&key) {
                 continue;
             }
             let value = doc.text(member.value).map_err(|_| NEEDS.to_owned())?;
+            keys.insert(key.clone());
             merged.push((key, String::from_utf8_lossy(value).into_owned()));
         }
     }
@@ -520,6 +620,40 @@ mod tests {
             r#"{"base":{"x":1,"y":2},"more":{"y":9,"z":3},"c":{"x":0,"y":2,"z":3}}"#
         );
         assert!(json("a: {<<: 3}").contains("merge key"));
+    }
+
+    /// Issue 43, hole 4: anchors point into the output; text cut from it (a
+    /// merge key's value, a key that is not a string) keeps its anchors.
+    #[test]
+    fn anchors_in_cut_text_keep_their_text() {
+        assert_eq!(
+            json("base: {<<: &m {a: &y [1, 2]}, b: *y}\nc: *m\nd: *y\n"),
+            r#"{"base":{"b":[1,2],"a":[1,2]},"c":{"a":[1,2]},"d":[1,2]}"#
+        );
+        assert_eq!(json("{&k 5: a, b: *k}"), r#"{"5":"a","b":5}"#);
+        assert_eq!(
+            json("a: &o {x: &i [1]}\nb: [*o, *i, *o]\n"),
+            r#"{"a":{"x":[1]},"b":[{"x":[1]},[1],{"x":[1]}]}"#
+        );
+    }
+
+    /// Issue 43, hole 7: a merge of many keys, and many merges, are linear.
+    #[test]
+    fn merges_of_many_keys_are_linear() {
+        let mut text = String::from("base: &b\n");
+        for i in 0..50_000 {
+            text.push_str(&format!("  k{i}: {i}\n"));
+        }
+        text.push_str("m:\n  k7: own\n  <<: *b\n");
+        let started = std::time::Instant::now();
+        let converted = json(&text);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        assert!(
+            converted.ends_with(r#""k49999":49999}}"#),
+            "{}",
+            &converted[converted.len() - 40..]
+        );
+        assert!(converted.contains(r#""m":{"k7":"own","k0":0,"#));
     }
 
     #[test]

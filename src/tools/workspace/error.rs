@@ -24,8 +24,12 @@ pub(super) enum Detail {
     Target(PathBuf),
     /// A dangling link: its target as written.
     Dangling(PathBuf),
-    /// Why a protected path is refused, when it is not the plain case.
-    Why(&'static str),
+    /// A protected path beneath `dir` (relative to the root), which is laid
+    /// out as a repository, and why.
+    Layout {
+        dir: PathBuf,
+        why: &'static str,
+    },
     Io(io::Error),
 }
 
@@ -47,8 +51,10 @@ pub enum WorkspaceErrorKind {
     BadRoot,
     /// Neither a regular file nor a directory: a FIFO, a socket, a device.
     NotAFile,
-    /// A place a tool must never write: version-control metadata, e.g.
-    /// `.git/config` (only refused by [`Workspace::resolve_for_write`]).
+    /// A place a tool must never read or write: version-control metadata,
+    /// e.g. `.git/config`, or a directory laid out as a repository (only
+    /// refused by [`Workspace::resolve_for_read`] and
+    /// [`Workspace::resolve_for_write`]).
     Protected,
     /// A symbolic link inside the root whose target does not exist, e.g.
     /// `latest.json -> runs/7.json` after `runs/7.json` was deleted.
@@ -57,6 +63,10 @@ pub enum WorkspaceErrorKind {
     /// a loop of links, a directory replaced by a link while it was walked.
     /// Only "not found" is not a refusal (a file about to be created).
     Unresolvable,
+    /// The call's time ran out (or it was cancelled) while the path was
+    /// walked, e.g. a link whose target climbs `..` 2,000 times in a tree
+    /// 3,000 levels deep; the tools answer it as their own "out of time".
+    TimedOut,
 }
 
 impl WorkspaceError {
@@ -95,10 +105,20 @@ pub(crate) enum Blame {
     Outside,
 }
 
+/// A path as messages show it: through [`shown_name`](crate::tools::shown_name),
+/// so a name with a newline cannot forge a line of the message.
+struct Shown<'a>(&'a Path);
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&crate::tools::shown_name(&self.0.to_string_lossy()))
+    }
+}
+
 impl fmt::Display for WorkspaceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = self.path.display();
-        let root = self.root.display();
+        let path = Shown(&self.path);
+        let root = Shown(&self.root);
         match (self.kind, &self.detail) {
             (WorkspaceErrorKind::Outside, _) => write!(
                 f,
@@ -113,7 +133,7 @@ impl fmt::Display for WorkspaceError {
                 f,
                 "`{path}` leads out of the workspace `{root}` through a symbolic link \
                  (to `{}`): use a path inside it",
-                target.display()
+                Shown(target)
             ),
             (WorkspaceErrorKind::SymlinkOut, _) => write!(
                 f,
@@ -136,18 +156,23 @@ impl fmt::Display for WorkspaceError {
                 f,
                 "`{path}` is a symbolic link to `{}`, which does not exist: fix or remove the \
                  link, or use the file it should point to",
-                target.display()
+                Shown(target)
             ),
             (WorkspaceErrorKind::DanglingLink, _) => {
                 write!(f, "`{path}` is a symbolic link whose target does not exist")
             }
-            (WorkspaceErrorKind::Protected, Detail::Why(why)) => write!(
-                f,
-                "`{path}` {why}: tools never write a repository's metadata"
-            ),
+            (WorkspaceErrorKind::Protected, Detail::Layout { dir, why }) => {
+                if dir.as_os_str().is_empty() {
+                    write!(f, "`{path}` lies in the workspace root, which {why}")?;
+                } else {
+                    write!(f, "`{path}` lies in `{}`, which {why}", Shown(dir))?;
+                }
+                f.write_str(": tools never read or write a repository's metadata")
+            }
             (WorkspaceErrorKind::Protected, _) => write!(
                 f,
-                "`{path}` is inside version-control metadata ({}): tools never write there",
+                "`{path}` is inside version-control metadata ({}): tools never read or write \
+                 there",
                 PROTECTED_DIRS.join(", ")
             ),
             (WorkspaceErrorKind::Unresolvable, Detail::Io(error)) => write!(
@@ -158,6 +183,9 @@ impl fmt::Display for WorkspaceError {
                 f,
                 "`{path}` cannot be followed inside the workspace `{root}`"
             ),
+            (WorkspaceErrorKind::TimedOut, _) => {
+                write!(f, "out of time while `{path}` was walked")
+            }
         }
     }
 }

@@ -18,9 +18,11 @@
 mod error;
 mod located;
 mod lock;
+mod names;
+mod repo;
 mod walk;
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -33,6 +35,8 @@ use self::error::Detail;
 pub use self::error::{WorkspaceError, WorkspaceErrorKind};
 pub(crate) use self::located::{Located, NodeKind, not_a_file};
 pub(crate) use self::lock::WriteLock;
+pub(crate) use self::names::is_protected_name;
+pub(crate) use self::repo::Layout;
 use self::walk::{Stop, Tail};
 
 /// A directory that tool paths must stay inside.
@@ -103,10 +107,28 @@ impl Workspace {
         self.locate(path.as_ref()).map(|located| located.real)
     }
 
+    /// [`resolve`](Self::resolve) for a file about to be read: also refuses
+    /// a repository's control files, as [`resolve_for_write`](Self::resolve_for_write)
+    /// does. A model has no business reading `.git/config` (a token in a
+    /// remote's URL) any more than writing it.
+    ///
+    /// ```
+    /// use argmend::tools::{Workspace, WorkspaceErrorKind};
+    /// let workspace = Workspace::new(std::env::temp_dir()).unwrap();
+    /// let error = workspace.resolve_for_read("repo/.git/config").unwrap_err();
+    /// assert_eq!(error.kind(), WorkspaceErrorKind::Protected);
+    /// assert!(workspace.resolve_for_read("repo/src/main.rs").is_ok());
+    /// ```
+    pub fn resolve_for_read(&self, path: impl AsRef<Path>) -> Result<PathBuf, WorkspaceError> {
+        self.locate_for_read(path.as_ref())
+            .map(|located| located.real)
+    }
+
     /// [`resolve`](Self::resolve) for a file about to be written: also
     /// refuses a path inside version-control metadata ([`PROTECTED_DIRS`],
     /// compared as the file systems that ignore case or some characters
-    /// compare them), where it really leads and as it was written.
+    /// compare them), where it really leads and as it was written, and a
+    /// path beneath a directory git would take for a repository.
     ///
     /// ```
     /// use argmend::tools::{Workspace, WorkspaceErrorKind};
@@ -114,6 +136,8 @@ impl Workspace {
     /// let error = workspace.resolve_for_write("repo/.git/config").unwrap_err();
     /// assert_eq!(error.kind(), WorkspaceErrorKind::Protected);
     /// let error = workspace.resolve_for_write("repo/.G\u{200c}it/config").unwrap_err();
+    /// assert_eq!(error.kind(), WorkspaceErrorKind::Protected);
+    /// let error = workspace.resolve_for_write("repo/.g\u{131}t/config").unwrap_err();
     /// assert_eq!(error.kind(), WorkspaceErrorKind::Protected);
     /// assert!(workspace.resolve_for_write(".github/workflows/ci.yml").is_ok());
     /// ```
@@ -137,6 +161,7 @@ impl Workspace {
                 refuse(WorkspaceErrorKind::DanglingLink, Detail::Dangling(target))
             }
             Stop::Io(error) => refuse(WorkspaceErrorKind::Unresolvable, Detail::Io(error)),
+            Stop::TimedOut => refuse(WorkspaceErrorKind::TimedOut, Detail::None),
         })?;
         if let Tail::Entry(_, meta) = &walked.tail
             && !meta.is_file()
@@ -147,31 +172,70 @@ impl Workspace {
             .map_err(|error| refuse(WorkspaceErrorKind::Unresolvable, Detail::Io(error)))
     }
 
-    /// [`locate`](Self::locate), refusing version-control metadata: the
-    /// place the path leads to, and the link it names, if it names one.
-    pub(crate) fn locate_for_write(&self, path: &Path) -> Result<Located, WorkspaceError> {
+    /// [`locate`](Self::locate), refusing a repository's control files:
+    /// a place in version-control metadata, or beneath a directory laid
+    /// out as a repository ([`Layout`]) on the way to it.
+    pub(crate) fn locate_for_read(&self, path: &Path) -> Result<Located, WorkspaceError> {
         let located = self.locate(path)?;
-        let link = located.leaf_link().map(|(dir, name)| dir.join(name));
-        if is_protected(&located.rel) || link.as_deref().is_some_and(is_protected) {
-            return Err(WorkspaceError {
-                kind: WorkspaceErrorKind::Protected,
-                path: path.to_path_buf(),
-                root: self.root.clone(),
-                detail: Detail::None,
-            });
-        }
+        self.refuse_control_files(path, &located)?;
         Ok(located)
     }
 
-    /// A refusal of `path` as protected, for the reason `why` (a layout a
-    /// version-control tool would load, such as a bare repository).
-    pub(crate) fn protected(&self, path: &Path, why: &'static str) -> WorkspaceError {
+    /// [`locate_for_read`](Self::locate_for_read), also refusing the link
+    /// the path names when that is version-control metadata (deleting it
+    /// would write there).
+    pub(crate) fn locate_for_write(&self, path: &Path) -> Result<Located, WorkspaceError> {
+        let located = self.locate(path)?;
+        let link = located.leaf_link().map(|(dir, name)| dir.join(name));
+        if link.as_deref().is_some_and(is_protected) {
+            return Err(self.refuse_protected(path, Detail::None));
+        }
+        self.refuse_control_files(path, &located)?;
+        Ok(located)
+    }
+
+    fn refuse_control_files(&self, path: &Path, located: &Located) -> Result<(), WorkspaceError> {
+        if is_protected(&located.rel) {
+            return Err(self.refuse_protected(path, Detail::None));
+        }
+        let names: Vec<&std::ffi::OsStr> = located
+            .dir_rel
+            .components()
+            .map(Component::as_os_str)
+            .collect();
+        match repo::first_repository(&self.dir, &names) {
+            Ok(None) => Ok(()),
+            Ok(Some((depth, why))) => {
+                let dir: PathBuf = names[..depth].iter().collect();
+                Err(self.refuse_protected(path, Detail::Layout { dir, why }))
+            }
+            Err(error) => Err(WorkspaceError {
+                kind: WorkspaceErrorKind::Unresolvable,
+                path: path.to_path_buf(),
+                root: self.root.clone(),
+                detail: Detail::Io(error),
+            }),
+        }
+    }
+
+    fn refuse_protected(&self, path: &Path, detail: Detail) -> WorkspaceError {
         WorkspaceError {
             kind: WorkspaceErrorKind::Protected,
             path: path.to_path_buf(),
             root: self.root.clone(),
-            detail: Detail::Why(why),
+            detail,
         }
+    }
+
+    /// A refusal of `path` because the directory `dir` (relative to the
+    /// root) would be laid out as a repository, for the reason `why`.
+    pub(crate) fn protected_layout(
+        &self,
+        path: &Path,
+        dir: PathBuf,
+        why: &'static str,
+    ) -> WorkspaceError {
+        self.refuse_protected(path, Detail::Layout { dir, why })
     }
 
     /// The directory `rel` (relative to the root, as [`Located`] gives it)
@@ -198,6 +262,15 @@ impl Workspace {
         lock::Locks::acquire(&self.locks, paths)
     }
 
+    /// [`lock`](Self::lock), giving up (`None`) once `token` expires.
+    pub(crate) fn lock_until(
+        &self,
+        paths: Vec<PathBuf>,
+        token: &crate::tools::deadline::CancelToken,
+    ) -> Option<WriteLock> {
+        lock::Locks::acquire_until(&self.locks, paths, token)
+    }
+
     /// `path` as names below the root, `..` taken lexically (before any
     /// link is followed), or why it is refused.
     fn relative(&self, path: &Path) -> Result<Vec<OsString>, WorkspaceError> {
@@ -210,7 +283,9 @@ impl Workspace {
         if path.as_os_str().is_empty() {
             return Err(refuse(WorkspaceErrorKind::Empty));
         }
-        let mut parts: Vec<OsString> = Vec::new();
+        // Borrowed from `path`: an absolute path outside the root, however
+        // long, is refused without a copy of each of its names.
+        let mut parts: Vec<&OsStr> = Vec::new();
         let mut prefix: Option<PathBuf> = None;
         for component in path.components() {
             match component {
@@ -226,30 +301,117 @@ impl Workspace {
                         return Err(refuse(WorkspaceErrorKind::Escapes));
                     }
                 }
-                Component::Normal(part) => parts.push(part.to_owned()),
+                Component::Normal(part) => parts.push(part),
             }
         }
         let Some(prefix) = prefix else {
-            return Ok(parts);
+            return Ok(parts.into_iter().map(OsStr::to_owned).collect());
         };
         // An absolute path: inside the root as written, or through a linked
         // spelling of it (`/tmp/ws` for `/private/tmp/ws`).
-        let mut absolute = prefix;
+        let mut absolute = prefix.clone();
         absolute.extend(&parts);
         if let Ok(inside) = absolute.strip_prefix(&self.root) {
             return Ok(names(inside));
         }
-        for (n_up, ancestor) in absolute.ancestors().enumerate().skip(1) {
-            if let Ok(real) = ancestor.canonicalize()
-                && let Ok(inside) = real.strip_prefix(&self.root)
-            {
-                let mut out = names(inside);
-                out.extend(parts[parts.len() - n_up..].iter().cloned());
-                return Ok(out);
+        enter_through_links(&prefix, &parts, &self.root)
+            .ok_or_else(|| refuse(WorkspaceErrorKind::Outside))
+    }
+}
+
+/// The names below `root` of the absolute path `prefix` + `parts` (no `..`
+/// among them), which is not inside `root` as written but may lead into it
+/// through links in its directories (`/tmp/ws/a` when the root is
+/// `/private/tmp/ws`): `None` when it does not. The path's last name is
+/// never followed: a link outside the root is not a way into it.
+///
+/// Why one name at a time: each ancestor canonicalized in turn cost the
+/// path's length each, so a 0.5 MB path took 6.3 s and a 2 MB one froze a
+/// server (issue 43, hole 2). Here the ancestors are resolved from the top
+/// as `realpath` would, each from the one before, one `lstat` per name (a
+/// link read when it is one), and the longest one inside the root wins, as
+/// before (the rest is walked beneath the root's handle). A name that does
+/// not resolve, a place longer than `PATH_MAX` or more than 40 links end
+/// the resolution, since no longer ancestor resolves either, so it costs at
+/// most a few thousand steps whatever the path's length. Only names are
+/// looked at here, never a file's content.
+fn enter_through_links(prefix: &Path, parts: &[&OsStr], root: &Path) -> Option<Vec<OsString>> {
+    const PATH_MAX: usize = 4096;
+    const MAX_LINKS: u32 = 40;
+    let mut real = prefix.to_path_buf();
+    // The names still to take: those of links' targets on a stack (last
+    // first), then the path's own from `next`.
+    let mut from_links: Vec<OsString> = Vec::new();
+    let mut next = 0;
+    let mut n_links = 0;
+    // The longest of the path's ancestors whose real place is inside the
+    // root: that place, and how many of the path's names it covers. Only
+    // ancestors: the path's own last name is an entry of a directory, and
+    // is never followed here (writing or deleting it acts on that entry).
+    let mut best: Option<(PathBuf, usize)> = None;
+    let last = parts.len().saturating_sub(1);
+    // The place is not a directory: it resolves, nothing longer does.
+    let mut at_end = false;
+    loop {
+        if from_links.is_empty() {
+            if real.starts_with(root) {
+                best = Some((real.clone(), next));
+            }
+            if next >= last {
+                break;
             }
         }
-        Err(refuse(WorkspaceErrorKind::Outside))
+        if at_end {
+            break;
+        }
+        let name = match from_links.pop() {
+            Some(name) => name,
+            None => {
+                next += 1;
+                parts[next - 1].to_owned()
+            }
+        };
+        if name == ".." {
+            real.pop();
+            continue;
+        }
+        // Past these, `realpath` fails, and so for every longer ancestor.
+        if real.as_os_str().len() + 1 + name.len() > PATH_MAX {
+            break;
+        }
+        let here = real.join(&name);
+        let Ok(meta) = std::fs::symlink_metadata(&here) else {
+            break;
+        };
+        if meta.file_type().is_symlink() {
+            n_links += 1;
+            let target = std::fs::read_link(&here);
+            let (true, Ok(target)) = (n_links <= MAX_LINKS, target) else {
+                break;
+            };
+            let mut pieces = Vec::new();
+            for part in target.components() {
+                match part {
+                    Component::Prefix(_) | Component::RootDir => {
+                        real.clear();
+                        real.push(part.as_os_str());
+                        pieces.clear();
+                    }
+                    Component::CurDir => {}
+                    Component::ParentDir => pieces.push(OsString::from("..")),
+                    Component::Normal(piece) => pieces.push(piece.to_owned()),
+                }
+            }
+            from_links.extend(pieces.into_iter().rev());
+        } else {
+            at_end = !meta.is_dir();
+            real = here;
+        }
     }
+    let (place, covered) = best?;
+    let mut out = names(place.strip_prefix(root).ok()?);
+    out.extend(parts[covered..].iter().map(|&part| part.to_owned()));
+    Some(out)
 }
 
 /// The normal names of `path`.
@@ -263,33 +425,11 @@ fn names(path: &Path) -> Vec<OsString> {
 }
 
 /// Whether a path (relative to the root) passes through version-control
-/// metadata, as a file system that folds case, ignores the characters macOS
-/// ignores (zero-width joiners and the like) or drops trailing dots and
-/// spaces (Windows) would read its names. Git's `core.protectHFS` and
-/// `protectNTFS` refuse the same spellings.
+/// metadata, its names folded as file systems that ignore case or some
+/// characters would read them ([`names::fold`]).
 pub(crate) fn is_protected(rel: &Path) -> bool {
-    rel.components().any(|part| {
-        let name = part.as_os_str().to_string_lossy();
-        let folded: String = name
-            .chars()
-            .filter(|c| !is_ignorable(*c))
-            .flat_map(char::to_lowercase)
-            .collect();
-        let folded = folded.trim_end_matches(['.', ' ']);
-        PROTECTED_DIRS.contains(&folded) || folded == "git~1"
-    })
-}
-
-/// The code points HFS+ ignores in names (git's list for `protectHFS`),
-/// with the byte-order mark and the soft hyphen.
-fn is_ignorable(c: char) -> bool {
-    matches!(c,
-        '\u{200B}'..='\u{200F}'
-        | '\u{202A}'..='\u{202E}'
-        | '\u{206A}'..='\u{206F}'
-        | '\u{FEFF}'
-        | '\u{00AD}'
-    )
+    rel.components()
+        .any(|part| names::is_protected_name(&part.as_os_str().to_string_lossy()))
 }
 
 impl fmt::Debug for Workspace {
@@ -312,6 +452,45 @@ impl Eq for Workspace {}
 mod tests {
     use super::*;
 
+    /// Issue 43, hole 2: an absolute path through a link to the root (as
+    /// `/tmp` is on macOS) is walked into the root one name at a time; one
+    /// that does not lead there is refused, at once however long it is.
+    #[cfg(unix)]
+    #[test]
+    fn absolute_paths_through_links_are_resolved_one_name_at_a_time() {
+        let base = std::env::temp_dir().join(format!("argmend-links-{}", std::process::id()));
+        let root = base.join("real/ws");
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::write(root.join("sub/a.txt"), "a").unwrap();
+        std::os::unix::fs::symlink(base.join("real"), base.join("alias")).unwrap();
+        std::os::unix::fs::symlink("real/./ws/sub", base.join("rel")).unwrap();
+        std::os::unix::fs::symlink("alias/ws/sub/..", base.join("up")).unwrap();
+        let workspace = Workspace::new(&root).unwrap();
+        let real = workspace.root().join("sub/a.txt");
+        for spelling in [
+            base.join("alias/ws/sub/a.txt"),
+            base.join("rel/a.txt"),
+            base.join("alias/../alias/ws/sub/new/b.txt"),
+            base.join("up/sub/a.txt"),
+        ] {
+            let resolved = workspace.resolve(&spelling);
+            assert!(resolved.is_ok(), "{spelling:?}: {resolved:?}");
+        }
+        for spelling in ["alias/ws/sub/a.txt", "rel/a.txt", "up/sub/a.txt"] {
+            assert_eq!(workspace.resolve(base.join(spelling)).unwrap(), real);
+        }
+        for outside in ["real/a.txt", "rel", "alias"] {
+            let error = workspace.resolve(base.join(outside)).unwrap_err();
+            assert_eq!(error.kind(), WorkspaceErrorKind::Outside, "{outside}");
+        }
+        let long = format!("{}/{}x", base.display(), "a/".repeat(500_000));
+        let started = std::time::Instant::now();
+        let error = workspace.resolve(&long).unwrap_err();
+        assert_eq!(error.kind(), WorkspaceErrorKind::Outside);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        let _ = std::fs::remove_dir_all(&base);
+    }
+
     #[test]
     fn protected_names_are_compared_as_file_systems_read_them() {
         for name in [
@@ -324,6 +503,9 @@ mod tests {
             "GIT~1/config",
             ".jj/repo",
             ".Hg/hgrc",
+            "a/.g\u{131}t/config",
+            "a/.\u{17f}vn/entries",
+            "\u{ff0e}git/config",
         ] {
             assert!(is_protected(Path::new(name)), "{name:?}");
         }

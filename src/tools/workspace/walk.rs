@@ -24,6 +24,8 @@ use std::path::{Component, Path, PathBuf};
 use cap_fs_ext::DirExt;
 use cap_std::fs::{Dir, Metadata};
 
+use crate::tools::deadline::Ticker;
+
 /// Links followed in one walk before it is refused (Linux's `ELOOP` limit).
 const MAX_LINKS: u32 = 40;
 
@@ -63,6 +65,8 @@ pub(super) enum Stop {
     /// Anything else on the way: no permission, a link loop, a directory
     /// swapped for a link while it was walked.
     Io(io::Error),
+    /// The call's token expired during the walk.
+    TimedOut,
 }
 
 impl From<io::Error> for Stop {
@@ -81,15 +85,29 @@ pub(super) fn walk(root_dir: &Dir, root: &Path, parts: Vec<OsString>) -> Result<
     let mut n_links = 0;
     let mut last_target = PathBuf::new();
     let mut leaf_link = None;
+    // Each step is a system call or two; a walk is long only through links
+    // whose targets climb and descend a deep tree, and stops with its call.
+    let mut ticker = Ticker::<6>::new();
+    // After a `..`, the handle of the directory above is opened again from
+    // the root only when a name needs it: a run of `..` costs one reopening,
+    // not one per `..` (each is as long as the tree is deep).
+    let mut stale = false;
     while let Some((name, from_link)) = pending.pop_front() {
+        if ticker.tick() {
+            return Err(Stop::TimedOut);
+        }
         if name == ".." {
             if names.pop().is_none() {
                 let rest = pending.iter().map(|(n, _)| n.as_os_str());
                 let above = root.parent().unwrap_or(root).to_path_buf();
                 return Err(Stop::Out(lexical(above, rest)));
             }
-            dir = open_chain(root_dir, &names)?;
+            stale = true;
             continue;
+        }
+        if stale {
+            dir = open_chain(root_dir, &names)?;
+            stale = false;
         }
         let here = dir.as_ref().unwrap_or(root_dir);
         // Most names on a path are directories: try to enter one first (one
@@ -175,6 +193,9 @@ pub(super) fn walk(root_dir: &Dir, root: &Path, parts: Vec<OsString>) -> Result<
             tail: Tail::Entry(name, meta),
             leaf_link,
         });
+    }
+    if stale {
+        dir = open_chain(root_dir, &names)?;
     }
     Ok(Walked {
         names,
