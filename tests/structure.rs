@@ -45,19 +45,10 @@ const SEED: u64 = 0x0042_5742_0C70_5E00;
 /// The lowest acceptable rate of right answers in every family, one shot
 /// and streamed: the issue's target.
 const FAMILY_FLOOR_PERCENT: f64 = 97.0;
-/// The families of the string side of issue 42, still below the target and
-/// held at a floor of 0 until their engine work lands (each is removed from
-/// here as it reaches the target).
-const BELOW_TARGET: [&str; 8] = [
-    "echoed_key",
-    "stray_fragments",
-    "glued_after_string",
-    "glued_cut_string",
-    "glued_after_number",
-    "closer_in_string_at_end",
-    "markdown_escapes",
-    "doubly_escaped",
-];
+/// The families still below the target, held at a floor of 0 until their
+/// engine work lands (each is removed from here as it reaches the target):
+/// a payload escaped twice is 88% right (its misses carry a doubt but 8).
+const BELOW_TARGET: [&str; 1] = ["doubly_escaped"];
 /// The highest acceptable share of right answers that carry a doubt, in
 /// every family (the issue's target is 2%).
 const DOUBT_CEILING_PERCENT: f64 = 2.0;
