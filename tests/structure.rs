@@ -45,10 +45,6 @@ const SEED: u64 = 0x0042_5742_0C70_5E00;
 /// The lowest acceptable rate of right answers in every family, one shot
 /// and streamed: the target.
 const FAMILY_FLOOR_PERCENT: f64 = 97.0;
-/// The families still below the target, held at a floor of 0 until their
-/// engine work lands (each is removed from here as it reaches the target):
-/// a payload escaped twice is 88% right (its misses carry a doubt but 8).
-const BELOW_TARGET: [&str; 1] = ["doubly_escaped"];
 /// The highest acceptable share of right answers that carry a doubt, in
 /// every family (the target is 2%).
 const DOUBT_CEILING_PERCENT: f64 = 2.0;
@@ -334,11 +330,7 @@ fn scores() {
             continue;
         }
         for m in 0..2 {
-            let floor = if BELOW_TARGET.contains(&name) {
-                0.0
-            } else {
-                FAMILY_FLOOR_PERCENT
-            };
+            let floor = FAMILY_FLOOR_PERCENT;
             assert!(
                 tally.right_percent(m) >= floor,
                 "{name}: {:.1}% right, below the floor of {floor}%",

@@ -148,6 +148,9 @@ pub(super) struct Str {
     pub(super) twice: Option<usize>,
     /// A quote escaped twice was read in it: `\\\"` is one too.
     pub(super) undoubled: bool,
+    /// How many of the inner quotes were such escaped quotes of JSON
+    /// written twice (the rest are the model's own raw quotes).
+    pub(super) undoubled_quotes: u32,
     /// Whether its body so far is only whitespace and openers (`{`, `[`):
     /// JSON written into it starts so.
     pub(super) lead: bool,
@@ -192,6 +195,7 @@ impl Str {
             markdown: None,
             twice: None,
             undoubled: false,
+            undoubled_quotes: 0,
             lead: true,
             twice_lead: false,
             colon: None,

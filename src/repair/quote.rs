@@ -90,6 +90,18 @@ impl Machine<'_> {
             s.count_brackets(self.out.held().as_bytes(), self.out.base());
             self.string = Some(s);
         }
+        // In a string holding JSON escaped twice (see `Str::undoubled`), the
+        // quotes read so far were the JSON's own, escaped: while no raw quote
+        // was read as text, a quote with no `\\` before it is judged as in a
+        // string without inner quotes.
+        let plain_after_twice = s.undoubled
+            && s.inner_quotes == s.undoubled_quotes
+            && quote == Quote::Double
+            && !s.twice.is_some_and(|at| at + 2 == self.out_len());
+        if plain_after_twice {
+            s.inner_quotes = 0;
+            s.keyish = false;
+        }
         let valid_so_far = self.fix_count() == 0;
         let last = (self.out_len() > s.body_start)
             .then(|| body_last(self.out.held().as_bytes()))
@@ -191,6 +203,7 @@ impl Machine<'_> {
                     self.fix(FixKind::UndoubledEscape, self.i - 2);
                     if let Some(s) = self.string.as_mut() {
                         s.undoubled = true;
+                        s.undoubled_quotes += 1;
                     }
                 } else {
                     self.fix(FixKind::EscapedQuote, self.i);

@@ -214,15 +214,13 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// A `\` where a value or key starts: an escaped quote (`\"text\"`, a
-    /// string copied with its escapes) opens a string, anything else is a
-    /// bare word.
+    /// A `\` where a value or key starts: an escaped line break or tab is
+    /// whitespace, an escaped quote (`\"text\"`, a string copied with its
+    /// escapes) opens a string, anything else is a bare word.
     fn backslash(&mut self, role: Role) -> Step {
-        if role == Role::Value
-            && let Some(ws) = self.escaped_whitespace()?
-        {
-            // `"a":\n"b"`: a line break written as its escape outside a
-            // string (JSON escaped once too often) is whitespace.
+        if let Some(ws) = self.escaped_whitespace()? {
+            // `"a":\n"b"`, `{\n"a"`: a line break written as its escape
+            // outside a string (JSON escaped once too often) is whitespace.
             self.fix(FixKind::ReplacedWhitespace, self.i);
             self.emit_ws(ws);
             self.i += 2;
@@ -426,6 +424,14 @@ impl Machine<'_> {
                 Ok(())
             }
             Token::BraceClose | Token::BracketClose | Token::ParenClose => self.close(token, len),
+            Token::Backslash if let Some(ws) = self.escaped_whitespace()? => {
+                // `[1, 2]\n}`: an escaped line break after a value is
+                // whitespace, as where a value starts.
+                self.fix(FixKind::ReplacedWhitespace, self.i);
+                self.emit_ws(ws);
+                self.i += 2;
+                Ok(())
+            }
             Token::Ellipsis => self.drop_ellipsis(len),
             Token::BraceOpen if top == Frame::Object && self.reopened(len)? => Ok(()),
             Token::BraceOpen | Token::BracketOpen if top == Frame::Object => {

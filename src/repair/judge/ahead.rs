@@ -18,6 +18,7 @@ use crate::repair::hints::KeyHint;
 /// allowed), a container, or a scalar followed by what fits.
 pub(super) fn value_fits(subject: &Subject<'_>, mut c: Cursor<'_>, frames: &[Frame]) -> Scan<bool> {
     c.skip_ws()?;
+    c.skip_escaped_ws()?;
     let Some(b) = c.peek()? else {
         return Ok(true);
     };
@@ -356,9 +357,14 @@ pub(super) fn opens_next(subject: &Subject<'_>, c: Cursor<'_>) -> Scan<bool> {
 /// far as this look can tell. `{"content": "{"name": "a", "v": "1"}", "path": "x"}`:
 /// read so, `}` ends the document before `", "path"`, so the quote after `{`
 /// is surely text.
-pub(super) fn members_hold(subject: &Subject<'_>, mut c: Cursor<'_>, frames: &[Frame]) -> Scan<bool> {
+pub(super) fn members_hold(
+    subject: &Subject<'_>,
+    mut c: Cursor<'_>,
+    frames: &[Frame],
+) -> Scan<bool> {
     for _ in 0..MAX_CANDIDATES {
         c.skip_ws()?;
+        c.skip_escaped_ws()?;
         let mut next = if let Some((open, len)) = c.quote_here()? {
             let mut k = c.at(c.pos + len);
             loop {

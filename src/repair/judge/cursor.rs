@@ -168,6 +168,24 @@ impl Cursor<'_> {
         }
     }
 
+    /// Whitespace and line breaks written as their escapes outside a string
+    /// (`"a":\n"b"`, JSON escaped once too often), as the machine reads them
+    /// where a value starts (`Machine::escaped_whitespace`): `\n`, `\r`
+    /// or `\t` not followed by a word, then any plain whitespace.
+    pub(super) fn skip_escaped_ws(&mut self) -> Scan<()> {
+        while self.peek()? == Some(b'\\') && matches!(self.peek_at(1)?, Some(b'n' | b'r' | b't')) {
+            if self
+                .peek_at(2)?
+                .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+            {
+                break;
+            }
+            self.pos += 2;
+            self.skip_ws()?;
+        }
+        Ok(())
+    }
+
     /// Whether a token could start at the position: after whitespace or a
     /// separator, not right after the quote or inside a word.
     pub(super) fn ws_before(&self) -> bool {

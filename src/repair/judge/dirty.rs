@@ -97,7 +97,7 @@ pub(super) fn dirty_key_ends(
         let alike = subject.context.is_some_and(|ctx| ctx.resembles(name));
         let doubt = ((balanced == Balanced::Member || (alike && layout == Layout::Same))
             && members_hold(subject, c.at(key.after), frames)?)
-            .then_some(DoubtKind::QuoteAsText);
+        .then_some(DoubtKind::QuoteAsText);
         return Ok(Judged::ends(false, doubt));
     }
     if hint == Some(KeyHint::Declared) {

@@ -315,7 +315,9 @@ fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judged> {
         // `"text the model cut"rating": 4,`: the value's end, the
         // separator and the next key's opening quote dropped around a
         // quote glued to the text.
-        Fit::Misfit if let Some(after) = glued => Judged::ends(plain_value(subject, c.at(after))?, None),
+        Fit::Misfit if let Some(after) = glued => {
+            Judged::ends(plain_value(subject, c.at(after))?, None)
+        }
         Fit::Key(key) => dirty_key_ends(subject, &c, key, start)?,
         Fit::Element { at, faults, .. } => {
             // After code, an element written in forms the document uses.
