@@ -97,7 +97,7 @@ impl Machine<'_> {
         let plain_after_twice = s.undoubled
             && s.inner_quotes == s.undoubled_quotes
             && quote == Quote::Double
-            && !s.twice.is_some_and(|at| at + 2 == self.out_len());
+            && s.twice.is_none_or(|at| at + 2 != self.out_len());
         if plain_after_twice {
             s.inner_quotes = 0;
             s.keyish = false;
