@@ -50,6 +50,11 @@ const CASES: &[(&str, DoubtKind, usize)] = &[
         DoubtKind::QuoteAsText,
         17,
     ),
+    // A lone `\*`: a Markdown escape, or a glob's own backslash?
+    (r#"{"cmd": "ls \*.txt"}"#, DoubtKind::MarkdownEscape, 12),
+    // A comma glued to the next key's quote: the end quote missing before
+    // it, or the separator after it?
+    (r#"{"a": "Hello,"b": 1}"#, DoubtKind::CommaBoundary, 13),
     // A member on its own line, laid out as the object's own, but no comma.
     (
         "{\n  \"p\": 1,\n  \"a\": \"f(\"x\")\"\n  \"b\": 1\n}",

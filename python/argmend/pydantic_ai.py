@@ -63,6 +63,8 @@ ADVICE = {
     "closers_matched": "Close every object and array once, innermost first.",
     "opener_supplied": "Open every object with { and every array with [.",
     "restart": "Write the arguments once, as one JSON object, without starting again.",
+    "markdown_escape": "Write a backslash in a string value as \\\\, and no Markdown escapes.",
+    "comma_boundary": "Close every string value with its quote, and separate members with a comma.",
 }
 DEFAULT_ADVICE = "Write that part as strict JSON."
 # Bytes of input shown on each side of a doubt.

@@ -61,7 +61,8 @@ something, \"violations\" (e.g. [\"$.a: expected integer, got string\"]).
 When the input could be read two ways and the repair chose one, the line also has
   \"doubt\": [{\"kind\": \"early_close\", \"offset\": 11, \"reason\": \"…\"}, …]
 (kinds: quote_as_text, quote_as_end, early_close, newline_boundary,
-duplicate_key, closers_matched, opener_supplied, restart); without a doubt the member is absent, never empty, and a doubt
+duplicate_key, markdown_escape, closers_matched, opener_supplied, restart,
+comma_boundary); without a doubt the member is absent, never empty, and a doubt
 never changes the verdict. With --snapshots a line also has
 \"deltas\" (the output each chunk committed) and \"snapshots\" (the valid JSON of
 everything so far, after each chunk); a plain text is one chunk.

@@ -64,6 +64,11 @@ pub enum DoubtKind {
     /// the second writing of a member differs from the first (the later one
     /// wins): `{"name": "sea",{"name": "search"}}`.
     Restart,
+    /// A string was ended before the comma that its text ends with, glued
+    /// to the next key's quote (its end quote taken as missing), though the
+    /// comma may be the text's own and the separator the part missing:
+    /// `{"a": "Hello,"b": 1}` (is the text `Hello` or `Hello,`?).
+    CommaBoundary,
 }
 
 impl DoubtKind {
@@ -79,6 +84,7 @@ impl DoubtKind {
             DoubtKind::ClosersMatched => "closers_matched",
             DoubtKind::OpenerSupplied => "opener_supplied",
             DoubtKind::Restart => "restart",
+            DoubtKind::CommaBoundary => "comma_boundary",
         }
     }
 
@@ -109,6 +115,9 @@ impl DoubtKind {
             }
             DoubtKind::Restart => {
                 "the object was read as begun again, and a member written again differs from its first writing"
+            }
+            DoubtKind::CommaBoundary => {
+                "a string was ended before the comma glued to the next quote, though the comma may be its text's own"
             }
         }
     }

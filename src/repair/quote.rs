@@ -358,8 +358,14 @@ impl Machine<'_> {
         let at = self.out_len();
         self.emit("\"");
         self.fix(FixKind::InsertedQuote, comma.input);
+        let quote_at = self.i;
         self.i = comma.input;
         self.end_of_string(at);
+        if quote_at == comma.input + 1 {
+            // `"Hello,"id": 1`: the comma glued to the quote may be the
+            // text's own, and the separator dropped after it.
+            self.doubt(DoubtKind::CommaBoundary, quote_at);
+        }
     }
 
     /// The string has ended with its closing quote written at output position `at`.
