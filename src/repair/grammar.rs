@@ -46,6 +46,8 @@ impl Faults {
     pub(super) const WIDE: Faults = Faults(1 << 10);
     /// A stray `",` or `"",` between members (see [`fragment_at`]).
     pub(super) const FRAGMENT: Faults = Faults(1 << 11);
+    /// `\n` written between tokens (JSON escaped once too often).
+    pub(super) const ESCAPED_WS: Faults = Faults(1 << 12);
 
     #[inline]
     pub(super) fn contains(self, other: Faults) -> bool {
@@ -204,6 +206,7 @@ pub(super) fn fragment_at(bytes: &[u8], eof: bool) -> Fragment {
                 match bytes.get(k) {
                     Some(b' ' | b'\t') => k += 1,
                     Some(b',') => return Fragment::Len(k + 1),
+                    Some(&b) if k == 2 && is_key_byte(b) => return doubled_quote(bytes, eof),
                     _ => return short(k),
                 }
             }
@@ -233,6 +236,61 @@ pub(super) fn fragment_at(bytes: &[u8], eof: bool) -> Fragment {
             }
         }
         _ => short(1),
+    }
+}
+
+/// Where the colon stands in the text of a key (`body`) that lost its end
+/// quote before it: `selected: [` of `{"selected: ["A"]}`, `name: ` of
+/// `{"name: "Ada"}`. The colon is the first; after it come only spaces and
+/// openers (where the value starts), and the name before it is a word
+/// (`snake_case`, `kebab-case`, `a.b`), as a key cut so is.
+pub(super) fn colon_in_key(body: &[u8]) -> Option<usize> {
+    let k = memchr::memchr(b':', body)?;
+    if k == 0 || !body[..k].iter().all(|&b| is_key_byte(b)) {
+        return None;
+    }
+    // Spaces, line breaks (raw, or as the escapes a string body holds) and
+    // openers up to the quote.
+    let mut j = k + 1;
+    while j < body.len() {
+        match body[j] {
+            b' ' | b'\t' | b'\n' | b'\r' | b'[' | b'{' => j += 1,
+            b'\\' if matches!(body.get(j + 1), Some(b'n' | b'r' | b't')) => j += 2,
+            _ => return None,
+        }
+    }
+    Some(k)
+}
+
+/// A byte of a key written without quotes.
+fn is_key_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'-' | b'.')
+}
+
+/// `""5": 1` where a key starts (`bytes` start with `""` and a key's
+/// byte): the key's opening quote written twice. The first is a fragment of
+/// one byte when the word is closed by a quote and then its colon.
+fn doubled_quote(bytes: &[u8], eof: bool) -> Fragment {
+    // A key longer than this is no key a model doubled a quote of, and the
+    // look stays bounded while a stream arrives a byte at a time.
+    const MAX_WORD: usize = 64;
+    let mut k = 2;
+    while k < MAX_WORD && bytes.get(k).is_some_and(|&b| is_key_byte(b)) {
+        k += 1;
+    }
+    match bytes.get(k) {
+        Some(b'"') => {}
+        None if !eof => return Fragment::Need,
+        _ => return Fragment::No,
+    }
+    k += 1;
+    while let Some(b' ' | b'\t') = bytes.get(k) {
+        k += 1;
+    }
+    match bytes.get(k) {
+        Some(b':') => Fragment::Len(1),
+        None if !eof => Fragment::Need,
+        _ => Fragment::No,
     }
 }
 

@@ -5,6 +5,7 @@ use super::context::object_context;
 use super::doubt::DoubtKind;
 use super::fix::FixKind;
 use super::frame::{Frame, LOOKAHEAD, State};
+use super::grammar;
 use super::judge::{self, Judged, Judgement, Role, Subject};
 use super::machine::{Halt, Machine, Step};
 use super::open_string::{Comma, Escaping};
@@ -54,12 +55,13 @@ impl Machine<'_> {
         if s.role == Role::Key
             && closer == Closer::Own
             && let Some(colon) = s.colon
-            && s.comma.is_some_and(|comma| comma.input > colon.input)
+            && (s.comma.is_some_and(|comma| comma.input > colon.input)
+                || self.value_after_colon(colon.out))
             && !self.colon_follows(len)?
         {
-            // `"suggested_diff_hunk: null, "approve_pr`: the key's end quote
-            // was dropped before the colon in its body, and this quote
-            // opens the next key.
+            // `"suggested_diff_hunk: null, "approve_pr`, `{"selected: ["A"`:
+            // the key's end quote was dropped before the colon in its body,
+            // and this quote is in its value or opens the next key.
             self.key_ends_at_colon(colon);
             return Ok(());
         }
@@ -309,6 +311,23 @@ impl Machine<'_> {
                 Some(b':') => return Ok(true),
                 _ => return Ok(false),
             }
+        }
+    }
+
+    /// Whether the body of the open key, from its colon at output position
+    /// `colon` on, is that of a key that lost its end quote before the colon
+    /// (see `grammar::colon_in_key`): `{"selected: ["A", "B"]}`.
+    fn value_after_colon(&self, colon: usize) -> bool {
+        let (held, base) = (self.out.held().as_bytes(), self.out.base());
+        let Some(body_start) = self.string.map(|s| s.body_start) else {
+            return false;
+        };
+        match (body_start.checked_sub(base), colon.checked_sub(base)) {
+            (Some(from), Some(at)) => held
+                .get(from..)
+                .and_then(grammar::colon_in_key)
+                .is_some_and(|k| from + k == at),
+            _ => false,
         }
     }
 

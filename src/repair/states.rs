@@ -222,6 +222,7 @@ impl Machine<'_> {
             // `"a":\n"b"`, `{\n"a"`: a line break written as its escape
             // outside a string (JSON escaped once too often) is whitespace.
             self.fix(FixKind::ReplacedWhitespace, self.i);
+            self.style |= Faults::ESCAPED_WS;
             self.emit_ws(ws);
             self.i += 2;
             return Ok(());
@@ -428,6 +429,7 @@ impl Machine<'_> {
                 // `[1, 2]\n}`: an escaped line break after a value is
                 // whitespace, as where a value starts.
                 self.fix(FixKind::ReplacedWhitespace, self.i);
+                self.style |= Faults::ESCAPED_WS;
                 self.emit_ws(ws);
                 self.i += 2;
                 Ok(())

@@ -13,6 +13,7 @@
 
 use serde_json::Value;
 
+use super::keys;
 use super::pool::{EMBEDDED_JSON, MARKDOWN_STRINGS, PROSE_LINES, REFUSALS};
 use super::tokens::{Draw, Layout, Tok, render, write};
 use crate::rng::Rng;
@@ -40,10 +41,13 @@ pub(super) enum Family {
     ProseLines,
     DoublyEscaped,
     Refusal,
+    KeyEndQuote,
+    DoubledKeyQuote,
+    EscapedNewlines,
 }
 
 impl Family {
-    pub(super) const ALL: [Family; 21] = [
+    pub(super) const ALL: [Family; 24] = [
         Family::ClosersSwapped,
         Family::ClosersDoubled,
         Family::ClosersShort,
@@ -65,6 +69,9 @@ impl Family {
         Family::ProseLines,
         Family::DoublyEscaped,
         Family::Refusal,
+        Family::KeyEndQuote,
+        Family::DoubledKeyQuote,
+        Family::EscapedNewlines,
     ];
 
     pub(super) fn name(self) -> &'static str {
@@ -90,6 +97,9 @@ impl Family {
             Family::ProseLines => "prose_lines_inside",
             Family::DoublyEscaped => "doubly_escaped",
             Family::Refusal => "refusal",
+            Family::KeyEndQuote => "key_end_quote_missing",
+            Family::DoubledKeyQuote => "key_quote_doubled",
+            Family::EscapedNewlines => "escaped_newlines_between",
         }
     }
 }
@@ -109,7 +119,7 @@ pub(super) enum Skip {
     Hidden,
 }
 
-type Made = Result<Draft, Skip>;
+pub(super) type Made = Result<Draft, Skip>;
 
 pub(super) fn draft(family: Family, rng: &mut Rng, layout: Layout) -> Made {
     let mut draw = Draw { rng };
@@ -135,6 +145,9 @@ pub(super) fn draft(family: Family, rng: &mut Rng, layout: Layout) -> Made {
         Family::MarkdownEscapes => markdown(&mut draw, layout),
         Family::ProseLines => prose_lines(&mut draw, layout),
         Family::DoublyEscaped => doubly_escaped(&mut draw, layout),
+        Family::KeyEndQuote => keys::key_end_quote(&mut draw, layout),
+        Family::DoubledKeyQuote => keys::doubled_key_quote(&mut draw, layout),
+        Family::EscapedNewlines => keys::escaped_newlines(&mut draw, layout),
         Family::Refusal => Ok(Draft {
             raw: (*draw.rng.pick(REFUSALS)).to_owned(),
             truth: None,
@@ -142,7 +155,7 @@ pub(super) fn draft(family: Family, rng: &mut Rng, layout: Layout) -> Made {
     }
 }
 
-fn written(value: &Value, layout: Layout) -> Vec<Tok> {
+pub(super) fn written(value: &Value, layout: Layout) -> Vec<Tok> {
     let mut toks = Vec::new();
     write(value, layout, 0, &mut toks);
     toks
@@ -156,7 +169,7 @@ fn made(toks: &[Tok], truth: Value) -> Made {
 }
 
 /// The index of the first solid (non-whitespace) token after `i`.
-fn next_solid(toks: &[Tok], i: usize) -> Option<usize> {
+pub(super) fn next_solid(toks: &[Tok], i: usize) -> Option<usize> {
     (i + 1..toks.len()).find(|&j| !toks[j].is_ws())
 }
 

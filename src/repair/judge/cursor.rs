@@ -172,7 +172,8 @@ impl Cursor<'_> {
     /// (`"a":\n"b"`, JSON escaped once too often), as the machine reads them
     /// where a value starts (`Machine::escaped_whitespace`): `\n`, `\r`
     /// or `\t` not followed by a word, then any plain whitespace.
-    pub(super) fn skip_escaped_ws(&mut self) -> Scan<()> {
+    pub(super) fn skip_escaped_ws(&mut self) -> Scan<bool> {
+        let from = self.pos;
         while self.peek()? == Some(b'\\') && matches!(self.peek_at(1)?, Some(b'n' | b'r' | b't')) {
             if self
                 .peek_at(2)?
@@ -183,7 +184,7 @@ impl Cursor<'_> {
             self.pos += 2;
             self.skip_ws()?;
         }
-        Ok(())
+        Ok(self.pos > from)
     }
 
     /// Whether a token could start at the position: after whitespace or a

@@ -121,6 +121,12 @@ pub(super) fn fit_after_value(c: &mut Cursor<'_>, frames: &[Frame]) -> Scan<Fit>
             }
             c.pos += len;
             faults |= comment_fault(c.skip_ws()?);
+            if top == Frame::Object && c.skip_escaped_ws()? {
+                // `,\n  "key":`: line breaks written as escapes before a
+                // key, read so only in a document that has written them
+                // between its tokens (see `within`).
+                faults |= Faults::ESCAPED_WS;
+            }
             if top == Frame::Object && token == Token::Comma {
                 // `",` and `"",` between members: the remains of a member
                 // written twice, read as more of the separator. (Not after
@@ -366,6 +372,23 @@ pub(super) fn key_at(
                 {
                     return Ok(Fit::Eof);
                 }
+                // `"tags: {⏎`: a key that lost its end quote before its
+                // colon, its value's opener ending the line.
+                Some(b'\n') if quote == Quote::Double => {
+                    return Ok(match grammar::colon_in_key(&c.bytes[start..k]) {
+                        Some(n) => Fit::Key(KeyFit {
+                            name: (start, start + n),
+                            quote: Some(quote),
+                            close: start + n,
+                            after: start + n + 1,
+                            sep,
+                            faults,
+                            gap,
+                            newline,
+                        }),
+                        None => Fit::Misfit,
+                    });
+                }
                 None | Some(b'\n') => return Ok(Fit::Misfit),
                 Some(b'\\') => k += 2,
                 Some(_) => {
@@ -429,6 +452,23 @@ pub(super) fn key_at(
             gap,
             newline,
         })),
+        // `"selected: ["A"`, `"name: "Ada"`: the key's end quote dropped
+        // before its colon, as the machine reads it (`Machine::value_after_colon`).
+        None if quote == Some(Quote::Double) => {
+            Ok(match grammar::colon_in_key(&c.bytes[name.0..name.1]) {
+                Some(k) => Fit::Key(KeyFit {
+                    name: (name.0, name.0 + k),
+                    quote,
+                    close: name.0 + k,
+                    after: name.0 + k + 1,
+                    sep,
+                    faults,
+                    gap,
+                    newline,
+                }),
+                None => Fit::Misfit,
+            })
+        }
         None => Ok(Fit::Misfit),
     }
 }

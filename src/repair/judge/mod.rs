@@ -274,6 +274,13 @@ fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judged> {
         return Ok(Judged::sure(Judgement::End));
     }
     let mut fit = fit_after_value(&mut c, frames)?;
+    let escaped_ws =
+        fit.faults().contains(Faults::ESCAPED_WS) && !subject.style.contains(Faults::ESCAPED_WS);
+    if escaped_ws {
+        // `\n` between members is whitespace only in a document that has
+        // written line breaks so between its tokens: code's own otherwise.
+        fit = Fit::Misfit;
+    }
     if !subject.clean()
         && fit
             .faults()
@@ -384,6 +391,15 @@ fn judge_value(subject: &Subject<'_>, mut c: Cursor<'_>) -> Scan<Judged> {
         // (`"“'“"`: no separator), and no quote of the string's own kind
         // ends it further on (`"it”s a”, "b": 1`).
         return Ok(Judged::sure(Judgement::Inner));
+    }
+    if escaped_ws
+        && subject.clean()
+        && judged.judgement == Judgement::Inner
+        && judged.doubt.is_none()
+    {
+        // A clean string, then `",\n  "key":`: the first line break of a
+        // document escaped once too often, or text (a doubt either way).
+        return Ok(Judged::ends(false, Some(DoubtKind::QuoteAsText)));
     }
     Ok(judged)
 }
