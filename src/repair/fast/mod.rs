@@ -317,7 +317,7 @@ impl Lane<'_> {
                                 break;
                             }
                             if top == Some(Frame::Object)
-                                && member_key.may_echo(&src[q + 1..body_end], false)
+                                && member_key.resolve(src).may_echo(&src[q + 1..body_end], false)
                             {
                                 // Perhaps the key written again: the
                                 // machine holds its body (`open_string::Echo`).
@@ -343,7 +343,7 @@ impl Lane<'_> {
                         {
                             // `"value", "key":`: the comma and the key are
                             // taken with the string.
-                            member_key = MemberKey::of(key_before(src, colon));
+                            member_key = MemberKey::Before(colon);
                             p = colon + 1;
                             state = State::Value;
                             pending = None;
@@ -351,7 +351,7 @@ impl Lane<'_> {
                         }
                         if follow == Follow::Ask
                             && top == Some(Frame::Object)
-                            && member_key.may_echo(&src[q + 1..e - 1], true)
+                            && member_key.resolve(src).may_echo(&src[q + 1..e - 1], true)
                             && colon_may_follow(src, e, self.eof)
                         {
                             // The key written again and its colon: the
@@ -528,18 +528,6 @@ impl Lane<'_> {
             }
         }
         (safe.p != start).then_some(Run { start, safe, low })
-    }
-}
-
-/// The text of the `"key"` whose colon is at `colon` (a plain key, as the
-/// judge's quick rule found it: no escape in it).
-fn key_before(src: &[u8], colon: usize) -> &[u8] {
-    let Some(close) = src[..colon].iter().rposition(|b| !lex::is_ws(*b)) else {
-        return &[];
-    };
-    match src[..close].iter().rposition(|&b| b == b'"') {
-        Some(open) => &src[open + 1..close],
-        None => &[],
     }
 }
 
