@@ -255,7 +255,15 @@ impl Machine<'_> {
     /// character): it ends any trailing comma, and goes on the body's tail
     /// only if it is a line break or tab (see `open_string::Tail`).
     pub(super) fn emit_body(&mut self, text: &str) {
-        let (from, n_fixes) = (self.out_len(), self.fix_count());
+        // The fixes before this text: not the one made for it just now (a
+        // raw line break escaped), which a tail starting here takes back.
+        let made_here = self
+            .fixes
+            .iter()
+            .rev()
+            .take_while(|f| f.offset >= self.i)
+            .count();
+        let (from, n_fixes) = (self.out_len(), self.fix_count() - made_here);
         self.emit(text);
         if let Some(s) = self.string.as_mut() {
             s.comma = None;
