@@ -156,9 +156,9 @@ fn real_failures() {
         let percent = 100.0 * all.right[m] as f64 / all.cases as f64;
         assert!(percent >= RIGHT_FLOOR_PERCENT, "{percent:.1}% right");
         let silent = all.cases - all.right[m] - all.wrong_doubt[m];
-        assert!(
-            silent <= WRONG_WITHOUT_DOUBT_CEILING,
-            "{silent} wrong answers without a doubt"
-        );
+        // A ceiling that is 0 today, kept a ceiling should it ever rise.
+        #[allow(clippy::absurd_extreme_comparisons)]
+        let within = silent <= WRONG_WITHOUT_DOUBT_CEILING;
+        assert!(within, "{silent} wrong answers without a doubt");
     }
 }
