@@ -59,8 +59,10 @@ pub(super) type Finished = Result<Ended, argmend::Error>;
 /// costs, where the streaming machine's lane took twice the instructions
 /// (issue 45, callgrind on a valid 30 MB file: 673 M fed, 302 M so, a
 /// serde_json validate-and-copy 362 M). What is held is the input where the
-/// output would have been, so valid input takes no more memory; the outcome
-/// is the same whichever path reads it (one shot is one feed and a finish).
+/// output would have been, so valid input takes no more memory; input that
+/// breaks after its first read holds both, input and output, for at most
+/// [`HOLD`] bytes of input. The outcome is the same whichever path reads it
+/// (one shot is one feed and a finish).
 pub(super) fn whole(
     mut input: impl Read,
     out: &mut impl Write,
