@@ -392,6 +392,38 @@ fn whole_mode_writes_nothing_when_a_limit_stops_it_midway() {
     );
 }
 
+#[test]
+fn whole_mode_of_input_valid_over_its_first_read_matches_stream_and_library() {
+    // No fix settles in the first read (64 KiB), so whole mode reads the
+    // rest into one buffer and repairs it in one shot: valid JSON handed
+    // back as it is, a late fault mended, a late limit writing nothing,
+    // each as the reads fed one by one (`--stream`) and the library give.
+    let mut valid = b"[".to_vec();
+    while valid.len() < 300_000 {
+        valid.extend_from_slice(b"{\"a\": \"abc \\u00e9\", \"n\": [1, -2.5e3, true, null]},\n");
+    }
+    valid.extend_from_slice(b"{}]");
+    let mut late = valid[..valid.len() - 3].to_vec();
+    late.extend_from_slice(b"{'b': 1,}, // c\n");
+    for input in [&valid, &late] {
+        let outcome = argmend::repair(input);
+        let whole = run(&["repair", "--fixes"], input);
+        let streamed = run(&["repair", "--fixes", "--stream"], input);
+        assert_eq!(code(&whole), 0);
+        assert!(whole.stdout == outcome.text().as_bytes());
+        assert!(whole.stdout == streamed.stdout);
+        assert_eq!(stderr(&whole), stderr(&streamed));
+        assert_eq!(stderr(&whole).lines().count(), outcome.fixes().len());
+    }
+    assert!(run(&["repair"], &valid).stdout == valid);
+    let mut deep = valid[..valid.len() - 3].to_vec();
+    deep.extend_from_slice(&[b'['; 600]);
+    let whole = run(&["repair"], &deep);
+    assert_eq!(code(&whole), 1);
+    assert_eq!(stdout(&whole), "");
+    assert_eq!(stderr(&whole), stderr(&run(&["repair", "--stream"], &deep)));
+}
+
 /// Reads from `child`'s stdout in a thread; `None` if nothing came in time.
 fn read_some(child: &mut Child, want: usize) -> Option<String> {
     let mut out = child.stdout.take().unwrap();

@@ -145,11 +145,28 @@ pub(in crate::repair) fn run_reads_plainly(
     eof: bool,
     bare_keys: bool,
 ) -> Option<bool> {
+    run_reads_plainly_to(src, q, stack, eof, bare_keys, &mut 0)
+}
+
+/// [`run_reads_plainly`], which also sets `run_end` where the run it read
+/// ends (past its comma) when the answer is `Some(true)`. The answer is the
+/// same for every closer of the run after `q`, read with the frames the
+/// ones before it closed popped: the scan asks once per run, not once per
+/// closer.
+pub(super) fn run_reads_plainly_to(
+    src: &[u8],
+    q: usize,
+    stack: &[Frame],
+    eof: bool,
+    bare_keys: bool,
+    run_end: &mut usize,
+) -> Option<bool> {
     let mut height = stack.len();
     let mut k = q;
     let mut last = b']';
     loop {
         let Some(&b) = src.get(k) else {
+            *run_end = k;
             return eof.then_some(true);
         };
         match b {
@@ -187,6 +204,7 @@ pub(in crate::repair) fn run_reads_plainly(
         k += 1;
     }
     k += 1;
+    *run_end = k;
     // Whitespace and comments (`, // why`, `, /* note */`), which the lane
     // reads itself after a comma.
     loop {

@@ -36,7 +36,7 @@ mod view;
 pub(super) use self::edit::{LaneEdit, With};
 pub(super) use self::follow::run_reads_plainly as closers_read_plainly;
 use self::follow::{
-    Follow, after_value, drop_trailing_comma, follow_value, pop_frame, run_reads_plainly,
+    Follow, after_value, drop_trailing_comma, follow_value, pop_frame, run_reads_plainly_to,
     string_ends, take_comma,
 };
 use self::lenient::value_body;
@@ -230,6 +230,24 @@ impl Lane<'_> {
                 continue;
             }};
         }
+        // The run of closers already read as written reaches up to here
+        // (see `run_reads_plainly_to`).
+        let mut plain_to = 0;
+        macro_rules! reads_plainly {
+            ($q:expr) => {{
+                let q = $q;
+                q < plain_to || {
+                    let mut to = 0;
+                    let plain =
+                        run_reads_plainly_to(src, q, self.stack, self.eof, self.bare_keys, &mut to)
+                            == Some(true);
+                    if plain {
+                        plain_to = to;
+                    }
+                    plain
+                }
+            }};
+        }
         loop {
             let mut q = p;
             while q < end && lex::is_ws(src[q]) {
@@ -296,8 +314,7 @@ impl Lane<'_> {
                     }
                     b']' if top == Some(Frame::Array)
                         && !machine_comma
-                        && run_reads_plainly(src, q, self.stack, self.eof, self.bare_keys)
-                            == Some(true)
+                        && reads_plainly!(q)
                         && drop_trailing_comma(&mut self.scratch.edits, pending, &mut growth) =>
                     {
                         top = pop_frame(self.stack, &mut self.scratch.undo, &mut low);
@@ -317,7 +334,7 @@ impl Lane<'_> {
                                 break;
                             }
                             if top == Some(Frame::Object)
-                                && member_key.resolve(src).may_echo(&src[q + 1..body_end], false)
+                                && member_key.may_echo(src, &src[q + 1..body_end], false)
                             {
                                 // Perhaps the key written again: the
                                 // machine holds its body (`open_string::Echo`).
@@ -351,7 +368,7 @@ impl Lane<'_> {
                         }
                         if follow == Follow::Ask
                             && top == Some(Frame::Object)
-                            && member_key.resolve(src).may_echo(&src[q + 1..e - 1], true)
+                            && member_key.may_echo(src, &src[q + 1..e - 1], true)
                             && colon_may_follow(src, e, self.eof)
                         {
                             // The key written again and its colon: the
@@ -412,7 +429,7 @@ impl Lane<'_> {
                         let Some(colon) = string_ends(src, e, true, top) else {
                             break;
                         };
-                        member_key = MemberKey::of(&src[q + 1..e - 1]);
+                        member_key = MemberKey::Text(&src[q + 1..e - 1]);
                         p = colon + 1;
                         state = State::Value;
                         pending = None;
@@ -421,8 +438,7 @@ impl Lane<'_> {
                         after_key!();
                     }
                     b'}' if !machine_comma
-                        && run_reads_plainly(src, q, self.stack, self.eof, self.bare_keys)
-                            == Some(true)
+                        && reads_plainly!(q)
                         && drop_trailing_comma(&mut self.scratch.edits, pending, &mut growth) =>
                     {
                         top = pop_frame(self.stack, &mut self.scratch.undo, &mut low);
@@ -436,7 +452,7 @@ impl Lane<'_> {
                             break;
                         };
                         member_key = match edit.with {
-                            With::Quoted(from, to) => MemberKey::of(&src[from..to]),
+                            With::Quoted(from, to) => MemberKey::Text(&src[from..to]),
                             _ => MemberKey::None,
                         };
                         growth += edit.growth();
@@ -467,8 +483,7 @@ impl Lane<'_> {
                     // A run of closers is the machine's unless it reads as
                     // written, with what follows (see `run_reads_plainly`).
                     (b'}', Some(Frame::Object)) | (b']', Some(Frame::Array))
-                        if run_reads_plainly(src, q, self.stack, self.eof, self.bare_keys)
-                            == Some(true) =>
+                        if reads_plainly!(q) =>
                     {
                         top = pop_frame(self.stack, &mut self.scratch.undo, &mut low);
                         p = q + 1;

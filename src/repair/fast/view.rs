@@ -5,6 +5,7 @@
 use smallvec::SmallVec;
 
 use super::edit::LaneEdit;
+use crate::lex;
 use crate::repair::frame::{Frame, Stack, State};
 use crate::repair::open_string::Str;
 
@@ -54,52 +55,50 @@ pub(in crate::repair) enum MemberKey<'m> {
     /// value next, or a key the machine does not compare, see
     /// `Machine::member_key`).
     None,
-    /// The key's text as written out.
+    /// The key's text as written out (the key is not compared when it is
+    /// empty or holds a backslash: its JSON may differ from its text).
     Text(&'m [u8]),
+    /// The plain `"key"` whose colon is at this index into the scan's
+    /// input, found only when a value string is compared with it: most
+    /// never are, and reading every key back cost the valid 30 MB document
+    /// 3% of its instructions (callgrind).
+    Before(usize),
     /// The scan does not know it: a value string that might echo it is
     /// left to the machine.
     Unknown,
-    /// The `"key"` before the colon at this index of the scanned bytes,
-    /// found only when asked (see [`MemberKey::resolve`]): most values are
-    /// never compared with their key.
-    Before(usize),
 }
 
-impl<'m> MemberKey<'m> {
+impl MemberKey<'_> {
     /// Whether a value string whose body so far is `body` (all of it, with
-    /// `whole`) may still be the key written again.
-    pub(in crate::repair) fn may_echo(self, body: &[u8], whole: bool) -> bool {
-        match self {
-            MemberKey::None => false,
-            // A key with an escape is not compared (`Machine::member_key`):
-            // looked for only on a match, not for every key the scan takes
-            // (1M instructions of 33M on a 1 MB valid document).
-            MemberKey::Text(key) if whole => key == body && !key.contains(&b'\\'),
-            MemberKey::Text(key) => key.starts_with(body) && !key.contains(&b'\\'),
-            MemberKey::Unknown | MemberKey::Before(_) => true,
+    /// `whole`) may still be the key written again; `src` is the scan's
+    /// input.
+    pub(in crate::repair) fn may_echo(self, src: &[u8], body: &[u8], whole: bool) -> bool {
+        let key = match self {
+            MemberKey::None => return false,
+            MemberKey::Unknown => return true,
+            MemberKey::Text(key) => key,
+            MemberKey::Before(colon) => key_before(src, colon),
+        };
+        if key.is_empty() || key.contains(&b'\\') {
+            return false;
         }
-    }
-
-    /// The key itself, read from `src` (the scanned bytes) if need be.
-    pub(in crate::repair) fn resolve<'s>(self, src: &'s [u8]) -> MemberKey<'s>
-    where
-        'm: 's,
-    {
-        match self {
-            MemberKey::None => MemberKey::None,
-            MemberKey::Text(key) => MemberKey::Text(key),
-            MemberKey::Unknown => MemberKey::Unknown,
-            MemberKey::Before(colon) => MemberKey::of(key_before(src, colon)),
-        }
-    }
-
-    /// The key of the text `src[from..to]`, a `"` or bare key the scan took.
-    pub(in crate::repair) fn of(text: &[u8]) -> MemberKey<'_> {
-        if text.is_empty() {
-            MemberKey::None
+        if whole {
+            key == body
         } else {
-            MemberKey::Text(text)
+            key.starts_with(body)
         }
+    }
+}
+
+/// The text of the `"key"` whose colon is at `colon` (a plain key, as the
+/// judge's quick rule found it: no escape in it).
+fn key_before(src: &[u8], colon: usize) -> &[u8] {
+    let Some(close) = src[..colon].iter().rposition(|b| !lex::is_ws(*b)) else {
+        return &[];
+    };
+    match src[..close].iter().rposition(|&b| b == b'"') {
+        Some(open) => &src[open + 1..close],
+        None => &[],
     }
 }
 
@@ -112,16 +111,4 @@ pub(in crate::repair) struct Scratch {
     /// Frames the current scan closed below the height it started at, in
     /// order, so a scan that must be redone can put them back.
     pub(in crate::repair) undo: SmallVec<[Frame; 16]>,
-}
-
-/// The text of the `"key"` whose colon is at `colon` (a plain key, as the
-/// judge's quick rule found it: no escape in it).
-fn key_before(src: &[u8], colon: usize) -> &[u8] {
-    let Some(close) = src[..colon].iter().rposition(|b| !crate::lex::is_ws(*b)) else {
-        return &[];
-    };
-    match src[..close].iter().rposition(|&b| b == b'"') {
-        Some(open) => &src[open + 1..close],
-        None => &[],
-    }
 }
