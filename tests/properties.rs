@@ -388,6 +388,24 @@ fn jsonish_bytes() -> impl Strategy<Value = Vec<u8>> {
         b"/re/",
         b"_",
         b"\xef\xbc\x82",
+        // The readings of issue 42: echoed keys, stray fragments, a doubled
+        // or dropped key quote, glued members, escaped line breaks between
+        // tokens, Markdown escapes, JSON escaped twice, doubled braces,
+        // restarts, prose lines.
+        b"\"notes\": \"notes\":",
+        b"\",",
+        b"\"\",",
+        b"\"\"k\":",
+        b"\"k: ",
+        b"\"rating\": 4",
+        b"\\n",
+        b"\\_",
+        b"\\\\\"",
+        b"{{",
+        b"}}",
+        b"]}",
+        b"{\"a\": 1,{",
+        b"Sorry, I can't.",
     ];
     prop::collection::vec(prop::sample::select(fragments), 0..200).prop_map(|parts| parts.concat())
 }

@@ -302,16 +302,19 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// Whether a colon follows the `len` bytes at `i` (spaces between).
+    /// Whether a colon follows the `len` bytes at `i` (whitespace between).
     fn colon_follows(&self, len: usize) -> Result<bool, Halt> {
         let mut k = len;
-        loop {
+        // Whitespace of any kind, line breaks too (valid JSON may put the
+        // colon on the next line), as far as the window.
+        while k < len + LOOKAHEAD {
             match self.peek(k)? {
-                Some(b' ' | b'\t') => k += 1,
+                Some(b' ' | b'\t' | b'\n' | b'\r') => k += 1,
                 Some(b':') => return Ok(true),
                 _ => return Ok(false),
             }
         }
+        Ok(false)
     }
 
     /// Whether the body of the open key, from its colon at output position
