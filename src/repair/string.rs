@@ -405,6 +405,11 @@ impl Machine<'_> {
                     _ => "\\t",
                 };
                 self.emit_body(pair);
+                if let Some(s) = self.string.as_mut() {
+                    // An escape the model wrote is text, never part of the
+                    // body's tail (only raw whitespace is, as the lane reads it).
+                    s.tail = None;
+                }
                 self.i += 2;
             }
             b'\'' => {
