@@ -372,7 +372,12 @@ impl Machine<'_> {
                 // string that had one. Whether a quote follows is not waited
                 // for (a snapshot shows the `\\`): the next text that is no
                 // quote drops the mark.
-                let lead = self.string.is_some_and(|s| s.lead);
+                // Before a run of `\\` (`[\\\\\\"`), as the lane reads it: the
+                // body before the whole run.
+                let out_len = self.out_len();
+                let lead = self.string.is_some_and(|s| {
+                    s.lead || (s.twice_lead && s.twice.is_some_and(|at| at + 2 == out_len))
+                });
                 self.emit_body("\\\\");
                 let at = self.out_len() - 2;
                 let quote_next = match self.rest().get(2) {
