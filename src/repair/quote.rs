@@ -412,11 +412,6 @@ impl Machine<'_> {
             self.drop_key();
             return;
         }
-        if s.tail.is_some() {
-            // One shot, the body may not be written out yet (`unwritten`):
-            // the tail is read from the output.
-            self.write_out();
-        }
         if let Some(tail) = s.tail
             && self.cut_at_end().is_some()
         {

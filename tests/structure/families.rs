@@ -161,7 +161,7 @@ pub(super) fn written(value: &Value, layout: Layout) -> Vec<Tok> {
     toks
 }
 
-fn made(toks: &[Tok], truth: Value) -> Made {
+pub(super) fn made(toks: &[Tok], truth: Value) -> Made {
     Ok(Draft {
         raw: render(toks),
         truth: Some(truth),

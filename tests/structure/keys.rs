@@ -10,8 +10,8 @@
 //!   too often: `"view_range": \n[2142, 2250]\n\n}`
 //!   (OpenHands/software-agent-sdk#2488).
 
-use super::families::{Draft, Made, Skip, next_solid, written};
-use super::tokens::{Draw, Layout, Tok, render};
+use super::families::{Made, Skip, made, next_solid, written};
+use super::tokens::{Draw, Layout, Tok};
 
 /// `"key: ` for `"key": ` where the value is a string or a container (the
 /// quote or opener after the colon shows where the key ended).
@@ -40,10 +40,7 @@ pub(super) fn key_end_quote(draw: &mut Draw<'_>, layout: Layout) -> Made {
     }
     // The colon keeps the space the layout gives it, which the key's text
     // then ends with.
-    Ok(Draft {
-        raw: render(&toks),
-        truth: Some(truth),
-    })
+    made(&toks, truth)
 }
 
 /// `""key":` for `"key":`.
@@ -60,10 +57,7 @@ pub(super) fn doubled_key_quote(draw: &mut Draw<'_>, layout: Layout) -> Made {
     if let Tok::Key(key) = &toks[at] {
         toks[at] = Tok::Key(format!("\"{key}"));
     }
-    Ok(Draft {
-        raw: render(&toks),
-        truth: Some(truth),
-    })
+    made(&toks, truth)
 }
 
 /// Line breaks between tokens written as `\n` (indentation kept), or a `\n`
@@ -102,8 +96,5 @@ pub(super) fn escaped_newlines(draw: &mut Draw<'_>, layout: Layout) -> Made {
             _ => toks.insert(at, Tok::Ws("\\n".to_owned())),
         }
     }
-    Ok(Draft {
-        raw: render(&toks),
-        truth: Some(truth),
-    })
+    made(&toks, truth)
 }
