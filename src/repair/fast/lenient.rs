@@ -88,6 +88,22 @@ impl Lane<'_> {
         if !b.is_ascii_alphabetic() {
             return None;
         }
+        // Python's spellings, the commonest, without the lexer: each lexes
+        // as the literal beside it (`lex::COMMON_LITERALS`, a test checks),
+        // and with a delimiter after it the lexer's token is that word, so
+        // the answer is the one below. The lexer's set-up per word cost
+        // ~250 instructions a literal (callgrind, `api_1m` malformed).
+        for (spelling, literal) in &lex::COMMON_LITERALS[3..] {
+            if src[q..].starts_with(spelling) && token_ends(src, q + spelling.len()) {
+                let (json, _) = literal.json();
+                return Some(LaneEdit::at(
+                    q,
+                    q + spelling.len(),
+                    With::Text(json),
+                    FixKind::ReplacedLiteral,
+                ));
+            }
+        }
         // The lexer's spellings (`lex::Literal`), so the lane and the
         // machine cannot disagree on what is a literal.
         let Some((Token::Literal(literal), len)) = lex::next(&src[q..]) else {
