@@ -11,6 +11,8 @@
 //! Every path a tool is given goes through a [`Workspace`], which keeps it
 //! inside one root directory.
 
+#[cfg(test)]
+pub(crate) mod cpu_clock;
 pub(crate) mod deadline;
 pub mod diff;
 mod envelope;
