@@ -56,3 +56,25 @@ pub(crate) fn tell(line: &str) {
         .lock()
         .write_all(format!("{line}\n").as_bytes());
 }
+
+/// The CPU time the calling thread has used: what the tests that hold a
+/// piece of work to linear cost measure. A loaded machine inflates wall
+/// time (at a load average of 15, CI failed three 5-second bounds on work
+/// of a few hundred milliseconds), not the time the thread itself ran, and a
+/// quadratic blow-up is still hundreds of times over the bound.
+pub(crate) fn thread_cpu() -> std::time::Duration {
+    #[cfg(unix)]
+    {
+        let spec = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        std::time::Duration::new(
+            u64::try_from(spec.tv_sec).unwrap_or(0),
+            u32::try_from(spec.tv_nsec).unwrap_or(0),
+        )
+    }
+    #[cfg(not(unix))]
+    {
+        use std::sync::OnceLock;
+        static START: OnceLock<std::time::Instant> = OnceLock::new();
+        START.get_or_init(std::time::Instant::now).elapsed()
+    }
+}
