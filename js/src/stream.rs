@@ -29,6 +29,8 @@ pub struct RawRepairer {
     /// `feed_str_coded`'s last tail; `None` after any other feed, when
     /// JavaScript's copy of the tail may be another.
     tail: Option<String>,
+    /// Room for the next tail, kept so a chunk allocates nothing.
+    scratch: String,
 }
 
 /// The length of `text` in UTF-16 code units.
@@ -57,6 +59,7 @@ impl RawRepairer {
             map: Utf16Map::default(),
             text: String::new(),
             tail: None,
+            scratch: String::new(),
         })
     }
 
@@ -115,39 +118,54 @@ impl RawRepairer {
     /// `code >> 3` UTF-16 units, 2 other text, read with `take_text`), bit 2
     /// that the tail is the previous one (else read it with `take_tail`).
     pub fn feed_str_coded(&mut self, chunk: &str) -> Result<u32, JsValue> {
-        let committed = match self.feed_text(chunk) {
-            Ok(committed) => committed,
-            Err(error) => {
+        // No allocation per chunk: the committed text is looked at where the
+        // engine keeps it and copied only when JavaScript must read it, and
+        // the tail is built in a buffer kept from chunk to chunk.
+        let fed = match self.inner.as_mut() {
+            Some(repairer) => repairer.feed(chunk.as_bytes()),
+            None => {
                 self.tail = None;
-                return Err(error);
+                return Err(error("finished", "this Repairer has finished"));
             }
         };
-        let mut tail = String::new();
-        self.push_tail(&mut tail)?;
+        let committed = match fed {
+            Ok(committed) => committed,
+            Err(why) => {
+                self.tail = None;
+                return Err(limit_error(&why));
+            }
+        };
+        self.map.push_str(chunk);
+        self.last = committed.len();
         let mut code = if committed.is_empty() {
             0
         } else if let Some(units) = chunk
             .as_bytes()
             .starts_with(committed.as_bytes())
-            .then(|| utf16_len(&committed))
+            .then(|| utf16_len(committed))
             .filter(|&units| units < 1 << 28)
         {
             1 | (units as u32) << 3
         } else {
-            self.text = committed;
+            self.text.clear();
+            self.text.push_str(committed);
             2
         };
+        let mut tail = std::mem::take(&mut self.scratch);
+        tail.clear();
+        self.push_tail(&mut tail)?;
         if self.tail.as_ref() == Some(&tail) {
             code |= 4;
+            self.scratch = tail;
         } else {
-            self.tail = Some(tail);
+            self.scratch = self.tail.replace(tail).unwrap_or_default();
         }
         Ok(code)
     }
 
     /// The committed text of the last `feed_str_coded` that said "other".
-    pub fn take_text(&mut self) -> String {
-        std::mem::take(&mut self.text)
+    pub fn take_text(&self) -> String {
+        self.text.clone()
     }
 
     /// The tail as of the last `feed_str_coded`.

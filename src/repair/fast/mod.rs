@@ -328,11 +328,13 @@ impl Lane<'_> {
                         let (body_end, quote) =
                             value_body(src, q + 1, &mut self.scratch.edits, &mut growth);
                         let Some(e) = quote else {
-                            if self.lazy {
-                                // One shot, the machine reads such a string
-                                // whole, as fast.
-                                break;
-                            }
+                            // One shot too: a body with no closing quote (a
+                            // call cut off inside its string) is copied so
+                            // far, as a stream copies it. Rolling back to
+                            // before the key made every later scan read the
+                            // whole body again and the machine step through
+                            // it a line at a time (the 50 KB `write_file`
+                            // call cut off: 5.5 times the whole call).
                             if top == Some(Frame::Object)
                                 && member_key.may_echo(src, &src[q + 1..body_end], false)
                             {
