@@ -46,12 +46,6 @@ const SEED: u64 = 0x0042_5742_0C70_5E00;
 /// The lowest acceptable rate of right answers in every family, one shot
 /// and streamed: the target.
 const FAMILY_FLOOR_PERCENT: f64 = 97.0;
-/// Families held below the target, with the floor each is held at and why:
-/// a line break written as `\n` right after a string's comma, before the
-/// first such escape elsewhere in the document, is read as the string's
-/// text (in code whose line breaks are escaped it is), with a doubt when the
-/// string was clean (95.0% right; 8 of 300 wrong without a doubt).
-const BELOW_TARGET: [(&str, f64); 1] = [("escaped_newlines_between", 95.0)];
 /// The highest acceptable share of right answers that carry a doubt, in
 /// every family (the target is 2%).
 const DOUBT_CEILING_PERCENT: f64 = 2.0;
@@ -337,10 +331,7 @@ fn scores() {
             continue;
         }
         for m in 0..2 {
-            let floor = BELOW_TARGET
-                .iter()
-                .find(|(family, _)| *family == name)
-                .map_or(FAMILY_FLOOR_PERCENT, |&(_, floor)| floor);
+            let floor = FAMILY_FLOOR_PERCENT;
             assert!(
                 tally.right_percent(m) >= floor,
                 "{name}: {:.1}% right, below the floor of {floor}%",

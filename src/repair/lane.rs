@@ -56,7 +56,7 @@ impl Machine<'_> {
             return;
         }
         let plain_string = self.string.is_some_and(|s| s.is_plain());
-        if self.inner_at.is_some()
+        if self.wary()
             && (matches!(self.state, State::Key | State::Colon)
                 || self.string.is_some_and(|s| s.is_key()))
         {
@@ -107,7 +107,7 @@ impl Machine<'_> {
                 base: self.base,
                 eof: self.eof,
                 lazy: self.lazy,
-                wary: self.inner_at.is_some(),
+                wary: self.wary(),
                 bare_keys: self.style.contains(Faults::KEY_BARE),
                 depth_limit: self.opts.depth_limit(),
                 state: self.state,

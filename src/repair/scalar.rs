@@ -53,6 +53,12 @@ impl Machine<'_> {
             // `"count": 13"unit": "C"`: the next member glued to the number.
             return self.json_or_lenient_number(len, next);
         }
+        if !at_end && digits && next == Some(b'\\') && self.escaped_ws_at(len + 1)? {
+            // `"a": 13\n}`: a line break written as its escape right after
+            // the number (JSON escaped once too often) ends it; the machine
+            // reads the `\n` as whitespace next (`Machine::escaped_whitespace`).
+            return self.json_or_lenient_number(len, next);
+        }
         if !at_end {
             // `123abc`, `1.2.3`, `-x`: not a number after all.
             return self.bare_string(Role::Value);
@@ -100,6 +106,18 @@ impl Machine<'_> {
         self.i += len;
         self.value_done();
         Ok(())
+    }
+
+    /// Whether the bytes from `i + k` are `n`, `r` or `t` and then no word
+    /// (`\n}`, `\n  "b"`, `\n` at the end): the escape of a line break or
+    /// tab between tokens, not text (`13\nabc` is one bare word).
+    fn escaped_ws_at(&self, k: usize) -> Result<bool, Halt> {
+        if !matches!(self.peek(k)?, Some(b'n' | b'r' | b't')) {
+            return Ok(false);
+        }
+        Ok(self
+            .peek(k + 1)?
+            .is_none_or(|b| !(b.is_ascii_alphanumeric() || b == b'_')))
     }
 
     /// Whether the quote right after the `len` bytes at `i` opens the next

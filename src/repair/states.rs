@@ -475,6 +475,14 @@ impl Machine<'_> {
 }
 
 impl Machine<'_> {
+    /// Whether the machine reads each key itself (`doubt_repeated_key`):
+    /// the fast lane leaves keys to it then (`Lane::wary`). Both ask this
+    /// one rule, or a key the lane took in one run and the machine read in
+    /// another (at a chunk's end) would be a doubt only in the latter.
+    pub(super) fn wary(&self) -> bool {
+        self.inner_at.is_some() || !self.doubts.is_empty()
+    }
+
     /// A key about to get its colon that repeats a key of its object is a
     /// doubt, in a document whose strings hold quoted code (or that holds a
     /// doubt already): there the repeat is most likely code read as
@@ -482,7 +490,7 @@ impl Machine<'_> {
     /// later value would win when parsed. Elsewhere a repeat is the
     /// model's own, and reading the context for every key would cost.
     pub(super) fn doubt_repeated_key(&mut self) {
-        if self.inner_at.is_none() && self.doubts.is_empty() {
+        if !self.wary() {
             return;
         }
         let Some(key) = self.key_hold else {

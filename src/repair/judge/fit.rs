@@ -121,10 +121,11 @@ pub(super) fn fit_after_value(c: &mut Cursor<'_>, frames: &[Frame]) -> Scan<Fit>
             }
             c.pos += len;
             faults |= comment_fault(c.skip_ws()?);
-            if top == Frame::Object && c.skip_escaped_ws()? {
-                // `,\n  "key":`: line breaks written as escapes before a
-                // key, read so only in a document that has written them
-                // between its tokens (see `within`).
+            if matches!(top, Frame::Object | Frame::Array) && c.skip_escaped_ws()? {
+                // `,\n  "key":`, `},\n  {`: line breaks written as escapes
+                // before a key or an element, read so only in a document
+                // that has written them between its tokens (see `within`
+                // and the judge's `escaped_ws`).
                 faults |= Faults::ESCAPED_WS;
             }
             if top == Frame::Object && token == Token::Comma {
