@@ -347,6 +347,13 @@ impl Machine<'_> {
         string.lead &= slashes == 0;
         let tail_text = &copied[tail_at.map_or(0, |at| at - from)..];
         string.tail_closers(tail_text);
+        if string.tail.is_some_and(|t| t.closers) {
+            // The brackets before the tail are counted on the output, so a
+            // one-shot body left unwritten (`Machine::unwritten`) is written
+            // first: else `{name}` at the end of a cut-off string counted no
+            // `{` and its `}` was cut as the object's closer.
+            self.write_out();
+        }
         string.count_tail(self.out.held(), self.out.base());
         self.string = Some(string);
     }
