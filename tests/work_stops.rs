@@ -335,11 +335,8 @@ fn yaml_merge_keys_are_linear() {
     for i in 0..n {
         keys.push_str(&format!("  k{i}: {i}\n"));
     }
-    dir.write("plain.yaml", &format!("{keys}other:\n  own: 1\n"));
-    dir.write(
-        "merge.yaml",
-        &format!("{keys}merged:\n  <<: *b\n  own: 1\n"),
-    );
+    dir.write("plain.yaml", format!("{keys}other:\n  own: 1\n"));
+    dir.write("merge.yaml", format!("{keys}merged:\n  <<: *b\n  own: 1\n"));
     let mut server = Server::start(&dir, &["serve", "--timeout-ms", "20000"]);
     let mut spent = |id: u32, file: &str, path: &str, want: &str| {
         let before = cpu_ticks(server.pid());

@@ -176,8 +176,13 @@ pub(super) fn run_reads_plainly_to(
                     Some(Frame::Array) => b == b']',
                     _ => false,
                 };
-                if !closes || height <= 1 {
+                if !closes {
                     return Some(false);
+                }
+                if height == 1 {
+                    // The top-level value's closer: as written when only
+                    // whitespace, or a closing fence, ends the input after it.
+                    return top_closer_ends(src, k + 1, eof, run_end);
                 }
                 height -= 1;
                 last = b;
@@ -279,6 +284,26 @@ pub(super) fn run_reads_plainly_to(
         b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => Some(false),
         _ => Some(false),
     }
+}
+
+/// After the top-level value's closer (at `k - 1`): `Some(true)` when only
+/// whitespace follows to the end of the input, perhaps around one closing
+/// fence (the run then ends at `k`), `None` while more may come.
+fn top_closer_ends(src: &[u8], k: usize, eof: bool, run_end: &mut usize) -> Option<bool> {
+    let rest = &src[k..];
+    let mut n = rest.iter().take_while(|&&b| lex::is_ws(b)).count();
+    if rest[n..].starts_with(b"```") {
+        n += 3;
+        n += rest[n..].iter().take_while(|&&b| lex::is_ws(b)).count();
+    }
+    if n < rest.len() {
+        return Some(false);
+    }
+    if !eof {
+        return None;
+    }
+    *run_end = k;
+    Some(true)
 }
 
 /// Whether a `:` follows at `k` after spaces and tabs (`None` until the

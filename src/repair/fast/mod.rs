@@ -231,16 +231,22 @@ impl Lane<'_> {
             }};
         }
         // The run of closers already read as written reaches up to here
-        // (see `run_reads_plainly_to`).
+        // (see `run_reads_plainly_to`). One shot, the whole input is in
+        // hand: what follows a run is all there, as at the end of a stream.
         let mut plain_to = 0;
         macro_rules! reads_plainly {
             ($q:expr) => {{
                 let q = $q;
                 q < plain_to || {
                     let mut to = 0;
-                    let plain =
-                        run_reads_plainly_to(src, q, self.stack, self.eof, self.bare_keys, &mut to)
-                            == Some(true);
+                    let plain = run_reads_plainly_to(
+                        src,
+                        q,
+                        self.stack,
+                        self.eof || self.lazy,
+                        self.bare_keys,
+                        &mut to,
+                    ) == Some(true);
                     if plain {
                         plain_to = to;
                     }
