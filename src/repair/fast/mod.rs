@@ -100,7 +100,7 @@ impl Lane<'_> {
     /// say how far it can be taken: up to the last safe point. `None` when
     /// nothing can. The UTF-8 of string bodies is not checked here (see
     /// `Machine::fast_strict`).
-    pub(super) fn scan(self, start: usize, end: usize) -> Option<Run> {
+    pub(super) fn scan(mut self, start: usize, end: usize) -> Option<Run> {
         // The lowest the stack went in this scan; the frames popped below
         // its starting height are kept in `Scratch::undo` to be put back.
         let mut low = self.stack.len();
@@ -463,6 +463,12 @@ impl Lane<'_> {
                             With::Quoted(from, to) => MemberKey::Text(&src[from..to]),
                             _ => MemberKey::None,
                         };
+                        // The document has now used a bare key, as the
+                        // machine's style says once this edit is applied:
+                        // later bare keys need no proof that they are no
+                        // prose (`grammar::surely_member`). A run that stops
+                        // before this key drops what follows it too.
+                        self.bare_keys |= edit.fix == FixKind::QuotedKey;
                         growth += edit.growth();
                         self.scratch.edits.push(edit);
                         p = colon + 1;
