@@ -145,11 +145,30 @@ pub(in crate::repair) fn run_reads_plainly(
     eof: bool,
     bare_keys: bool,
 ) -> Option<bool> {
-    run_reads_plainly_to(src, q, stack, eof, bare_keys, &mut 0)
+    run_reads_plainly_to(src, q, stack, eof, bare_keys, &mut RunEnd::default())
+}
+
+/// Where a run of closers read as written ends (past its comma), and the
+/// strictly valid `"key"` read after it, if one was: the scan takes that
+/// key without reading it again.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct RunEnd {
+    pub(super) end: usize,
+    pub(super) key: Option<KeyAt>,
+}
+
+/// A plain `"key"` and its colon: the index of its opening quote, just
+/// past its closing quote, and of the colon.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct KeyAt {
+    pub(super) open: usize,
+    pub(super) after: usize,
+    pub(super) colon: usize,
 }
 
 /// [`run_reads_plainly`], which also sets `run_end` where the run it read
-/// ends (past its comma) when the answer is `Some(true)`. The answer is the
+/// ends (past its comma), and the key it read after it, when the answer is
+/// `Some(true)`. The answer is the
 /// same for every closer of the run after `q`, read with the frames the
 /// ones before it closed popped: the scan asks once per run, not once per
 /// closer.
@@ -159,14 +178,14 @@ pub(super) fn run_reads_plainly_to(
     stack: &[Frame],
     eof: bool,
     bare_keys: bool,
-    run_end: &mut usize,
+    run_end: &mut RunEnd,
 ) -> Option<bool> {
     let mut height = stack.len();
     let mut k = q;
     let mut last = b']';
     loop {
         let Some(&b) = src.get(k) else {
-            *run_end = k;
+            run_end.end = k;
             return eof.then_some(true);
         };
         match b {
@@ -209,7 +228,7 @@ pub(super) fn run_reads_plainly_to(
         k += 1;
     }
     k += 1;
-    *run_end = k;
+    run_end.end = k;
     // Whitespace and comments (`, // why`, `, /* note */`), which the lane
     // reads itself after a comma.
     loop {
@@ -236,17 +255,25 @@ pub(super) fn run_reads_plainly_to(
     match b {
         b'"' => {
             // A key (its colon after it) in an object, none in an array.
-            let mut c = match scan_value_prefix(src, k + 1) {
+            let key_end = match scan_value_prefix(src, k + 1) {
                 (_, Some(after)) => after,
                 (stop, None) if stop >= src.len() && !eof => return None,
                 _ => return Some(false),
             };
+            let mut c = key_end;
             while src.get(c).is_some_and(|&b| lex::is_ws(b)) {
                 c += 1;
             }
             match src.get(c) {
                 None if !eof => None,
-                Some(b':') => Some(object),
+                Some(b':') if object => {
+                    run_end.key = Some(KeyAt {
+                        open: k,
+                        after: key_end,
+                        colon: c,
+                    });
+                    Some(true)
+                }
                 _ => Some(false),
             }
         }
@@ -289,7 +316,7 @@ pub(super) fn run_reads_plainly_to(
 /// After the top-level value's closer (at `k - 1`): `Some(true)` when only
 /// whitespace follows to the end of the input, perhaps around one closing
 /// fence (the run then ends at `k`), `None` while more may come.
-fn top_closer_ends(src: &[u8], k: usize, eof: bool, run_end: &mut usize) -> Option<bool> {
+fn top_closer_ends(src: &[u8], k: usize, eof: bool, run_end: &mut RunEnd) -> Option<bool> {
     let rest = &src[k..];
     let mut n = rest.iter().take_while(|&&b| lex::is_ws(b)).count();
     if rest[n..].starts_with(b"```") {
@@ -302,7 +329,7 @@ fn top_closer_ends(src: &[u8], k: usize, eof: bool, run_end: &mut usize) -> Opti
     if !eof {
         return None;
     }
-    *run_end = k;
+    run_end.end = k;
     Some(true)
 }
 

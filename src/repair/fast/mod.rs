@@ -36,8 +36,8 @@ mod view;
 pub(super) use self::edit::{LaneEdit, With};
 pub(super) use self::follow::run_reads_plainly as closers_read_plainly;
 use self::follow::{
-    Follow, after_value, drop_trailing_comma, follow_value, pop_frame, run_reads_plainly_to,
-    string_ends, take_comma,
+    Follow, KeyAt, RunEnd, after_value, drop_trailing_comma, follow_value, pop_frame,
+    run_reads_plainly_to, string_ends, take_comma,
 };
 use self::lenient::value_body;
 pub(super) use self::lenient::{comment_at, ends_line};
@@ -233,12 +233,14 @@ impl Lane<'_> {
         // The run of closers already read as written reaches up to here
         // (see `run_reads_plainly_to`). One shot, the whole input is in
         // hand: what follows a run is all there, as at the end of a stream.
+        // The key it read after the run, taken as it was read.
         let mut plain_to = 0;
+        let mut plain_key: Option<KeyAt> = None;
         macro_rules! reads_plainly {
             ($q:expr) => {{
                 let q = $q;
                 q < plain_to || {
-                    let mut to = 0;
+                    let mut to = RunEnd::default();
                     let plain = run_reads_plainly_to(
                         src,
                         q,
@@ -248,7 +250,8 @@ impl Lane<'_> {
                         &mut to,
                     ) == Some(true);
                     if plain {
-                        plain_to = to;
+                        plain_to = to.end;
+                        plain_key = to.key;
                     }
                     plain
                 }
@@ -429,13 +432,20 @@ impl Lane<'_> {
                 },
                 State::Key => match b {
                     b'"' => {
-                        // A `”` in it stops the scan: the key may end there.
-                        let Some(e) = scan_value_prefix(src, q + 1).1 else {
-                            break;
-                        };
-                        // Take the colon that was just seen, too.
-                        let Some(colon) = string_ends(src, e, true, top) else {
-                            break;
+                        let (e, colon) = match plain_key {
+                            // Read already, after the run of closers before it.
+                            Some(key) if key.open == q => (key.after, key.colon),
+                            _ => {
+                                // A `”` in it stops the scan: the key may end there.
+                                let Some(e) = scan_value_prefix(src, q + 1).1 else {
+                                    break;
+                                };
+                                // Take the colon that was just seen, too.
+                                let Some(colon) = string_ends(src, e, true, top) else {
+                                    break;
+                                };
+                                (e, colon)
+                            }
                         };
                         member_key = MemberKey::Text(&src[q + 1..e - 1]);
                         p = colon + 1;
