@@ -157,13 +157,15 @@ pub(super) struct RunEnd {
     pub(super) key: Option<KeyAt>,
 }
 
-/// A plain `"key"` and its colon: the index of its opening quote, just
-/// past its closing quote, and of the colon.
+/// A plain `"key"` and its colon, or a bare `key` where the document's
+/// keys are bare: the index of its first byte, just past it (its closing
+/// quote), and of the colon.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct KeyAt {
     pub(super) open: usize,
     pub(super) after: usize,
     pub(super) colon: usize,
+    pub(super) bare: bool,
 }
 
 /// [`run_reads_plainly`], which also sets `run_end` where the run it read
@@ -183,7 +185,10 @@ pub(super) fn run_reads_plainly_to(
     let mut height = stack.len();
     let mut k = q;
     let mut last = b']';
-    loop {
+    // A line break since the run's last closer (a missing comma is read
+    // past only on the same line, but for a row after a row).
+    let mut newline = false;
+    let sep = loop {
         let Some(&b) = src.get(k) else {
             run_end.end = k;
             return eof.then_some(true);
@@ -205,7 +210,9 @@ pub(super) fn run_reads_plainly_to(
                 }
                 height -= 1;
                 last = b;
+                newline = false;
             }
+            b'\n' => newline = true,
             b if lex::is_ws(b) => {}
             b',' => {
                 // `},]`: a trailing comma inside the run, dropped when the
@@ -220,12 +227,27 @@ pub(super) fn run_reads_plainly_to(
                         continue;
                     }
                     None if !eof => return None,
-                    _ => break,
+                    _ => break true,
                 }
             }
-            _ => return Some(false),
+            _ => break false,
         }
         k += 1;
+    };
+    if !sep {
+        // No comma after the run: the machine reads the run as written and
+        // mends the comma after it when what follows is a quoted key on the
+        // run's line, or a row like the one the run closed (the plan's
+        // `plain_fits`, for a follower with no separator). The scan inserts
+        // that comma as the machine would (its missing-comma rule).
+        run_end.end = k;
+        let object = stack[height - 1] == Frame::Object;
+        return match src[k] {
+            b'{' => Some(!object && last == b'}'),
+            b'[' => Some(!object && last == b']'),
+            b'"' | b'\'' if object && !newline => quoted_key_follows(src, k, eof, true, run_end),
+            _ => Some(false),
+        };
     }
     k += 1;
     run_end.end = k;
@@ -253,53 +275,33 @@ pub(super) fn run_reads_plainly_to(
     };
     let object = stack[height - 1] == Frame::Object;
     match b {
-        b'"' => {
-            // A key (its colon after it) in an object, none in an array.
-            let key_end = match scan_value_prefix(src, k + 1) {
-                (_, Some(after)) => after,
-                (stop, None) if stop >= src.len() && !eof => return None,
-                _ => return Some(false),
+        // A key (its colon after it) in an object, none in an array, and a
+        // key in the lenient form the lane reads itself, `'key':`.
+        b'"' => quoted_key_follows(src, k, eof, object, run_end),
+        b'\'' if object => quoted_key_follows(src, k, eof, object, run_end),
+        // `key:` where the document's keys are bare (elsewhere a bare word
+        // after a closer is more likely prose, the machine's to weigh).
+        b if object && bare_keys && (b.is_ascii_alphabetic() || b == b'_' || b == b'$') => {
+            let Some(after) = judge::bare_key_end(src, k) else {
+                return eof.then_some(false);
             };
-            let mut c = key_end;
-            while src.get(c).is_some_and(|&b| lex::is_ws(b)) {
-                c += 1;
-            }
-            match src.get(c) {
+            let colon = after
+                + src[after..]
+                    .iter()
+                    .take_while(|&&b| matches!(b, b' ' | b'\t'))
+                    .count();
+            match src.get(colon) {
                 None if !eof => None,
-                Some(b':') if object => {
+                Some(b':') => {
                     run_end.key = Some(KeyAt {
                         open: k,
-                        after: key_end,
-                        colon: c,
+                        after,
+                        colon,
+                        bare: true,
                     });
                     Some(true)
                 }
                 _ => Some(false),
-            }
-        }
-        // A key in the lenient forms the lane reads itself: `'key':`, and
-        // `key:` where the document's keys are bare (elsewhere a bare word
-        // after a closer is more likely prose, the machine's to weigh).
-        b'\'' if object => {
-            let body = src[k + 1..]
-                .iter()
-                .position(|&c| matches!(c, b'\'' | b'\\' | b'\n'))
-                .map(|n| k + 1 + n);
-            match body.map(|e| src[e]) {
-                None if !eof => None,
-                Some(b'\'') => colon_follows(src, body? + 1, eof),
-                _ => Some(false),
-            }
-        }
-        b if object && bare_keys && (b.is_ascii_alphabetic() || b == b'_' || b == b'$') => {
-            let end = src[k..]
-                .iter()
-                .position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'-')))
-                .map(|n| k + n);
-            match end {
-                None if !eof => None,
-                None => Some(false),
-                Some(e) => colon_follows(src, e, eof),
             }
         }
         // In an array, an element of another kind than the one the run
@@ -309,6 +311,51 @@ pub(super) fn run_reads_plainly_to(
         b'{' => Some(!object && last == b'}'),
         b'[' => Some(!object && last == b']'),
         b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => Some(false),
+        _ => Some(false),
+    }
+}
+
+/// Whether a quoted key and its colon start at `k` (`"key":`, `'key':`),
+/// in an object: a plain `"key"` is kept in `run_end` for the scan to take.
+#[inline(always)]
+fn quoted_key_follows(
+    src: &[u8],
+    k: usize,
+    eof: bool,
+    object: bool,
+    run_end: &mut RunEnd,
+) -> Option<bool> {
+    if src[k] == b'\'' {
+        let body = src[k + 1..]
+            .iter()
+            .position(|&c| matches!(c, b'\'' | b'\\' | b'\n'))
+            .map(|n| k + 1 + n);
+        return match body.map(|e| src[e]) {
+            None if !eof => None,
+            Some(b'\'') => colon_follows(src, body? + 1, eof),
+            _ => Some(false),
+        };
+    }
+    let key_end = match scan_value_prefix(src, k + 1) {
+        (_, Some(after)) => after,
+        (stop, None) if stop >= src.len() && !eof => return None,
+        _ => return Some(false),
+    };
+    let mut c = key_end;
+    while src.get(c).is_some_and(|&b| lex::is_ws(b)) {
+        c += 1;
+    }
+    match src.get(c) {
+        None if !eof => None,
+        Some(b':') if object => {
+            run_end.key = Some(KeyAt {
+                open: k,
+                after: key_end,
+                colon: c,
+                bare: false,
+            });
+            Some(true)
+        }
         _ => Some(false),
     }
 }

@@ -43,10 +43,7 @@ impl Lane<'_> {
             return None;
         }
         // An identifier, then `:` on the same line.
-        let n = src[q..]
-            .iter()
-            .position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'-')))
-            .map_or(src.len(), |k| q + k);
+        let n = judge::bare_key_end(src, q).unwrap_or(src.len());
         let colon = n + src[n..]
             .iter()
             .take_while(|c| matches!(c, b' ' | b'\t'))

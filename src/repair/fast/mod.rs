@@ -434,7 +434,7 @@ impl Lane<'_> {
                     b'"' => {
                         let (e, colon) = match plain_key {
                             // Read already, after the run of closers before it.
-                            Some(key) if key.open == q => (key.after, key.colon),
+                            Some(key) if key.open == q && !key.bare => (key.after, key.colon),
                             _ => {
                                 // A `”` in it stops the scan: the key may end there.
                                 let Some(e) = scan_value_prefix(src, q + 1).1 else {
@@ -465,8 +465,21 @@ impl Lane<'_> {
                         state = after_value(top);
                     }
                     _ => {
-                        // A bare or single-quoted key, and its colon.
-                        let Some((edit, colon)) = self.lenient_key(src, q, top) else {
+                        // A bare or single-quoted key, and its colon (a bare
+                        // one read already after the run of closers before it).
+                        let key = match plain_key {
+                            Some(key) if key.open == q && key.bare => Some((
+                                LaneEdit::at(
+                                    q,
+                                    key.after,
+                                    With::Quoted(q, key.after),
+                                    FixKind::QuotedKey,
+                                ),
+                                key.colon,
+                            )),
+                            _ => self.lenient_key(src, q, top),
+                        };
+                        let Some((edit, colon)) = key else {
                             break;
                         };
                         member_key = match edit.with {

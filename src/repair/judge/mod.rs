@@ -58,7 +58,7 @@ use self::cursor::{Cursor, Scan, Short};
 use self::dirty::{closed_ends, dirty_key_ends};
 use self::fit::{Fit, fit_after_value, glued_key};
 pub(super) use self::openers::{Opener, Repeat, key_first, repeated_members, row_opener};
-pub(super) use self::quick::{Quick, quick_clean_end};
+pub(super) use self::quick::{Quick, bare_key_end, quick_clean_end};
 use self::strict_rest::strict_rest;
 use self::subject::MAX_KEY;
 pub(super) use self::subject::{Judged, Judgement, Role, Subject};

@@ -35,6 +35,16 @@ static KEY_BYTE: [bool; 256] = {
     table
 };
 
+/// Where the bare key starting at `k` ends (the first byte past it), or
+/// `None` when the input ends in it.
+#[inline]
+pub(in crate::repair) fn bare_key_end(src: &[u8], k: usize) -> Option<usize> {
+    src[k..]
+        .iter()
+        .position(|&c| !KEY_BYTE[usize::from(c)])
+        .map(|n| k + n)
+}
+
 /// The commonest answer, found without the general scan: a clean string
 /// followed (after spaces) by the closer of its container, or by a comma and
 /// then a key with its colon (in an object) or a value (in an array), ends.
