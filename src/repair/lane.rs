@@ -100,23 +100,20 @@ impl Machine<'_> {
         // whole run is checked once at the end, and if it holds invalid
         // UTF-8 the scan runs again, stopping before it.
         let mut end = self.src.len();
-        // The key whose value the scan may open: read only when a stream's
-        // scan starts at it (one shot, the lane never opens a string it
-        // does not end, see `MemberKey`).
-        let key_at = match (self.state, top) {
-            _ if self.lazy => None,
-            (State::Value, Frame::Object) => self.member_key(ECHO_KEY),
-            _ => None,
-        };
+        // The key whose value the scan may open, when a stream's scan
+        // starts at it (one shot, the lane never opens a string it does not
+        // end, see `MemberKey`): read back only if a value string is
+        // compared with it.
+        let key_held = !self.lazy && self.state == State::Value && top == Frame::Object;
         let unknown = !self.lazy && self.state == State::Colon && top == Frame::Object;
         loop {
             let held = self.out.held().as_bytes();
-            let key = match key_at {
+            let key = match self.mark.checked_sub(self.out.base()) {
                 _ if unknown => MemberKey::Unknown,
-                Some((at, len)) => held
-                    .get(at - self.out.base()..at - self.out.base() + len)
-                    .map_or(MemberKey::None, MemberKey::Text),
-                None => MemberKey::None,
+                Some(to) if key_held => held
+                    .get(..to)
+                    .map_or(MemberKey::None, |text| MemberKey::Held(text, ECHO_KEY)),
+                _ => MemberKey::None,
             };
             let lane = Lane {
                 src: &self.src,

@@ -21,7 +21,7 @@ use smallvec::SmallVec;
 
 use super::context::{CONTEXT_WINDOW, Cached, object_context};
 use super::doubt::{Doubt, DoubtKind};
-use super::fast::Scratch;
+use super::fast::{Scratch, key_at_end};
 use super::fix::{Fix, FixKind};
 use super::frame::{Frame, Stack, State};
 use super::grammar::Faults;
@@ -572,22 +572,8 @@ impl<'a> Machine<'a> {
             .held()
             .as_bytes()
             .get(..self.mark.checked_sub(base)?)?;
-        let (&b':', before) = text.split_last()? else {
-            return None;
-        };
-        let close = before.iter().rposition(|b| !crate::lex::is_ws(*b))?;
-        if before[close] != b'"' {
-            return None;
-        }
-        let from = close.saturating_sub(max + 1);
-        let open = from
-            + before[from..close]
-                .iter()
-                .rposition(|&b| b == b'"' || b == b'\\')?;
-        if before[open] != b'"' || close == open + 1 {
-            return None;
-        }
-        Some((base + open + 1, close - open - 1))
+        let (open, len) = key_at_end(text, max)?;
+        Some((base + open, len))
     }
 
     /// Read the context of the open string's object (see `context.rs`)

@@ -41,7 +41,7 @@ use self::follow::{
 };
 use self::lenient::value_body;
 pub(super) use self::lenient::{comment_at, ends_line};
-pub(super) use self::view::{Lane, MemberKey, Scratch};
+pub(super) use self::view::{Lane, MemberKey, Scratch, key_at_end};
 use super::fix::FixKind;
 use super::frame::{Frame, State};
 use super::strict::{scan_literal, scan_number, scan_value_prefix, token_ends};
