@@ -163,9 +163,9 @@ impl<'a> Outcome<'a> {
     }
 
     /// The outcome of a machine that has seen the end of its input.
-    fn from_machine(machine: Machine<'_>) -> Outcome<'static> {
+    fn from_machine(machine: &mut Machine<'_>) -> Outcome<'static> {
         let verdict = machine.verdict();
-        let (text, fixes, doubts, sources) = machine.into_parts();
+        let (text, fixes, doubts, sources) = machine.take_parts();
         Outcome {
             text: Cow::Owned(text),
             verdict,
@@ -412,7 +412,7 @@ impl Repairer {
             return Err(error);
         }
         self.machine.end()?;
-        Ok(Outcome::from_machine(self.machine))
+        Ok(Outcome::from_machine(&mut self.machine))
     }
 }
 
@@ -504,7 +504,8 @@ fn repair_whole(
             sources: None,
         });
     }
-    let machine = Machine::whole(options, hints, input)?;
+    let mut machine = Machine::new(options);
+    machine.run_whole(hints, input)?;
     let verdict = machine.verdict();
     // With `Values::Lines` or `Values::Array` the output adds separators to
     // valid input, so only `Values::First` can hand the input back.
@@ -522,5 +523,5 @@ fn repair_whole(
             sources: None,
         });
     }
-    Ok(Outcome::from_machine(machine))
+    Ok(Outcome::from_machine(&mut machine))
 }

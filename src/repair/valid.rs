@@ -212,14 +212,15 @@ mod tests {
                     continue;
                 }
                 yes += 1;
-                let machine = Machine::whole(Options::default(), None, &variant).unwrap();
+                let mut machine = Machine::new(Options::default());
+                machine.run_whole(None, &variant).unwrap();
                 assert_eq!(
                     machine.verdict(),
                     Verdict::Valid,
                     "{:?}",
                     String::from_utf8_lossy(&variant)
                 );
-                let (text, _, _, _) = machine.into_parts();
+                let (text, _, _, _) = machine.take_parts();
                 assert_eq!(text.as_bytes(), &variant[..]);
             }
         }
