@@ -83,7 +83,10 @@ impl MemberKey<'_> {
             MemberKey::None => return false,
             MemberKey::Unknown => return true,
             MemberKey::Text(key) => key,
-            MemberKey::Before(colon) => key_before(src, colon),
+            MemberKey::Before(colon) => match key_before(src, colon) {
+                Some(key) => key,
+                None => return false,
+            },
             MemberKey::Held(text, max) => match key_at_end(text, max) {
                 Some((open, len)) => &text[open..open + len],
                 None => return false,
@@ -118,22 +121,28 @@ pub(in crate::repair) fn key_at_end(text: &[u8], max: usize) -> Option<(usize, u
         + before[from..close]
             .iter()
             .rposition(|&b| b == b'"' || b == b'\\')?;
-    if before[open] != b'"' || close == open + 1 {
+    // An escaped quote (`"a\"b":`) is the key's text, not its opening
+    // quote: the key holds a backslash.
+    if before[open] != b'"'
+        || close == open + 1
+        || open.checked_sub(1).is_some_and(|k| before[k] == b'\\')
+    {
         return None;
     }
     Some((open + 1, close - open - 1))
 }
 
-/// The text of the `"key"` whose colon is at `colon` (a plain key, as the
-/// judge's quick rule found it: no escape in it).
-fn key_before(src: &[u8], colon: usize) -> &[u8] {
-    let Some(close) = src[..colon].iter().rposition(|b| !lex::is_ws(*b)) else {
-        return &[];
-    };
-    match src[..close].iter().rposition(|&b| b == b'"') {
-        Some(open) => &src[open + 1..close],
-        None => &[],
-    }
+/// The text of the `"key"` whose colon is at `colon`; `None` for a key
+/// holding a backslash, whose text as written may differ from its JSON (as
+/// [`key_at_end`] has it: an echo is looked for only where both agree, or
+/// `"a\"b": "b":` read one shot took `b` for the key and streamed did not).
+fn key_before(src: &[u8], colon: usize) -> Option<&[u8]> {
+    let close = src[..colon].iter().rposition(|b| !lex::is_ws(*b))?;
+    let open = src[..close]
+        .iter()
+        .rposition(|&b| b == b'"' || b == b'\\')?;
+    let escaped = open.checked_sub(1).is_some_and(|k| src[k] == b'\\');
+    (src[open] == b'"' && !escaped).then(|| &src[open + 1..close])
 }
 
 /// The lane's working space, kept by the machine so that scans reuse one
