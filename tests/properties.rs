@@ -406,6 +406,11 @@ fn jsonish_bytes() -> impl Strategy<Value = Vec<u8>> {
         b"]}",
         b"{\"a\": 1,{",
         b"Sorry, I can't.",
+        // Gemma 4's string marker, whole, in its short form and cut.
+        b"<|\"|>",
+        b"<|\">",
+        b"<|",
+        b"|>",
     ];
     prop::collection::vec(prop::sample::select(fragments), 0..200).prop_map(|parts| parts.concat())
 }

@@ -31,6 +31,7 @@ use serde_json::Value;
 
 mod families;
 mod keys;
+mod markers;
 mod pool;
 mod tokens;
 

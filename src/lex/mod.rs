@@ -26,6 +26,11 @@ pub(crate) enum Quote {
     SingleLike,
     /// `` ` ``.
     Backtick,
+    /// `<|"|>` (or `<|">`): the string marker of Gemma 4's tool-call
+    /// syntax (`{query:<|"|>weather<|"|>}`), which reaches the arguments
+    /// when a server's parser lets the model's own syntax through. Only the
+    /// marker closes a string it opened; a `"` in it is text.
+    Template,
 }
 
 /// Whether a quote may close a string, and how surely.
@@ -157,6 +162,8 @@ pub(crate) enum Token {
     #[token("`", |_| Quote::Backtick)]
     #[regex(b"\xE2\x80[\x98\x99\x9A\x9B]|\xE2\x80\xB2|\xC2\xB4|\xEF\xBC\x87", |_| Quote::SingleLike)]
     #[regex(b"\xE2\x80[\x9C\x9D\x9E\x9F]|\xE2\x80\xB3|\xEF\xBC\x82", |_| Quote::DoubleLike)]
+    #[token("<|\"|>", |_| Quote::Template)]
+    #[token("<|\">", |_| Quote::Template)]
     Quote(Quote),
     #[regex(r"[+-]?[0-9][0-9_]*(\.[0-9_]*)?([eE][+-]?[0-9]*)?")]
     #[regex(r"[+-]?\.[0-9]*([eE][+-]?[0-9]*)?")]
@@ -391,8 +398,10 @@ pub(crate) fn utf8_len(lead: u8) -> usize {
 
 /// The quote character at the start of `bytes`, if any, with its length.
 ///
-/// `None` also when `bytes` may be a quote cut short (the caller checks
-/// [`maybe_cut_quote`] first when more input may come).
+/// `None` also when `bytes` may be a quote cut short: a caller that may
+/// get more input checks first for a multi-byte quote's lead byte near the
+/// end, and for [`cut_in_template_quote`].
+#[inline]
 pub(crate) fn quote_at(bytes: &[u8]) -> Option<(Quote, usize)> {
     match bytes {
         [b'"', ..] => Some((Quote::Double, 1)),
@@ -404,8 +413,29 @@ pub(crate) fn quote_at(bytes: &[u8]) -> Option<(Quote, usize)> {
         [0xE2, 0x80, 0x9C..=0x9F | 0xB3, ..] | [0xEF, 0xBC, 0x82, ..] => {
             Some((Quote::DoubleLike, 3))
         }
+        [b'<', ..] => template_quote_at(bytes),
         _ => None,
     }
+}
+
+/// The template marker at the start of `bytes` (kept out of line: rare,
+/// and [`quote_at`] is inlined into every quote test).
+#[inline(never)]
+fn template_quote_at(bytes: &[u8]) -> Option<(Quote, usize)> {
+    match bytes {
+        [b'<', b'|', b'"', b'|', b'>', ..] => Some((Quote::Template, 5)),
+        [b'<', b'|', b'"', b'>', ..] => Some((Quote::Template, 4)),
+        _ => None,
+    }
+}
+
+/// Whether `bytes` is cut inside a template quote marker (`<`, `<|`,
+/// `<|"`, `<|"|` with nothing after): more bytes decide whether a marker
+/// starts there, so a reader that has not reached the end of the input
+/// waits.
+#[inline]
+pub(crate) fn cut_in_template_quote(bytes: &[u8]) -> bool {
+    bytes.first() == Some(&b'<') && bytes.len() < 5 && b"<|\"|>".starts_with(bytes)
 }
 
 /// Whether `quote` may close a string opened by `open`: a quote of its
@@ -417,7 +447,8 @@ pub(crate) fn closes(open: Quote, quote: Quote) -> Closer {
         | (Quote::Single, Quote::Single)
         | (Quote::DoubleLike, Quote::DoubleLike)
         | (Quote::SingleLike, Quote::SingleLike)
-        | (Quote::Backtick, Quote::Backtick) => Closer::Own,
+        | (Quote::Backtick, Quote::Backtick)
+        | (Quote::Template, Quote::Template) => Closer::Own,
         (Quote::Double, Quote::DoubleLike)
         | (Quote::DoubleLike, Quote::Double)
         | (Quote::Single | Quote::Backtick, Quote::SingleLike)
@@ -488,6 +519,24 @@ mod tests {
                 BraceClose,
             ]
         );
+    }
+
+    #[test]
+    fn template_markers_are_quotes() {
+        assert_eq!(next(b"<|\"|>a"), Some((Token::Quote(Quote::Template), 5)));
+        assert_eq!(next(b"<|\">a"), Some((Token::Quote(Quote::Template), 4)));
+        // Cut short, the marker is `<` for now: the reader waits (see
+        // `is_prefix_of_longer` and `cut_in_template_quote`).
+        assert_eq!(next(b"<|\"|"), Some((Token::Other, 1)));
+        assert_eq!(quote_at(b"<|\"|>"), Some((Quote::Template, 5)));
+        for cut in [&b"<"[..], b"<|", b"<|\"", b"<|\"|"] {
+            assert!(cut_in_template_quote(cut), "{cut:?}");
+        }
+        for whole in [&b"<|\"|>"[..], b"<|\">", b"<a", b"", b"|>"] {
+            assert!(!cut_in_template_quote(whole), "{whole:?}");
+        }
+        assert_eq!(closes(Quote::Template, Quote::Double), Closer::No);
+        assert_eq!(closes(Quote::Double, Quote::Template), Closer::No);
     }
 
     #[test]

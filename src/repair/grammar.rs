@@ -48,6 +48,8 @@ impl Faults {
     pub(super) const FRAGMENT: Faults = Faults(1 << 11);
     /// `\n` written between tokens (JSON escaped once too often).
     pub(super) const ESCAPED_WS: Faults = Faults(1 << 12);
+    /// A key between template quote markers: `<|"|>key<|"|>`.
+    pub(super) const KEY_TEMPLATE: Faults = Faults(1 << 13);
 
     #[inline]
     pub(super) fn contains(self, other: Faults) -> bool {
@@ -135,6 +137,7 @@ pub(super) fn quoted_key(quote: Quote) -> Faults {
         Quote::Single => Faults::KEY_SINGLE,
         Quote::DoubleLike | Quote::SingleLike => Faults::KEY_TYPOGRAPHIC,
         Quote::Backtick => Faults::KEY_BACKTICK,
+        Quote::Template => Faults::KEY_TEMPLATE,
     }
 }
 

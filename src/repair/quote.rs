@@ -39,6 +39,9 @@ impl Machine<'_> {
         let Some(mut s) = self.string else {
             return Ok(());
         };
+        if s.open == Quote::Template {
+            return self.template_quote(len);
+        }
         let fed = self.bytes_fed();
         if !self.eof && s.retry.0 == self.i && fed < s.retry.1 {
             return Err(Halt::Need);
@@ -299,6 +302,47 @@ impl Machine<'_> {
         self.emit("\"");
         self.i += 3;
         self.end_of_string(at);
+        Ok(())
+    }
+
+    /// A template marker (`<|"|>`) in a string it opened. Gemma 4 writes
+    /// the marker for a `"` inside the text too (vllm-project/vllm#48678:
+    /// `code:<|"|>duckdb.sql(<|"|><|"|><|"|> SELECT …`), so the marker ends
+    /// the string only where structure follows it: a separator, a closer,
+    /// a key's colon, the end, or a bare key glued to it
+    /// (`command:<|"|>look<|"|>angle:90`, hybridgroup/yzma#243). Anywhere
+    /// else it is a quote of the text, written `\"`.
+    fn template_quote(&mut self, len: usize) -> Step {
+        let mut k = len;
+        let ends = loop {
+            match self.peek(k)? {
+                Some(b' ' | b'\t' | b'\r' | b'\n') if k < len + RETRY_EVERY_BYTE => k += 1,
+                None | Some(b',' | b'}' | b']' | b':' | b';') => break true,
+                Some(b) if b.is_ascii_alphabetic() || b == b'_' => {
+                    // A bare key glued on: a word, then its colon.
+                    let mut j = k;
+                    while let Some(b) = self.peek(j)? {
+                        if !(b.is_ascii_alphanumeric() || b == b'_' || b == b'-') || j > k + 64 {
+                            break;
+                        }
+                        j += 1;
+                    }
+                    break self.peek(j)? == Some(b':');
+                }
+                _ => break false,
+            }
+        };
+        if ends {
+            self.fix(FixKind::ReplacedQuotes, self.i);
+            let at = self.out_len();
+            self.emit("\"");
+            self.i += len;
+            self.end_of_string(at);
+        } else {
+            self.fix(FixKind::EscapedQuote, self.i);
+            self.emit_body("\\\"");
+            self.i += len;
+        }
         Ok(())
     }
 

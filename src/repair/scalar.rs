@@ -291,6 +291,9 @@ impl Machine<'_> {
         if k == 0 || lex::is_ws(rest[k - 1]) || k >= WINDOW {
             return Ok(Glued::No);
         }
+        if lex::cut_in_template_quote(&rest[k..]) && !self.eof {
+            return Err(Halt::Need);
+        }
         let Some((quote, len)) = lex::quote_at(&rest[k..]) else {
             return Ok(Glued::No);
         };

@@ -110,7 +110,11 @@ impl Machine<'_> {
         if rest.len() < 4 && !self.eof {
             return Err(Halt::Need);
         }
-        Ok(lex::quote_at(&rest[1..]).map(|(q, n)| (q, n + 1)))
+        // (A template marker is never escaped: `\<|"|>` is a backslash, then
+        // the marker.)
+        Ok(lex::quote_at(&rest[1..])
+            .filter(|(q, _)| *q != Quote::Template)
+            .map(|(q, n)| (q, n + 1)))
     }
 
     /// The whitespace that `\n`, `\r` or `\t` at `i` (a backslash, then the
@@ -232,6 +236,10 @@ impl Machine<'_> {
             }
             _ => {
                 if n_rest < lex::utf8_len(b) && !self.eof {
+                    return Err(Halt::Need);
+                }
+                if s.open == Quote::Template && lex::cut_in_template_quote(rest) && !self.eof {
+                    // `<|"` so far: the closing marker, or text?
                     return Err(Halt::Need);
                 }
                 match lex::quote_at(rest) {
@@ -603,6 +611,11 @@ fn special_pos(bytes: &[u8], open: Quote) -> usize {
         Quote::DoubleLike | Quote::SingleLike | Quote::Backtick => bytes.iter().position(|&b| {
             matches!(b, b'"' | b'\'' | b'`' | b'\\' | 0xC2 | 0xE2 | 0xEF) || b < 0x20
         }),
+        // Only the marker closes it: every `<` is looked at, and a `"` is
+        // text (written escaped).
+        Quote::Template => bytes
+            .iter()
+            .position(|&b| matches!(b, b'<' | b'"' | b'\\') || b < 0x20),
     }
     .unwrap_or(bytes.len())
 }

@@ -14,6 +14,7 @@
 use serde_json::Value;
 
 use super::keys;
+use super::markers;
 use super::pool::{EMBEDDED_JSON, MARKDOWN_STRINGS, PROSE_LINES, REFUSALS};
 use super::tokens::{Draw, Layout, Tok, render, write};
 use crate::rng::Rng;
@@ -44,10 +45,11 @@ pub(super) enum Family {
     KeyEndQuote,
     DoubledKeyQuote,
     EscapedNewlines,
+    TemplateQuotes,
 }
 
 impl Family {
-    pub(super) const ALL: [Family; 24] = [
+    pub(super) const ALL: [Family; 25] = [
         Family::ClosersSwapped,
         Family::ClosersDoubled,
         Family::ClosersShort,
@@ -72,6 +74,7 @@ impl Family {
         Family::KeyEndQuote,
         Family::DoubledKeyQuote,
         Family::EscapedNewlines,
+        Family::TemplateQuotes,
     ];
 
     pub(super) fn name(self) -> &'static str {
@@ -100,6 +103,7 @@ impl Family {
             Family::KeyEndQuote => "key_end_quote_missing",
             Family::DoubledKeyQuote => "key_quote_doubled",
             Family::EscapedNewlines => "escaped_newlines_between",
+            Family::TemplateQuotes => "template_quotes",
         }
     }
 }
@@ -148,6 +152,7 @@ pub(super) fn draft(family: Family, rng: &mut Rng, layout: Layout) -> Made {
         Family::KeyEndQuote => keys::key_end_quote(&mut draw, layout),
         Family::DoubledKeyQuote => keys::doubled_key_quote(&mut draw, layout),
         Family::EscapedNewlines => keys::escaped_newlines(&mut draw, layout),
+        Family::TemplateQuotes => markers::template_quotes(&mut draw, layout),
         Family::Refusal => Ok(Draft {
             raw: (*draw.rng.pick(REFUSALS)).to_owned(),
             truth: None,

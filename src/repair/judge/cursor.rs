@@ -261,15 +261,19 @@ impl Cursor<'_> {
     /// then it is `Short` until the input ends.
     pub(super) fn quote_here(&self) -> Scan<Option<(Quote, usize)>> {
         let rest = &self.bytes[self.pos.min(self.bytes.len())..];
-        if rest
-            .first()
-            .is_some_and(|&b| matches!(b, 0xC2 | 0xE2 | 0xEF))
-            && rest.len() < 3
-        {
+        let cut = match rest.first() {
+            Some(0xC2 | 0xE2 | 0xEF) => rest.len() < 3,
+            // A template marker (`<|"|>`) cut short.
+            Some(b'<') => lex::cut_in_template_quote(rest),
+            _ => false,
+        };
+        if cut {
             if !self.eof {
                 return Err(Short);
             }
-            return Ok(None);
+            if rest[0] != b'<' {
+                return Ok(None);
+            }
         }
         Ok(lex::quote_at(rest))
     }
@@ -286,9 +290,10 @@ impl Cursor<'_> {
     }
 }
 
-/// Whether `b` may start a quote character (`"`, `'`, `` ` ``, or the
-/// lead byte of a typographic one): the stops of a search for quotes.
+/// Whether `b` may start a quote character (`"`, `'`, `` ` ``, the lead
+/// byte of a typographic one, or the `<` of a template marker `<|"|>`):
+/// the stops of a search for quotes.
 #[inline]
 pub(super) fn may_start_quote(b: u8) -> bool {
-    matches!(b, b'"' | b'\'' | b'`' | 0xC2 | 0xE2 | 0xEF)
+    matches!(b, b'"' | b'\'' | b'`' | b'<' | 0xC2 | 0xE2 | 0xEF)
 }
