@@ -10,7 +10,7 @@ use super::frame::{Frame, State};
 use super::grammar::Faults;
 use super::judge::Role;
 use super::machine::Machine;
-use super::open_string::{Comma, ECHO_KEY, Escaping, Str, Tail, lead_byte, tail_byte};
+use super::open_string::{Comma, ECHO_KEY, Escaping, Str, Tail, lead_text, tail_byte};
 use super::out::{Out, write_unwritten};
 
 use super::strict::escape_len;
@@ -348,9 +348,7 @@ impl Machine<'_> {
         // A `\\` right before the quote the machine judges next: perhaps a
         // quote escaped twice (see `Str::twice`).
         let slashes = copied.iter().rev().take_while(|&&b| b == b'\\').count();
-        string.lead &= copied[..copied.len() - slashes]
-            .iter()
-            .all(|&b| lead_byte(b));
+        string.lead = string.lead && lead_text(&copied[..copied.len() - slashes]);
         let quote_next = match self.src.get(safe.p) {
             Some(&b) => b == b'"' || b == b'\\',
             None => !self.eof,

@@ -74,6 +74,24 @@ pub(super) fn lead_byte(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'[')
 }
 
+/// Whether `text`, body output as written (an escape as its two bytes), is
+/// all lead as [`Str::text_written`] and [`Str::escape_written`] count it
+/// between them: lead bytes, and the escapes of a line break or tab. (The
+/// lane copies escapes as they are; counting `\n` as no lead there, when
+/// the machine writing the same escape counted it as lead, read
+/// `"\n\\"x` one way one shot and another streamed.)
+pub(super) fn lead_text(text: &[u8]) -> bool {
+    let mut k = 0;
+    while let Some(&b) = text.get(k) {
+        match b {
+            b'\\' if matches!(text.get(k + 1), Some(b'n' | b't' | b'r')) => k += 2,
+            _ if lead_byte(b) => k += 1,
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// Whether `text`, an escape written into a body, may belong to a [`Tail`]:
 /// a line break or tab.
 #[inline]
