@@ -243,7 +243,14 @@ impl Machine<'_> {
             self.i += n;
             return Ok(());
         }
-        let stray_quote = end == k && rest.get(k) == Some(&b'"');
+        // The end quote (or template marker) of a string whose opening
+        // quote is missing: dropped.
+        let stray_quote = match rest.get(k) {
+            _ if end != k => 0,
+            Some(b'"') => 1,
+            Some(b'<') => lex::quote_at(&rest[k..]).map_or(0, |(_, n)| n),
+            _ => 0,
+        };
         let number = matches!(rest[0], b'0'..=b'9' | b'-' | b'+' | b'.');
         let kind = if key {
             self.hold_key();
@@ -269,10 +276,8 @@ impl Machine<'_> {
             self.fix(FixKind::ReplacedInvalidUtf8, self.i);
         }
         self.i += end;
-        if stray_quote {
-            // `hello"`: the start quote was missing; the end quote is dropped.
-            self.i += 1;
-        }
+        // `hello"`: the start quote was missing; the end quote is dropped.
+        self.i += stray_quote;
         if key {
             self.state = State::Colon;
         } else {
@@ -298,8 +303,14 @@ impl Machine<'_> {
             return Ok(Glued::No);
         };
         // The glued reading: the string's closing quote on the same line.
+        // Not for a template marker: a word before one is a string that
+        // lost its opening marker (`weather<|"|>,`), never a prefix glued
+        // to the next string (whose opening marker a later one would be).
         let mut j = k + len;
         let close = loop {
+            if quote == Quote::Template {
+                break None;
+            }
             match rest.get(j) {
                 None if self.eof || j >= k + LOOKAHEAD => break None,
                 None => return Err(Halt::Need),
@@ -417,6 +428,17 @@ fn scan_bare(rest: &[u8], from: usize, role: Role, eof: bool) -> Result<usize, u
             || matches!(b, b'"' | b'\'' | b'`')
         {
             break;
+        }
+        if b == b'<' {
+            // A template marker (`<|"|>`) ends a bare word: Gemma 4 drops a
+            // string's opening marker and keeps its closing one
+            // (`{query:weather in Tokyo<|"|>}`, sgl-project/sglang#39240).
+            if lex::cut_in_template_quote(&rest[k..]) && !eof {
+                return Err(k);
+            }
+            if lex::quote_at(&rest[k..]).is_some() {
+                break;
+            }
         }
         if b >= 0x80 {
             let n = lex::utf8_len(b);

@@ -11,7 +11,10 @@
 //! - `<|">` for the marker (tinyagents#68: `[<|">discord<|">]`, a Kimi
 //!   model behind a gateway);
 //! - a `"` inside the text written as the marker itself
-//!   (vllm-project/vllm#48678: `duckdb.sql(<|"|><|"|><|"|> SELECT …`).
+//!   (vllm-project/vllm#48678: `duckdb.sql(<|"|><|"|><|"|> SELECT …`);
+//! - a string's opening marker dropped, its closing one kept
+//!   (sgl-project/sglang#39240: `{query:weather in Tokyo<|"|>}`, on a
+//!   third of the calls at temperature 0.8).
 
 use super::families::{Made, Skip, made, written};
 use super::tokens::{Draw, Layout, Tok};
@@ -55,7 +58,15 @@ pub(super) fn template_quotes(draw: &mut Draw<'_>, layout: Layout) -> Made {
                 if matches!(leak, Leak::Some) && changed > 0 && draw.rng.chance(50) {
                     continue;
                 }
+                let plain = s[1..s.len() - 1]
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b' ')
+                    && s.len() > 3;
                 *s = between(s, marker, as_marker);
+                if matches!(leak, Leak::Native) && plain && draw.rng.chance(20) {
+                    // Only words and spaces: a bare value up to the marker.
+                    *s = s[marker.len()..].to_owned();
+                }
                 changed += 1;
             }
             Tok::Key(k) if matches!(leak, Leak::Native) => {
