@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import os
 import json
+import math
 import random
 import sys
 import threading
@@ -177,28 +178,41 @@ def test_repair_many_releases_the_gil_for_the_whole_batch(threads):
     held it could not run a single bytecode until the call returned. (With
     a pool, the calling thread takes the GIL back only to build a finished
     window's results, a fraction of a millisecond at a time.)"""
-    big = [json.dumps({"content": "print('x')\n" * 2000})[:-2] for _ in range(400)]  # cut off: a real repair
-    ticks: list[float] = []
-    stop = threading.Event()
+    one = json.dumps({"content": "print('x')\n" * 2000})[:-2]  # cut off: a real repair
 
-    def counter():
-        while not stop.is_set():
-            ticks.append(time.perf_counter())
-            time.sleep(0)
+    def timed(n: int):
+        big = [one] * n
+        ticks: list[float] = []
+        stop = threading.Event()
 
-    thread = threading.Thread(target=counter)
-    thread.start()
-    try:
-        time.sleep(0.05)
-        began = time.perf_counter()
-        outcomes = argmend.repair_many(big, threads=threads)
-        ended = time.perf_counter()
-    finally:
-        stop.set()
-        thread.join()
-    assert all(o.verdict == "completed" for o in outcomes)
+        def counter():
+            while not stop.is_set():
+                ticks.append(time.perf_counter())
+                time.sleep(0)
+
+        thread = threading.Thread(target=counter)
+        thread.start()
+        try:
+            time.sleep(0.05)
+            began = time.perf_counter()
+            outcomes = argmend.repair_many(big, threads=threads)
+            ended = time.perf_counter()
+        finally:
+            stop.set()
+            thread.join()
+        assert all(o.verdict == "completed" for o in outcomes)
+        return ticks, began, ended
+
+    # A batch long enough to tell, on a fast machine too: 400 calls took
+    # 0.018 s on one, so the batch grows (at most 16 times) until it takes
+    # a tenth of a second.
+    n = 400
+    ticks, began, ended = timed(n)
+    if ended - began < 0.1:
+        n *= min(16, math.ceil(0.1 / max(ended - began, 0.001)))
+        ticks, began, ended = timed(n)
     duration = ended - began
-    assert duration > 0.02, f"the batch took {duration:.3f} s: too short to tell"
+    assert duration > 0.02, f"the batch of {n} took {duration:.3f} s: too short to tell"
     # The middle half of the call, well clear of the Python code around it.
     middle = [t for t in ticks if began + duration / 4 < t < ended - duration / 4]
     assert len(middle) > 20, f"{len(middle)} ticks in the middle of a {duration:.3f} s call"
