@@ -137,12 +137,8 @@ pub(in crate::repair) fn key_at_end(text: &[u8], max: usize) -> Option<(usize, u
 /// [`key_at_end`] has it: an echo is looked for only where both agree, or
 /// `"a\"b": "b":` read one shot took `b` for the key and streamed did not).
 fn key_before(src: &[u8], colon: usize) -> Option<&[u8]> {
-    let close = src[..colon].iter().rposition(|b| !lex::is_ws(*b))?;
-    let open = src[..close]
-        .iter()
-        .rposition(|&b| b == b'"' || b == b'\\')?;
-    let escaped = open.checked_sub(1).is_some_and(|k| src[k] == b'\\');
-    (src[open] == b'"' && !escaped).then(|| &src[open + 1..close])
+    let (open, len) = key_at_end(&src[..=colon], colon)?;
+    Some(&src[open..open + len])
 }
 
 /// The lane's working space, kept by the machine so that scans reuse one
