@@ -46,7 +46,7 @@ pub(crate) fn utf16_len(bytes: &[u8]) -> usize {
 
 /// `text` in UTF-16 units, little-endian bytes (what `TextDecoder` and
 /// `Buffer` read), into `out` (emptied first). ASCII, the most of almost any
-/// text, goes eight bytes at a time, each four spread into a word.
+/// text, goes a block at a time (`ascii_to_utf16`).
 pub(crate) fn to_utf16(text: &str, out: &mut Vec<u8>) {
     let bytes = text.as_bytes();
     // Every byte is at most one unit: room for all, trimmed at the end.
@@ -54,20 +54,7 @@ pub(crate) fn to_utf16(text: &str, out: &mut Vec<u8>) {
     out.resize(2 * bytes.len(), 0);
     let (mut i, mut j) = (0, 0);
     while i < bytes.len() {
-        // An ASCII run: eight bytes to sixteen, with no bounds checks.
-        let mut run = 0;
-        let words = bytes[i..]
-            .chunks_exact(8)
-            .zip(out[j..].chunks_exact_mut(16));
-        for (chunk, to) in words {
-            let w = word(chunk);
-            if w & HIGH != 0 {
-                break;
-            }
-            to[..8].copy_from_slice(&spread(w as u32).to_le_bytes());
-            to[8..].copy_from_slice(&spread((w >> 32) as u32).to_le_bytes());
-            run += 8;
-        }
+        let run = ascii_to_utf16(&bytes[i..], &mut out[j..]);
         i += run;
         j += 2 * run;
         // One character (the text is UTF-8: its lead byte says its length).
@@ -101,10 +88,10 @@ pub(crate) fn to_utf16(text: &str, out: &mut Vec<u8>) {
 
 /// UTF-16 units (little-endian bytes, as `Buffer.ucs2Write` writes them)
 /// as UTF-8, into `out` (emptied first), exactly as `TextEncoder` writes
-/// them: a lone surrogate becomes U+FFFD. ASCII goes four units at a time.
+/// them: a lone surrogate becomes U+FFFD. ASCII goes a block at a time
+/// (`ascii_from_utf16`).
 /// Returns whether the text was all ASCII.
 pub(crate) fn from_utf16(units: &[u8], out: &mut Vec<u8>) -> bool {
-    const WIDE_HIGH: u64 = 0xff80_ff80_ff80_ff80;
     let n = units.len() / 2;
     let unit = |k: usize| u32::from(u16::from_le_bytes([units[2 * k], units[2 * k + 1]]));
     out.clear();
@@ -113,22 +100,7 @@ pub(crate) fn from_utf16(units: &[u8], out: &mut Vec<u8>) -> bool {
     let (mut k, mut j) = (0, 0);
     let mut ascii = true;
     while k < n {
-        let mut run = 0;
-        let words = units[2 * k..]
-            .chunks_exact(8)
-            .zip(out[j..].chunks_exact_mut(4));
-        for (chunk, to) in words {
-            let w = word(chunk);
-            if w & WIDE_HIGH != 0 {
-                break;
-            }
-            let packed = (w & 0xff)
-                | ((w >> 8) & 0xff00)
-                | ((w >> 16) & 0xff_0000)
-                | ((w >> 24) & 0xff00_0000);
-            to.copy_from_slice(&(packed as u32).to_le_bytes());
-            run += 4;
-        }
+        let run = ascii_from_utf16(&units[2 * k..], &mut out[j..]);
         k += run;
         j += run;
         if k >= n {
@@ -170,6 +142,110 @@ pub(crate) fn from_utf16(units: &[u8], out: &mut Vec<u8>) -> bool {
     }
     out.truncate(j);
     ascii
+}
+
+// The ASCII runs, where the time goes on the text of a long call (the 50 KB
+// `write_file` call in Node: converting its input and its answer was 30%
+// of a `jsonrepair()` call, a quarter of it with these as words). The
+// module is built with WebAssembly SIMD (`js/.cargo/config.toml`), so the
+// shipped code takes sixteen bytes a step; the word-at-a-time twins are
+// the same answer anywhere else (the native tests run them).
+
+/// Copy the ASCII run `bytes` starts with, as UTF-16 units, to `out` (room
+/// for two bytes a byte, or the run is cut where room ends): the number of
+/// bytes copied (the caller copies the rest one character at a time).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn ascii_to_utf16(bytes: &[u8], out: &mut [u8]) -> usize {
+    use core::arch::wasm32::{u8x16_bitmask, u16x8_extend_high_u8x16, u16x8_extend_low_u8x16};
+    let mut run = 0;
+    for (chunk, to) in bytes.chunks_exact(16).zip(out.chunks_exact_mut(32)) {
+        let v = load(chunk);
+        if u8x16_bitmask(v) != 0 {
+            break;
+        }
+        store(u16x8_extend_low_u8x16(v), &mut to[..16]);
+        store(u16x8_extend_high_u8x16(v), &mut to[16..]);
+        run += 16;
+    }
+    // The run's last bytes (fewer than a block, or up to a wide one).
+    run + ascii_to_utf16_words(&bytes[run..], &mut out[2 * run..])
+}
+
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+fn ascii_to_utf16(bytes: &[u8], out: &mut [u8]) -> usize {
+    ascii_to_utf16_words(bytes, out)
+}
+
+/// `ascii_to_utf16` a word at a time.
+fn ascii_to_utf16_words(bytes: &[u8], out: &mut [u8]) -> usize {
+    let mut run = 0;
+    for (chunk, to) in bytes.chunks_exact(8).zip(out.chunks_exact_mut(16)) {
+        let w = word(chunk);
+        if w & HIGH != 0 {
+            break;
+        }
+        to[..8].copy_from_slice(&spread(w as u32).to_le_bytes());
+        to[8..].copy_from_slice(&spread((w >> 32) as u32).to_le_bytes());
+        run += 8;
+    }
+    run
+}
+
+/// Copy the ASCII run of the UTF-16 `units` (little-endian bytes) as bytes
+/// to `out`: the number of units copied.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn ascii_from_utf16(units: &[u8], out: &mut [u8]) -> usize {
+    use core::arch::wasm32::{u8x16_narrow_i16x8, u16x8_splat, v128_and, v128_any_true, v128_or};
+    let mut run = 0;
+    for (chunk, to) in units.chunks_exact(32).zip(out.chunks_exact_mut(16)) {
+        let (a, b) = (load(&chunk[..16]), load(&chunk[16..]));
+        if v128_any_true(v128_and(v128_or(a, b), u16x8_splat(0xff80))) {
+            break;
+        }
+        // Every unit is below 0x80: the saturating narrowing is exact.
+        store(u8x16_narrow_i16x8(a, b), to);
+        run += 16;
+    }
+    run + ascii_from_utf16_words(&units[2 * run..], &mut out[run..])
+}
+
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+fn ascii_from_utf16(units: &[u8], out: &mut [u8]) -> usize {
+    ascii_from_utf16_words(units, out)
+}
+
+/// `ascii_from_utf16` a word at a time.
+fn ascii_from_utf16_words(units: &[u8], out: &mut [u8]) -> usize {
+    const WIDE_HIGH: u64 = 0xff80_ff80_ff80_ff80;
+    let mut run = 0;
+    for (chunk, to) in units.chunks_exact(8).zip(out.chunks_exact_mut(4)) {
+        let w = word(chunk);
+        if w & WIDE_HIGH != 0 {
+            break;
+        }
+        let packed = (w & 0xff)
+            | ((w >> 8) & 0xff00)
+            | ((w >> 16) & 0xff_0000)
+            | ((w >> 24) & 0xff00_0000);
+        to.copy_from_slice(&(packed as u32).to_le_bytes());
+        run += 4;
+    }
+    run
+}
+
+/// Sixteen bytes as a vector (two words: safe code has no vector load;
+/// LLVM makes one of it).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn load(chunk: &[u8]) -> core::arch::wasm32::v128 {
+    core::arch::wasm32::u64x2(word(&chunk[..8]), word(&chunk[8..16]))
+}
+
+/// A vector's sixteen bytes into `to`.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn store(v: core::arch::wasm32::v128, to: &mut [u8]) {
+    use core::arch::wasm32::u64x2_extract_lane;
+    to[..8].copy_from_slice(&u64x2_extract_lane::<0>(v).to_le_bytes());
+    to[8..16].copy_from_slice(&u64x2_extract_lane::<1>(v).to_le_bytes());
 }
 
 /// Four bytes spread into four 16-bit lanes: `abcd` → `a0b0c0d0`.

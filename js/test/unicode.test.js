@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { Repairer, ToolCallStream, normalizeToolArgs, repair } from "argmend";
+import { jsonrepair } from "argmend/jsonrepair";
 
 const encoder = new TextEncoder();
 const text = "{'emoji': '😀👍🏽', 'cjk': '中文', 'accent': 'é', 'flag': '🇫🇷'}";
@@ -103,4 +104,28 @@ test("normalizeToolArgs: offsets in UTF-16 units", () => {
   const out = normalizeToolArgs("write_file", raw);
   assert.deepEqual(out.args, { path: "😀.txt", content: "x" });
   for (const fix of out.fixes.filter((fix) => fix.kind === "replaced_quotes")) assert.equal(raw[fix.offset], "'");
+});
+
+test("long strings cross the boundary whole: every length, a wide character at every place", () => {
+  // The module converts the text in and out sixteen units a step (SIMD) and
+  // the rest a word, then a character, at a time (src/utf16.rs): a wide
+  // character at each place of each block length, valid (the caller's own
+  // string back) and repaired (the answer built in the module), must come
+  // back as it went in.
+  for (const wide of ["é", "中", "😀", "\u0080", "\u07ff", "\uffff"]) {
+    for (let n = 0; n <= 40; n++) {
+      for (let at = 0; at <= n; at += n < 20 ? 1 : 7) {
+        const body = "a".repeat(at) + wide + "b".repeat(n - at) + "~";
+        const want = JSON.stringify({ s: body, t: "x".repeat(n) });
+        assert.equal(jsonrepair(want), want, `valid, ${JSON.stringify(wide)} at ${at} of ${n}`);
+        // Single quotes: the answer is built (and converted) by the module.
+        const broken = `{'s': '${body}', 't': '${"x".repeat(n)}'}`;
+        assert.deepEqual(JSON.parse(jsonrepair(broken)), JSON.parse(want), `repaired, ${wide} at ${at} of ${n}`);
+        assert.equal(repair(broken).text, jsonrepair(broken));
+      }
+    }
+  }
+  // A lone surrogate after a long ASCII run still becomes U+FFFD.
+  const lone = `{'s': '${"q".repeat(37)}\ud800${"r".repeat(19)}'}`;
+  assert.deepEqual(JSON.parse(jsonrepair(lone)), { s: `${"q".repeat(37)}\ufffd${"r".repeat(19)}` });
 });
