@@ -176,13 +176,14 @@ const WIDE_OK = 4;
 /** The header's fields (oneshot.rs `Field`). */
 const PIECES_AT = 0;
 const PIECES_LEN = 1;
+// (The bytes at BYTES_AT: where, how many, whether ASCII; read by bytesAt.)
 const BYTES_AT = 2;
-const BYTES_LEN = 3;
-const BYTES_ASCII = 4;
 const META_AT = 5;
 const META_LEN = 6;
 const WIDE_AT = 7;
 const WIDE_LEN = 8;
+// (A stream's tail: the same three fields, from 9 on.)
+const TAIL_AT = 9;
 
 const encoder = new TextEncoder();
 // As wasm-bindgen's glue decodes: a byte order mark is text, kept.
@@ -303,9 +304,18 @@ function wideFlag() {
 
 /** The answer's UTF-8 bytes (a `TEXT` answer, or the literal text of pieces), decoded. */
 function answerBytes() {
-  const at = u32[head + BYTES_AT];
-  const len = u32[head + BYTES_LEN];
-  if (u32[head + BYTES_ASCII] === 1) {
+  return bytesAt(BYTES_AT);
+}
+
+/**
+ * The UTF-8 text the header's fields from `field` on point at (where, how
+ * many bytes, whether all ASCII: the bytes fields, or a stream's tail),
+ * decoded. The caller has made the views anew since the module was called.
+ */
+function bytesAt(field) {
+  const at = u32[head + field];
+  const len = u32[head + field + 1];
+  if (u32[head + field + 2] === 1) {
     if (len <= SHORT) {
       let text = "";
       for (let i = at; i < at + len; i++) text += String.fromCharCode(u8[i]);
@@ -510,8 +520,11 @@ export class Repairer {
           // JavaScript does not have them already.
           const code = raw.feed_str_coded(text);
           const kind = code & 3;
-          committed = kind === 1 ? text.slice(0, code >>> 3) : kind === 2 ? raw.take_text() : "";
-          if ((code & 4) === 0 || this.#tail === null) this.#tail = raw.take_tail();
+          const newTail = (code & 4) === 0 || this.#tail === null;
+          // Other text and a new tail are read from the module's memory.
+          if (kind === 2 || newTail) views();
+          committed = kind === 1 ? text.slice(0, code >>> 3) : kind === 2 ? bytesAt(BYTES_AT) : "";
+          if (newTail) this.#tail = bytesAt(TAIL_AT);
         } else {
           committed = raw.feed_str(text);
           this.#tail = null;

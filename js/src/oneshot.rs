@@ -148,9 +148,14 @@ enum Field {
     /// UTF-16 to decode (a `WIDE` answer): where, and how many units.
     WideAt,
     WideLen,
+    /// A stream's snapshot tail (`RawRepairer::feed_str_coded`), as the
+    /// bytes fields: where, how many bytes, and 1 when they are all ASCII.
+    TailAt,
+    TailLen,
+    TailAscii,
 }
 
-const N_FIELDS: usize = 9;
+const N_FIELDS: usize = 12;
 
 thread_local! {
     static IO: RefCell<Io> = RefCell::new(Io::default());
@@ -164,10 +169,19 @@ fn set(field: Field, value: usize) {
     HEADER.with(|header| header[field as usize].set(value as u32));
 }
 
-fn set_bytes(bytes: &[u8]) {
+/// Point the bytes fields at `bytes` (JavaScript reads them before the
+/// next call into the module).
+pub(crate) fn set_bytes(bytes: &[u8]) {
     set(Field::BytesAt, bytes.as_ptr() as usize);
     set(Field::BytesLen, bytes.len());
     set(Field::BytesAscii, usize::from(bytes.is_ascii()));
+}
+
+/// Point the tail fields at `tail` (as `set_bytes`).
+pub(crate) fn set_tail(tail: &[u8]) {
+    set(Field::TailAt, tail.as_ptr() as usize);
+    set(Field::TailLen, tail.len());
+    set(Field::TailAscii, usize::from(tail.is_ascii()));
 }
 
 /// The header's address in the module's memory (its fields: `Field`).

@@ -12,7 +12,7 @@ use argmend::{Options, Repairer, Retain};
 use wasm_bindgen::prelude::*;
 
 use crate::offsets::Utf16Map;
-use crate::oneshot::set_meta;
+use crate::oneshot::{set_bytes, set_meta, set_tail};
 use crate::{error, fix_json, limit_error, options};
 
 /// One stream of chunks in, committed text out.
@@ -24,7 +24,8 @@ pub struct RawRepairer {
     /// starts with it.
     last: usize,
     map: Utf16Map,
-    /// `feed_str_coded`'s committed text, when JavaScript must read it.
+    /// `feed_str_coded`'s committed text, when JavaScript must read it (from
+    /// the module's memory: `oneshot::set_bytes`).
     text: String,
     /// `feed_str_coded`'s last tail; `None` after any other feed, when
     /// JavaScript's copy of the tail may be another.
@@ -115,8 +116,13 @@ impl RawRepairer {
     /// and mostly the committed text is the start of the chunk itself and
     /// the tail (a closing quote, brackets) has not changed. Returns a code:
     /// bits 0–1 say what was committed (0 nothing, 1 the chunk's first
-    /// `code >> 3` UTF-16 units, 2 other text, read with `take_text`), bit 2
-    /// that the tail is the previous one (else read it with `take_tail`).
+    /// `code >> 3` UTF-16 units, 2 other text, whose UTF-8 the header's
+    /// bytes fields point at), bit 2 that the tail is the previous one; the
+    /// header's tail fields point at the tail either way (`oneshot::Field`).
+    /// JavaScript reads both from the module's memory, as a one-shot answer:
+    /// a short ASCII text by a loop, where wasm-bindgen's `String` went
+    /// through `TextDecoder`, which costs more than the engine's whole
+    /// step on a 16-byte chunk.
     pub fn feed_str_coded(&mut self, chunk: &str) -> Result<u32, JsValue> {
         // No allocation per chunk: the committed text is looked at where the
         // engine keeps it and copied only when JavaScript must read it, and
@@ -149,6 +155,7 @@ impl RawRepairer {
         } else {
             self.text.clear();
             self.text.push_str(committed);
+            set_bytes(self.text.as_bytes());
             2
         };
         let mut tail = std::mem::take(&mut self.scratch);
@@ -160,17 +167,8 @@ impl RawRepairer {
         } else {
             self.scratch = self.tail.replace(tail).unwrap_or_default();
         }
+        set_tail(self.tail.as_deref().unwrap_or_default().as_bytes());
         Ok(code)
-    }
-
-    /// The committed text of the last `feed_str_coded` that said "other".
-    pub fn take_text(&self) -> String {
-        self.text.clone()
-    }
-
-    /// The tail as of the last `feed_str_coded`.
-    pub fn take_tail(&self) -> String {
-        self.tail.clone().unwrap_or_default()
     }
 
     fn push_tail(&self, tail: &mut String) -> Result<(), JsValue> {

@@ -223,10 +223,8 @@ fn ascii_from_utf16_words(units: &[u8], out: &mut [u8]) -> usize {
         if w & WIDE_HIGH != 0 {
             break;
         }
-        let packed = (w & 0xff)
-            | ((w >> 8) & 0xff00)
-            | ((w >> 16) & 0xff_0000)
-            | ((w >> 24) & 0xff00_0000);
+        let packed =
+            (w & 0xff) | ((w >> 8) & 0xff00) | ((w >> 16) & 0xff_0000) | ((w >> 24) & 0xff00_0000);
         to.copy_from_slice(&(packed as u32).to_le_bytes());
         run += 4;
     }
