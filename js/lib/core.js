@@ -169,6 +169,8 @@ const NOT_JSON = 0;
 const INPUT = 1;
 const TEXT = 3;
 const WIDE = 4;
+/** `RawRepairer.feed_str_coded`'s answer when it throws (stream.rs). */
+const FAILED = 0xffffffff;
 /** Their flags. */
 const FROM_BYTES = 1;
 const ASCII = 2;
@@ -519,6 +521,7 @@ export class Repairer {
           // See RawRepairer::feed_str_coded: strings cross only when
           // JavaScript does not have them already.
           const code = raw.feed_str_coded(text);
+          if (code === FAILED) rethrow(raw.take_error());
           const kind = code & 3;
           const newTail = (code & 4) === 0 || this.#tail === null;
           // Other text and a new tail are read from the module's memory.

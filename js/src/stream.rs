@@ -32,7 +32,13 @@ pub struct RawRepairer {
     tail: Option<String>,
     /// Room for the next tail, kept so a chunk allocates nothing.
     scratch: String,
+    /// The error `feed_str_coded` answered `FAILED` for.
+    error: Option<JsValue>,
 }
+
+/// `feed_str_coded`'s answer when it fails (no code has every bit set:
+/// the units it counts stay below 2^28).
+const FAILED: u32 = u32::MAX;
 
 /// The length of `text` in UTF-16 code units.
 fn utf16_len(text: &str) -> usize {
@@ -61,6 +67,7 @@ impl RawRepairer {
             text: String::new(),
             tail: None,
             scratch: String::new(),
+            error: None,
         })
     }
 
@@ -122,8 +129,25 @@ impl RawRepairer {
     /// JavaScript reads both from the module's memory, as a one-shot answer:
     /// a short ASCII text by a loop, where wasm-bindgen's `String` went
     /// through `TextDecoder`, which costs more than the engine's whole
-    /// step on a 16-byte chunk.
-    pub fn feed_str_coded(&mut self, chunk: &str) -> Result<u32, JsValue> {
+    /// step on a 16-byte chunk. `FAILED` when it throws: the error waits for
+    /// `take_error` (a `Result` crosses as three values and a table slot,
+    /// on every chunk).
+    pub fn feed_str_coded(&mut self, chunk: &str) -> u32 {
+        match self.feed_coded(chunk) {
+            Ok(code) => code,
+            Err(why) => {
+                self.error = Some(why);
+                FAILED
+            }
+        }
+    }
+
+    /// The error of the last `feed_str_coded` that answered `FAILED`.
+    pub fn take_error(&mut self) -> JsValue {
+        self.error.take().unwrap_or(JsValue::UNDEFINED)
+    }
+
+    fn feed_coded(&mut self, chunk: &str) -> Result<u32, JsValue> {
         // No allocation per chunk: the committed text is looked at where the
         // engine keeps it and copied only when JavaScript must read it, and
         // the tail is built in a buffer kept from chunk to chunk.

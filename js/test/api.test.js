@@ -81,6 +81,23 @@ test("limits are ArgmendError with a kind", () => {
   );
   const repairer = new Repairer({ maxInputBytes: 4 });
   assert.throws(() => repairer.feed("[1, 2, 3]"), (error) => error.kind === "too_large");
+  // A caller taking snapshots feeds through the coded path (one number
+  // back, the error fetched after): the same errors, and the snapshot
+  // still what was settled before the limit.
+  for (const [options, input, kind] of [
+    [{ maxInputBytes: 6 }, "[1, 2, 3]", "too_large"],
+    [{ maxDepth: 2 }, "[[[[1]]]]", "too_deep"],
+  ]) {
+    const streamed = new Repairer(options);
+    streamed.feed(input.slice(0, 2));
+    assert.doesNotThrow(() => JSON.parse(streamed.snapshot() || "null"));
+    assert.throws(
+      () => streamed.feed(input.slice(2)),
+      (error) => error instanceof ArgmendError && error.kind === kind,
+      `${kind} through the coded path`,
+    );
+    assert.throws(() => streamed.feed("]"), (error) => error instanceof ArgmendError && error.kind === kind);
+  }
 });
 
 test("bad arguments are ArgmendError invalid_argument, naming the argument", () => {
