@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::offsets::Utf16Map;
 use crate::oneshot::{set_bytes, set_meta, set_tail};
-use crate::{error, fix_json, limit_error, options};
+use crate::{error, fix_json, has_replacement_char, limit_error, options};
 
 /// One stream of chunks in, committed text out.
 #[wasm_bindgen]
@@ -169,11 +169,14 @@ impl RawRepairer {
         self.last = committed.len();
         let mut code = if committed.is_empty() {
             0
-        } else if let Some(units) = chunk
-            .as_bytes()
-            .starts_with(committed.as_bytes())
-            .then(|| utf16_len(committed))
-            .filter(|&units| units < 1 << 28)
+        } else if let Some(units) = (chunk.as_bytes().starts_with(committed.as_bytes())
+            // The chunk's U+FFFD may stand for a lone surrogate of the
+            // caller's string (wasm-bindgen's encoding writes one for it),
+            // which the committed text must not keep: then it is read from
+            // here (`oneshot.rs` `Answer::write` guards its pieces alike).
+            && (committed.is_ascii() || !has_replacement_char(committed.as_bytes())))
+        .then(|| utf16_len(committed))
+        .filter(|&units| units < 1 << 28)
         {
             1 | (units as u32) << 3
         } else {

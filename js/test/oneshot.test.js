@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { test } from "node:test";
 
-import { repair } from "argmend";
+import { Repairer, repair } from "argmend";
 import { internal } from "../lib/core.js";
 import { jsonrepair } from "argmend/jsonrepair";
 import { inputs, rng } from "./inputs.js";
@@ -150,4 +150,39 @@ test("a large input leaves the module's buffers as they were", () => {
   check(big, "1 MB");
   check(`${big.slice(0, -1)},}`, "1 MB, almost valid");
   check("[1, 2,]", "small, after a large one");
+});
+
+test("a stream's committed text and tails read from the module's memory are the same with and without Buffer", () => {
+  // With a snapshot after every chunk, committed text that is not the
+  // chunk's own start (a raw line break escaped, a quote replaced) and a
+  // changed tail are read from the module's memory by bytesAt: a loop up to
+  // 8 bytes, then Buffer's latin1Slice on Node, or one fromCharCode
+  // elsewhere, or TextDecoder past 32 bytes or for non-ASCII.
+  const stream = (text, size) => {
+    const repairer = new Repairer();
+    const seen = [];
+    for (let at = 0; at < text.length; at += size) {
+      seen.push(repairer.feed(text.slice(at, at + size)), repairer.snapshot());
+    }
+    seen.push(repairer.finish().text);
+    return seen;
+  };
+  const random = rng(45);
+  const texts = inputs.slice(0, 120).map(({ input }) => input);
+  for (let round = 0; round < 40; round++) {
+    texts.push(document(random, 1 + Math.floor(random() * 30), { wide: round % 2 === 0, edits: 1 + Math.floor(random() * 8) }));
+  }
+  texts.push(`{'code': 'line one\nline two\n${"x".repeat(40)}\nend', tags: ['a', 'b'`);
+  for (const text of texts) {
+    for (const size of [3, 16, 45]) {
+      const withBuffer = stream(text, size);
+      internal.setDecoding({ buffer: null, wide: true });
+      try {
+        assert.deepEqual(stream(text, size), withBuffer, `${JSON.stringify(text.slice(0, 60))} in chunks of ${size}`);
+      } finally {
+        internal.setDecoding(decoding);
+      }
+      assert.equal(withBuffer.at(-1), repair(text).text);
+    }
+  }
 });
