@@ -172,16 +172,20 @@ fn set(field: Field, value: usize) {
 /// Point the bytes fields at `bytes` (JavaScript reads them before the
 /// next call into the module).
 pub(crate) fn set_bytes(bytes: &[u8]) {
-    set(Field::BytesAt, bytes.as_ptr() as usize);
-    set(Field::BytesLen, bytes.len());
-    set(Field::BytesAscii, usize::from(bytes.is_ascii()));
+    set_text([Field::BytesAt, Field::BytesLen, Field::BytesAscii], bytes);
 }
 
 /// Point the tail fields at `tail` (as `set_bytes`).
 pub(crate) fn set_tail(tail: &[u8]) {
-    set(Field::TailAt, tail.as_ptr() as usize);
-    set(Field::TailLen, tail.len());
-    set(Field::TailAscii, usize::from(tail.is_ascii()));
+    set_text([Field::TailAt, Field::TailLen, Field::TailAscii], tail);
+}
+
+/// Point three fields (where, how many bytes, 1 when all ASCII: what
+/// `bytesAt` in `lib/core.js` reads) at `bytes`.
+fn set_text([at, len, ascii]: [Field; 3], bytes: &[u8]) {
+    set(at, bytes.as_ptr() as usize);
+    set(len, bytes.len());
+    set(ascii, usize::from(bytes.is_ascii()));
 }
 
 /// The header's address in the module's memory (its fields: `Field`).
