@@ -310,8 +310,7 @@ impl Machine<'_> {
                 self.string = Some(string);
                 body
             }
-            None if self.string.is_some() => start,
-            None => return,
+            None => start,
         };
         let n_fixes = self.fix_count();
         let copied = &self.src[from..safe.p];
@@ -320,6 +319,7 @@ impl Machine<'_> {
             None => !self.eof,
         };
         let base = self.base;
+        // (No string to describe: the run was not in one.)
         let Some(string) = self.string.as_mut() else {
             return;
         };
