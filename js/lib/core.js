@@ -169,7 +169,7 @@ const NOT_JSON = 0;
 const INPUT = 1;
 const TEXT = 3;
 const WIDE = 4;
-/** `RawRepairer.feed_str_coded`'s answer when it throws (stream.rs). */
+/** `RawRepairer.feed_input_coded`'s answer when it throws (stream.rs). */
 const FAILED = 0xffffffff;
 /** Their flags. */
 const FROM_BYTES = 1;
@@ -236,6 +236,31 @@ function views() {
   }
 }
 
+/**
+ * The input buffer's address, and how many bytes it holds at least, as the
+ * last `input_buffer` call left it (`input_from_utf16` rewrites the buffer:
+ * then `inputHeld` is 0). A stream writes every chunk there: asking the
+ * module each time cost a call per chunk.
+ */
+let inputAt = 0;
+let inputHeld = 0;
+
+/**
+ * Room for `n` bytes of input (`input_buffer`), asked of the module only
+ * when the room held is too small, or so big that the module should give
+ * it back (oneshot.rs `KEEP`).
+ */
+function inputBuffer(n) {
+  if (n > inputHeld || inputHeld > INPUT_KEPT) {
+    inputAt = wasm.input_buffer(n);
+    inputHeld = n;
+  }
+  return inputAt;
+}
+
+/** Past this many bytes the room is asked for every time (see inputBuffer). */
+const INPUT_KEPT = 1 << 16;
+
 /** Whether the last string `putString` wrote was all ASCII. */
 let putAscii = false;
 
@@ -253,7 +278,7 @@ function putString(text) {
   const n = text.length;
   if (n <= SHORT) {
     // A short string: a loop costs less than encodeInto's call.
-    const at = wasm.input_buffer(n);
+    const at = inputBuffer(n);
     views();
     let i = 0;
     for (; i < n; i++) {
@@ -274,11 +299,12 @@ function putString(text) {
     views();
     buffer.ucs2Write(text, wideAt, 2 * n);
     const len = wasm.input_from_utf16(n);
+    inputHeld = 0;
     putAscii = len < 0;
     return Math.abs(len);
   }
   const room = n <= ROOM ? 3 * n : n;
-  let at = wasm.input_buffer(room);
+  let at = inputBuffer(room);
   views();
   let { read, written } = encoder.encodeInto(text, u8.subarray(at, at + room));
   // One byte a unit, all of it: ASCII (any other unit takes 2 or 3 bytes).
@@ -286,7 +312,7 @@ function putString(text) {
   if (read < n) {
     // The rest takes at most 3 bytes a unit (a pair of 2 takes 4).
     const rest = (n - read) * 3;
-    at = wasm.input_buffer(written + rest);
+    at = inputBuffer(written + rest);
     views();
     written += encoder.encodeInto(text.slice(read), u8.subarray(at + written, at + written + rest)).written;
   }
@@ -448,7 +474,7 @@ export function repair(input, options) {
     flags = putAscii ? ASCII : 0;
   } else {
     len = input.length;
-    const at = wasm.input_buffer(len);
+    const at = inputBuffer(len);
     views();
     u8.set(input, at);
     flags = FROM_BYTES;
@@ -527,9 +553,10 @@ export class Repairer {
       if (text.length === 0) return "";
       try {
         if (this.#snapshotting) {
-          // See RawRepairer::feed_str_coded: strings cross only when
+          // See RawRepairer::feed_input_coded: the chunk is written where
+          // a one-shot input is, and strings cross back only when
           // JavaScript does not have them already.
-          const code = raw.feed_str_coded(text);
+          const code = raw.feed_input_coded(putString(text));
           if (code === FAILED) rethrow(raw.take_error());
           const kind = code & 3;
           const newTail = (code & 4) === 0 || this.#tail === null;

@@ -49,7 +49,7 @@ impl Utf16Map {
 
     /// `push_str` on a string's UTF-8 (valid: a `str`'s, or what
     /// `encodeInto` wrote).
-    fn push_utf8(&mut self, bytes: &[u8]) {
+    pub(crate) fn push_utf8(&mut self, bytes: &[u8]) {
         let base = self.total.0;
         // Bytes minus units so far: a character of `len` UTF-8 bytes is one
         // UTF-16 unit (two from four bytes), so this only grows.

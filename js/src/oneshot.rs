@@ -148,7 +148,7 @@ enum Field {
     /// UTF-16 to decode (a `WIDE` answer): where, and how many units.
     WideAt,
     WideLen,
-    /// A stream's snapshot tail (`RawRepairer::feed_str_coded`), as the
+    /// A stream's snapshot tail (`RawRepairer::feed_input_coded`), as the
     /// bytes fields: where, how many bytes, and 1 when they are all ASCII.
     TailAt,
     TailLen,
@@ -211,6 +211,15 @@ pub fn input_buffer(len: usize) -> *mut u8 {
             input.resize(len, 0);
         }
         input.as_mut_ptr()
+    })
+}
+
+/// `f` on the `len` bytes of input JavaScript wrote (`input_buffer`): a
+/// stream's chunk crosses as a one-shot input does (`RawRepairer::feed_input_coded`).
+pub(crate) fn with_input<R>(len: usize, f: impl FnOnce(&[u8]) -> R) -> R {
+    IO.with(|io| {
+        let io = io.borrow();
+        f(&io.input[..len.min(io.input.len())])
     })
 }
 

@@ -12,7 +12,7 @@ use argmend::{Options, Repairer, Retain};
 use wasm_bindgen::prelude::*;
 
 use crate::offsets::Utf16Map;
-use crate::oneshot::{set_bytes, set_meta, set_tail};
+use crate::oneshot::{set_bytes, set_meta, set_tail, with_input};
 use crate::{error, fix_json, has_replacement_char, limit_error, options};
 
 /// One stream of chunks in, committed text out.
@@ -24,19 +24,19 @@ pub struct RawRepairer {
     /// starts with it.
     last: usize,
     map: Utf16Map,
-    /// `feed_str_coded`'s committed text, when JavaScript must read it (from
+    /// `feed_input_coded`'s committed text, when JavaScript must read it (from
     /// the module's memory: `oneshot::set_bytes`).
     text: String,
-    /// `feed_str_coded`'s last tail; `None` after any other feed, when
+    /// `feed_input_coded`'s last tail; `None` after any other feed, when
     /// JavaScript's copy of the tail may be another.
     tail: Option<String>,
     /// Room for the next tail, kept so a chunk allocates nothing.
     scratch: String,
-    /// The error `feed_str_coded` answered `FAILED` for.
+    /// The error `feed_input_coded` answered `FAILED` for.
     error: Option<JsValue>,
 }
 
-/// `feed_str_coded`'s answer when it fails (no code has every bit set:
+/// `feed_input_coded`'s answer when it fails (no code has every bit set:
 /// the units it counts stay below 2^28).
 const FAILED: u32 = u32::MAX;
 
@@ -116,7 +116,10 @@ impl RawRepairer {
         Ok(tail)
     }
 
-    /// `feed_str` and `snapshot_tail` in one call, for a caller that takes
+    /// `feed_str` and `snapshot_tail` in one call, on the `len` bytes of
+    /// the chunk's UTF-8 JavaScript wrote at `input_buffer` (as a one-shot
+    /// input: wasm-bindgen's `&str` cost a JavaScript loop, an allocation
+    /// and a free per chunk), for a caller that takes
     /// a snapshot after every chunk, without building a string where
     /// JavaScript has it already: on a stream of small chunks, turning the
     /// module's output into JavaScript strings costs more than the engine,
@@ -132,8 +135,8 @@ impl RawRepairer {
     /// step on a 16-byte chunk. `FAILED` when it throws: the error waits for
     /// `take_error` (a `Result` crosses as three values and a table slot,
     /// on every chunk).
-    pub fn feed_str_coded(&mut self, chunk: &str) -> u32 {
-        match self.feed_coded(chunk) {
+    pub fn feed_input_coded(&mut self, len: usize) -> u32 {
+        match with_input(len, |chunk| self.feed_coded(chunk)) {
             Ok(code) => code,
             Err(why) => {
                 self.error = Some(why);
@@ -142,17 +145,17 @@ impl RawRepairer {
         }
     }
 
-    /// The error of the last `feed_str_coded` that answered `FAILED`.
+    /// The error of the last `feed_input_coded` that answered `FAILED`.
     pub fn take_error(&mut self) -> JsValue {
         self.error.take().unwrap_or(JsValue::UNDEFINED)
     }
 
-    fn feed_coded(&mut self, chunk: &str) -> Result<u32, JsValue> {
+    fn feed_coded(&mut self, chunk: &[u8]) -> Result<u32, JsValue> {
         // No allocation per chunk: the committed text is looked at where the
         // engine keeps it and copied only when JavaScript must read it, and
         // the tail is built in a buffer kept from chunk to chunk.
         let fed = match self.inner.as_mut() {
-            Some(repairer) => repairer.feed(chunk.as_bytes()),
+            Some(repairer) => repairer.feed(chunk),
             None => {
                 self.tail = None;
                 return Err(error("finished", "this Repairer has finished"));
@@ -165,11 +168,11 @@ impl RawRepairer {
                 return Err(limit_error(&why));
             }
         };
-        self.map.push_str(chunk);
+        self.map.push_utf8(chunk);
         self.last = committed.len();
         let mut code = if committed.is_empty() {
             0
-        } else if let Some(units) = (chunk.as_bytes().starts_with(committed.as_bytes())
+        } else if let Some(units) = (chunk.starts_with(committed.as_bytes())
             // The chunk's U+FFFD may stand for a lone surrogate of the
             // caller's string (wasm-bindgen's encoding writes one for it),
             // which the committed text must not keep: then it is read from

@@ -186,3 +186,32 @@ test("a stream's committed text and tails read from the module's memory are the 
     }
   }
 });
+
+test("a stream's chunks and one-shot calls between them share the input buffer", () => {
+  // A stream writes each chunk where one-shot inputs are written, and
+  // JavaScript keeps the buffer's address between calls (core.js
+  // `inputBuffer`): a one-shot call between two chunks (short, not ASCII,
+  // past the kept room, bytes) must neither change the stream nor be
+  // changed by it.
+  const big = `{'log': '${"line\\n".repeat(20000)}', n: 1,}`;
+  const others = ["{a: 1}", "{'é': '✅', b: [1, 2,]}", big, encoder.encode("[1, 2, 'x']"), "x"];
+  const alone = others.map((other) => repair(other));
+  const text = `{path: 'src/main.rs', 'content': 'fn main() {\n    println!("héllo ✅");\n}', tags: ['a', 'b',], n: 12 m: None`;
+  const stream = (between) => {
+    const repairer = new Repairer();
+    const seen = [];
+    let k = 0;
+    for (let at = 0; at < text.length; at += 5) {
+      seen.push(repairer.feed(text.slice(at, at + 5)), repairer.snapshot());
+      if (between) {
+        const j = k++ % others.length;
+        assert.deepEqual(repair(others[j]), alone[j]);
+      }
+    }
+    seen.push(repairer.finish().text);
+    return seen;
+  };
+  const plain = stream(false);
+  assert.deepEqual(stream(true), plain);
+  assert.equal(plain.at(-1), repair(text).text);
+});
