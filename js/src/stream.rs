@@ -174,7 +174,7 @@ impl RawRepairer {
             0
         } else if let Some(units) = (chunk.starts_with(committed.as_bytes())
             // The chunk's U+FFFD may stand for a lone surrogate of the
-            // caller's string (wasm-bindgen's encoding writes one for it),
+            // caller's string (`putString`'s encoding writes one for it),
             // which the committed text must not keep: then it is read from
             // here (`oneshot.rs` `Answer::write` guards its pieces alike).
             && (committed.is_ascii() || !has_replacement_char(committed.as_bytes())))
