@@ -688,7 +688,16 @@ const COMMIT_WINDOW: usize = 4096;
 /// After each chunk, the input bytes read but not yet committed (valid JSON
 /// comes back byte for byte, so committed output measures committed input).
 fn commit_lags(input: &[u8], sizes: &[usize]) -> Vec<usize> {
-    let mut repairer = Repairer::new(Options::default().retain(Retain::Unreturned));
+    let mut lags = commit_lags_with(input, sizes, Options::default().retain(Retain::Unreturned));
+    // With all output kept, valid input is read by the stream's prelude
+    // (`repair/prelude/`), which commits no more than the machine: its
+    // lag is held to the same bounds.
+    lags.extend(commit_lags_with(input, sizes, Options::default()));
+    lags
+}
+
+fn commit_lags_with(input: &[u8], sizes: &[usize], options: Options) -> Vec<usize> {
+    let mut repairer = Repairer::new(options);
     let mut committed = 0;
     let mut fed = 0;
     let mut lags = Vec::new();

@@ -18,6 +18,7 @@ mod machine;
 mod open_string;
 mod options;
 mod out;
+mod prelude;
 mod quote;
 mod scalar;
 mod shape;
@@ -41,6 +42,7 @@ use self::frame::Frame;
 pub use self::hints::Hints;
 use self::machine::Machine;
 pub use self::options::{Options, Retain, Values};
+use self::prelude::{Leave, Prelude};
 pub(crate) use self::source::SourceMap;
 pub(crate) use self::text::push_json_escaped;
 #[cfg(feature = "tools")]
@@ -263,14 +265,23 @@ impl fmt::Display for Snapshot<'_> {
 #[derive(Debug, Clone)]
 pub struct Repairer {
     machine: Machine<'static>,
+    /// While the input is strictly valid JSON, it is read here and the
+    /// machine has not run (see `prelude.rs`).
+    prelude: Option<Box<Prelude>>,
     failed: Option<Error>,
 }
 
 impl Repairer {
     /// A repairer with the given options.
     pub fn new(options: Options) -> Self {
+        // The prelude gives the machine's answers for one value kept whole,
+        // with no source map: other options take the machine from the start.
+        let prelude =
+            (options.values == Values::First && options.retain == Retain::All && !options.sources)
+                .then(|| Box::new(Prelude::new(options.depth_limit(), options.input_limit())));
         Repairer {
             machine: Machine::new(options),
+            prelude,
             failed: None,
         }
     }
@@ -294,6 +305,7 @@ impl Repairer {
         }
         Repairer {
             machine,
+            prelude: None,
             failed: None,
         }
     }
@@ -315,15 +327,57 @@ impl Repairer {
     /// that reports what the output settled (the call runtime's finished
     /// fields) then reports the same whether the input came whole or in
     /// pieces: before, a whole input lost what pieces had already handed out.
+    #[inline]
     pub(crate) fn feed_until_failure(&mut self, chunk: &[u8]) -> (&str, Option<Error>) {
         if let Some(error) = &self.failed {
             return ("", Some(error.clone()));
+        }
+        if self.prelude.is_some() {
+            return self.feed_prelude(chunk);
         }
         let failed = self.machine.push(chunk).err();
         if let Some(error) = &failed {
             self.failed = Some(error.clone());
         }
         (self.machine.take_committed(), failed)
+    }
+
+    /// [`feed_until_failure`](Self::feed_until_failure) while the input is
+    /// strictly valid so far (see `prelude.rs`).
+    // Not inlined: the machine's path above stays as short as before it.
+    #[inline(never)]
+    fn feed_prelude(&mut self, chunk: &[u8]) -> (&str, Option<Error>) {
+        let fed = match self.prelude.as_mut() {
+            Some(prelude) => prelude.feed(chunk),
+            None => return ("", None),
+        };
+        match fed {
+            Ok(committed) => match self.prelude.as_deref() {
+                Some(prelude) => (prelude.text(committed), None),
+                None => ("", None),
+            },
+            Err(leave) => self.hand_over(chunk, leave),
+        }
+    }
+
+    /// The machine takes over from the prelude: it reads everything so far
+    /// in one push. What the prelude handed out is the start of what the
+    /// machine commits (`prelude/tests.rs`), and is not handed out again.
+    #[cold]
+    fn hand_over(&mut self, chunk: &[u8], leave: Leave) -> (&str, Option<Error>) {
+        let Some(prelude) = self.prelude.take() else {
+            return ("", None);
+        };
+        let (text, cut) = prelude.input();
+        let mut failed = self.machine.push(&[text.as_bytes(), cut].concat()).err();
+        if failed.is_none() && leave == Leave::Before {
+            failed = self.machine.push(chunk).err();
+        }
+        if let Some(error) = &failed {
+            self.failed = Some(error.clone());
+        }
+        let committed = self.machine.take_committed();
+        (committed.get(prelude.committed()..).unwrap_or(""), failed)
     }
 
     /// Whether a limit was crossed (every call now returns that error).
@@ -366,6 +420,9 @@ impl Repairer {
     /// assert!(outcome.fixes().iter().all(|fix| !early.contains(fix)));
     /// ```
     pub fn take_fixes(&mut self) -> Vec<Fix> {
+        if self.prelude.is_some() {
+            return Vec::new();
+        }
         self.machine.take_fixes()
     }
 
@@ -374,7 +431,10 @@ impl Repairer {
     /// Once a value has started it parses as JSON and begins with everything
     /// committed so far; before that it is empty.
     pub fn snapshot(&self) -> Snapshot<'_> {
-        let (head, rest, value_tail, frames) = self.machine.snapshot();
+        let (head, rest, value_tail, frames) = match self.prelude.as_deref() {
+            Some(prelude) => prelude.view(),
+            None => self.machine.snapshot(),
+        };
         Snapshot {
             head,
             rest,
@@ -391,7 +451,10 @@ impl Repairer {
     /// assert_eq!(repairer.bytes_fed(), 4);
     /// ```
     pub fn bytes_fed(&self) -> usize {
-        self.machine.bytes_fed()
+        match self.prelude.as_deref() {
+            Some(prelude) => prelude.bytes_fed(),
+            None => self.machine.bytes_fed(),
+        }
     }
 
     /// End the input: close whatever is open and return the outcome.
@@ -410,6 +473,21 @@ impl Repairer {
     pub fn finish(mut self) -> Result<Outcome<'static>, Error> {
         if let Some(error) = self.failed {
             return Err(error);
+        }
+        if let Some(prelude) = self.prelude.take() {
+            if let Some(text) = prelude.whole() {
+                return Ok(Outcome {
+                    text: Cow::Owned(text.to_owned()),
+                    verdict: Verdict::Valid,
+                    fixes: Vec::new(),
+                    doubts: Vec::new(),
+                    error: None,
+                    reason: None,
+                    sources: None,
+                });
+            }
+            let (text, cut) = prelude.input();
+            self.machine.push(&[text.as_bytes(), cut].concat())?;
         }
         self.machine.end()?;
         Ok(Outcome::from_machine(&mut self.machine))
