@@ -316,6 +316,17 @@ impl Repairer {
     /// even inside a UTF-8 sequence or an escape: what cannot be decided yet
     /// is held back. After an error every further call returns it again.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<&str, Error> {
+        // The prelude's path first, without the machine's (a chunk of valid
+        // input costs a few dozen instructions less).
+        if let Some(prelude) = self.prelude.as_deref_mut() {
+            if let Err(leave) = prelude.feed(chunk) {
+                return match self.hand_over(chunk, leave) {
+                    (committed, None) => Ok(committed),
+                    (_, Some(error)) => Err(error),
+                };
+            }
+            return Ok(self.prelude.as_deref().map_or("", Prelude::delta));
+        }
         match self.feed_until_failure(chunk) {
             (committed, None) => Ok(committed),
             (_, Some(error)) => Err(error),
@@ -352,10 +363,7 @@ impl Repairer {
             None => return ("", None),
         };
         match fed {
-            Ok(committed) => match self.prelude.as_deref() {
-                Some(prelude) => (prelude.text(committed), None),
-                None => ("", None),
-            },
+            Ok(()) => (self.prelude.as_deref().map_or("", Prelude::delta), None),
             Err(leave) => self.hand_over(chunk, leave),
         }
     }
@@ -474,10 +482,10 @@ impl Repairer {
         if let Some(error) = self.failed {
             return Err(error);
         }
-        if let Some(prelude) = self.prelude.take() {
-            if let Some(text) = prelude.whole() {
+        if let Some(mut prelude) = self.prelude.take() {
+            if let Some(text) = prelude.take_whole() {
                 return Ok(Outcome {
-                    text: Cow::Owned(text.to_owned()),
+                    text: Cow::Owned(text),
                     verdict: Verdict::Valid,
                     fixes: Vec::new(),
                     doubts: Vec::new(),

@@ -109,8 +109,12 @@ pub(super) struct Prelude {
     /// A run of closers after the last value: where it starts and how many
     /// containers were open before it.
     run: Option<(usize, usize)>,
-    /// How much of `text` is committed (handed out by `feed`).
+    /// How much of `text` is committed (handed out by `feed`), and how
+    /// much was before the last chunk.
     committed: usize,
+    delta_from: usize,
+    /// Where the last escape read in a string starts.
+    escape: usize,
     /// How much the machine has surely committed outside a value string:
     /// up to the last colon, or the comma before an array's next value.
     floor: usize,
@@ -147,6 +151,8 @@ impl Prelude {
             comma: None,
             run: None,
             committed: 0,
+            delta_from: 0,
+            escape: 0,
             floor: 0,
             first_key: false,
             hold: 0,
@@ -173,13 +179,12 @@ impl Prelude {
     }
 
     /// The input, when it is one whole JSON value (whitespace around it).
-    pub(super) fn whole(&self) -> Option<&str> {
-        (self.state == St::Done && self.cut_len == 0).then_some(self.text.as_str())
+    pub(super) fn take_whole(&mut self) -> Option<String> {
+        (self.state == St::Done && self.cut_len == 0).then(|| std::mem::take(&mut self.text))
     }
 
-    /// Take the next chunk; returns where the newly committed text is in
-    /// the input (see [`Prelude::text`]).
-    pub(super) fn feed(&mut self, chunk: &[u8]) -> Result<Range<usize>, Leave> {
+    /// Take the next chunk; [`Prelude::delta`] is then what it committed.
+    pub(super) fn feed(&mut self, chunk: &[u8]) -> Result<(), Leave> {
         if self.bytes_fed().saturating_add(chunk.len()) > self.input_limit {
             return Err(Leave::Before);
         }
@@ -199,14 +204,14 @@ impl Prelude {
                 self.settle(tail);
             }
         }
-        let from = self.committed;
-        self.committed = self.commit_point(tail).max(from);
-        Ok(from..self.committed)
+        self.delta_from = self.committed;
+        self.committed = self.commit_point(tail).max(self.committed);
+        Ok(())
     }
 
     /// Input text the prelude read (committed text: output as it is).
-    pub(super) fn text(&self, range: Range<usize>) -> &str {
-        self.text.get(range).unwrap_or("")
+    pub(super) fn delta(&self) -> &str {
+        self.text.get(self.delta_from..self.committed).unwrap_or("")
     }
 
     /// Whether the input ends where the machine reads more than strict JSON
@@ -280,7 +285,7 @@ impl Prelude {
         loop {
             match self.state {
                 St::Body | St::KeyBody => {
-                    let (stop, end) = scan_text(src, i);
+                    let (stop, end) = scan_text(src, i, &mut self.escape);
                     match end {
                         Some(end) => {
                             i = end;
@@ -565,7 +570,11 @@ impl Prelude {
             return self.floor;
         }
         // An escape ending here (`\n`, `\u00e9`) may be held.
-        if let Some(start) = escape_before(src, self.tok + 1, k) {
+        // (Only when an escape starts near: `escape` is the last one read.)
+        if self.escape > self.tok
+            && self.escape + 14 > k
+            && let Some(start) = escape_before(src, self.tok + 1, k)
+        {
             k = start;
         }
         k

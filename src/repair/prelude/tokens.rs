@@ -6,8 +6,10 @@ use crate::repair::strict::escape_len;
 use crate::repair::text::find_quote_escape_control_or_twin;
 
 /// Scan a string's body from `k`: (where it stops, the index past its
-/// closing quote if it has one).
-pub(super) fn scan_text(src: &[u8], mut k: usize) -> (usize, Option<usize>) {
+/// closing quote if it has one). `escape` is set to where each escape read
+/// starts (so the commit point looks for one only when one is near).
+#[inline(always)]
+pub(super) fn scan_text(src: &[u8], mut k: usize, escape: &mut usize) -> (usize, Option<usize>) {
     loop {
         let Some(n) = find_quote_escape_control_or_twin(&src[k..]) else {
             return (src.len(), None);
@@ -16,7 +18,10 @@ pub(super) fn scan_text(src: &[u8], mut k: usize) -> (usize, Option<usize>) {
         match src[k] {
             b'"' => return (k, Some(k + 1)),
             b'\\' => match escape_len(src, k) {
-                Some(len) => k += len,
+                Some(len) => {
+                    *escape = k;
+                    k += len;
+                }
                 None => return (k, None),
             },
             0xE2 | 0xEF => {
