@@ -8,7 +8,8 @@
 //!   fast path a well-behaved model hits: the text comes back borrowed).
 //! - `api_*/argmend_malformed`: `argmend::repair` on the malformed twin.
 //! - `stream_100k/*`: the 100 KB malformed twin fed in 16-byte chunks, with and
-//!   without a snapshot after every chunk, against one-shot `repair`.
+//!   without a snapshot after every chunk, against one-shot `repair`; and the
+//!   valid twin (`*_valid`) the same way, against one-shot `repair` on it.
 //! - `tool_call_200b/*`: a ~200-byte malformed tool call against serde_json
 //!   on its valid twin: per-call overhead rather than throughput.
 //! - `stream_linear/{10k,100k,1m}`: the malformed twin fed ONE byte at a time
@@ -158,6 +159,14 @@ fn stream_100k(c: &mut Criterion) {
     });
     group.bench_function("argmend_oneshot", |b| {
         b.iter(|| repair(black_box(&twin.malformed)).text().len())
+    });
+    // Valid input streamed is read by the stream's prelude (`repair/prelude/`).
+    group.throughput(Throughput::Bytes(twin.valid.len() as u64));
+    group.bench_function("argmend_chunked16_snapshot_valid", |b| {
+        b.iter(|| stream(black_box(&twin.valid), CHUNK, true))
+    });
+    group.bench_function("argmend_oneshot_valid", |b| {
+        b.iter(|| repair(black_box(&twin.valid)).text().len())
     });
     group.finish();
 }

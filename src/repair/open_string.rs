@@ -380,47 +380,8 @@ impl Str {
         let Some(new) = out.get(from..) else {
             return;
         };
-        // A word at a time to the words that hold a bracket, then one table
-        // look-up a byte of those (callgrind, the 50 KB `write_file` call in
-        // 16-byte chunks: a search set up anew at each bracket cost 12
-        // instructions a byte). With bit 5 set on every byte, every bracket
-        // is `(`, `)`, `{` or `}` (and so are tab and backspace, which body
-        // output escapes; a word flagged for nothing is only read again).
         let (mut balance, mut at_inner) = (self.balance, self.balance_at_inner);
-        let mut count = |bytes: &[u8]| {
-            for &b in bytes {
-                let code = BRACKETS[usize::from(b)];
-                if code == 0 {
-                    continue;
-                }
-                let kind = usize::from(code >> 1) - 1;
-                if code & 1 == 1 {
-                    balance[kind] += 1;
-                } else {
-                    balance[kind] = balance[kind].saturating_sub(1);
-                    at_inner[kind] = at_inner[kind].min(balance[kind]);
-                }
-            }
-        };
-        const ONES: u64 = 0x0101_0101_0101_0101;
-        const HIGH: u64 = 0x8080_8080_8080_8080;
-        let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-        let mut words = new.chunks_exact(8);
-        for word in &mut words {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(word);
-            let x = u64::from_le_bytes(w) | (ONES * 0x20);
-            // (A flag may be wrong above a true one, never missing: the
-            // table then reads the word exactly.)
-            if zero_byte((x & !ONES) ^ (ONES * 0x28))
-                | zero_byte(x ^ (ONES * 0x7b))
-                | zero_byte(x ^ (ONES * 0x7d))
-                != 0
-            {
-                count(word);
-            }
-        }
-        count(words.remainder());
+        count_brackets_in(new, &mut balance, &mut at_inner);
         (self.balance, self.balance_at_inner) = (balance, at_inner);
         self.counted = out_base + out.len();
     }
@@ -457,6 +418,53 @@ impl Str {
         self.count_brackets(before, out_base);
         to
     }
+}
+
+/// Count the brackets of `new` (body text) into `balance`, per kind `()`,
+/// `[]`, `{}` (a closer with none open counts nothing), and keep in
+/// `at_inner` the lowest balance seen after a closer. The machine's open
+/// string counts its output with it, the stream's prelude its input.
+pub(super) fn count_brackets_in(new: &[u8], balance: &mut [u32; 3], at_inner: &mut [u32; 3]) {
+    // A word at a time to the words that hold a bracket, then one table
+    // look-up a byte of those (callgrind, the 50 KB `write_file` call in
+    // 16-byte chunks: a search set up anew at each bracket cost 12
+    // instructions a byte). With bit 5 set on every byte, every bracket
+    // is `(`, `)`, `{` or `}` (and so are tab and backspace, which body
+    // output escapes; a word flagged for nothing is only read again).
+    let mut count = |bytes: &[u8]| {
+        for &b in bytes {
+            let code = BRACKETS[usize::from(b)];
+            if code == 0 {
+                continue;
+            }
+            let kind = usize::from(code >> 1) - 1;
+            if code & 1 == 1 {
+                balance[kind] += 1;
+            } else {
+                balance[kind] = balance[kind].saturating_sub(1);
+                at_inner[kind] = at_inner[kind].min(balance[kind]);
+            }
+        }
+    };
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let mut words = new.chunks_exact(8);
+    for word in &mut words {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        let x = u64::from_le_bytes(w) | (ONES * 0x20);
+        // (A flag may be wrong above a true one, never missing: the
+        // table then reads the word exactly.)
+        if zero_byte((x & !ONES) ^ (ONES * 0x28))
+            | zero_byte(x ^ (ONES * 0x7b))
+            | zero_byte(x ^ (ONES * 0x7d))
+            != 0
+        {
+            count(word);
+        }
+    }
+    count(words.remainder());
 }
 
 /// Per byte: 0, or a bracket's kind plus one (`(` 1, `[` 2, `{` 3), times

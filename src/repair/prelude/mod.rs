@@ -29,6 +29,7 @@ use self::tokens::{
     utf8_len,
 };
 use super::frame::Frame;
+use super::open_string::count_brackets_in;
 use super::strict::scan_number;
 use crate::lex;
 
@@ -115,6 +116,9 @@ pub(super) struct Prelude {
     delta_from: usize,
     /// Where the last escape read in a string starts.
     escape: usize,
+    /// In a value string, after a chunk: where its tail of spaces and
+    /// closers starts.
+    tail: usize,
     /// How much the machine has surely committed outside a value string:
     /// up to the last colon, or the comma before an array's next value.
     floor: usize,
@@ -153,6 +157,7 @@ impl Prelude {
             committed: 0,
             delta_from: 0,
             escape: 0,
+            tail: 0,
             floor: 0,
             first_key: false,
             hold: 0,
@@ -196,6 +201,7 @@ impl Prelude {
         let mut tail = 0;
         if self.state == St::Body {
             tail = self.tail_start();
+            self.tail = tail;
             if self.text.as_bytes()[tail..self.at]
                 .iter()
                 .any(|&b| b != b' ')
@@ -585,17 +591,8 @@ impl Prelude {
     fn settle(&mut self, tail: usize) {
         let src = self.text.as_bytes();
         if tail > self.counted {
-            for &b in &src[self.counted..tail] {
-                match b {
-                    b'(' => self.balance[0] += 1,
-                    b'[' => self.balance[1] += 1,
-                    b'{' => self.balance[2] += 1,
-                    b')' => self.balance[0] = self.balance[0].saturating_sub(1),
-                    b']' => self.balance[1] = self.balance[1].saturating_sub(1),
-                    b'}' => self.balance[2] = self.balance[2].saturating_sub(1),
-                    _ => {}
-                }
-            }
+            let mut at_inner = [0; 3];
+            count_brackets_in(&src[self.counted..tail], &mut self.balance, &mut at_inner);
             self.counted = tail;
         }
     }

@@ -32,7 +32,7 @@ impl Prelude {
                 let mut end = self.at;
                 // Only a tail at the very end of the input can be closers.
                 if end == t.len() && self.cut_len == 0 && self.balance_known() {
-                    let tail = self.tail_start();
+                    let tail = self.tail;
                     let open_kinds = self.balance.map(|n| n > 0);
                     if tail_closes(&t.as_bytes()[tail..end], open_kinds, open) {
                         end = tail;
@@ -74,7 +74,7 @@ impl Prelude {
 
     /// Whether the body's brackets are counted up to its tail.
     fn balance_known(&self) -> bool {
-        self.counted == self.tail_start()
+        self.counted == self.tail
     }
 
     /// The snapshot after a value, the text ending at `end`: a run of
