@@ -299,10 +299,15 @@ impl Repairer {
     /// assert_eq!(outcome.text(), r#"{"content": "f(\"a\", \"b\": 1)", "path": "x.py"}"#);
     /// ```
     pub fn with_hints(options: Options, hints: Hints) -> Self {
-        let mut machine = Machine::new(options);
-        if !hints.is_empty() {
-            machine.hints = Some(Arc::new(hints));
+        if hints.is_empty() {
+            return Repairer::new(options);
         }
+        // Hints weigh in where a quote ends a string (`, "name":` naming no
+        // declared key may not end it), and the prelude's rules were read
+        // off the machine without them: the machine reads from the first
+        // byte.
+        let mut machine = Machine::new(options);
+        machine.hints = Some(Arc::new(hints));
         Repairer {
             machine,
             prelude: None,
