@@ -164,6 +164,19 @@ impl<'a> Outcome<'a> {
         }
     }
 
+    /// The outcome of valid input: its text, as it came.
+    fn valid(text: Cow<'a, str>) -> Outcome<'a> {
+        Outcome {
+            text,
+            verdict: Verdict::Valid,
+            fixes: Vec::new(),
+            doubts: Vec::new(),
+            error: None,
+            reason: None,
+            sources: None,
+        }
+    }
+
     /// The outcome of a machine that has seen the end of its input.
     fn from_machine(machine: &mut Machine<'_>) -> Outcome<'static> {
         let verdict = machine.verdict();
@@ -489,15 +502,7 @@ impl Repairer {
         }
         if let Some(mut prelude) = self.prelude.take() {
             if let Some(text) = prelude.take_whole() {
-                return Ok(Outcome {
-                    text: Cow::Owned(text),
-                    verdict: Verdict::Valid,
-                    fixes: Vec::new(),
-                    doubts: Vec::new(),
-                    error: None,
-                    reason: None,
-                    sources: None,
-                });
+                return Ok(Outcome::valid(Cow::Owned(text)));
             }
             let (text, cut) = prelude.input();
             self.machine.push(&[text.as_bytes(), cut].concat())?;
@@ -585,15 +590,7 @@ fn repair_whole(
         && valid::is_strict_json(input, options.depth_limit())
         && let Ok(text) = crate::utf8::from_utf8(input)
     {
-        return Ok(Outcome {
-            text: Cow::Borrowed(text),
-            verdict: Verdict::Valid,
-            fixes: Vec::new(),
-            doubts: Vec::new(),
-            error: None,
-            reason: None,
-            sources: None,
-        });
+        return Ok(Outcome::valid(Cow::Borrowed(text)));
     }
     let mut machine = Machine::new(options);
     machine.run_whole(hints, input)?;
@@ -604,15 +601,7 @@ fn repair_whole(
         && options.values == Values::First
         && let Some(text) = machine.whole_text
     {
-        return Ok(Outcome {
-            text: Cow::Borrowed(text),
-            verdict,
-            fixes: Vec::new(),
-            doubts: Vec::new(),
-            error: None,
-            reason: None,
-            sources: None,
-        });
+        return Ok(Outcome::valid(Cow::Borrowed(text)));
     }
     Ok(Outcome::from_machine(&mut machine))
 }
