@@ -234,45 +234,50 @@ impl Prelude {
     }
 
     /// Append the chunk's UTF-8 to `text`, holding a cut character back.
-    fn append(&mut self, mut chunk: &[u8]) -> Result<(), Leave> {
+    /// Nothing changes when the chunk's UTF-8 is broken (`Leave::Before`:
+    /// the machine then reads the chunk whole, after what came before).
+    fn append(&mut self, chunk: &[u8]) -> Result<(), Leave> {
+        let mut rest = chunk;
+        // The character a previous chunk cut, completed by this one.
+        let mut completed = None;
         if self.cut_len > 0 {
-            // Complete the cut character first.
             let need = utf8_len(self.cut[0]) - self.cut_len;
             let take = need.min(chunk.len());
-            let mut char_bytes = self.cut;
-            char_bytes[self.cut_len..self.cut_len + take].copy_from_slice(&chunk[..take]);
+            let mut bytes = self.cut;
+            bytes[self.cut_len..self.cut_len + take].copy_from_slice(&chunk[..take]);
             let have = self.cut_len + take;
-            match std::str::from_utf8(&char_bytes[..have]) {
-                Ok(s) => {
-                    self.text.push_str(s);
-                    self.cut_len = 0;
-                }
+            match std::str::from_utf8(&bytes[..have]) {
+                Ok(_) => completed = Some((bytes, have)),
+                // Still cut: the whole chunk was its next bytes.
                 Err(e) if e.error_len().is_none() => {
-                    self.cut = char_bytes;
-                    self.cut_len = have;
+                    (self.cut, self.cut_len) = (bytes, have);
                     return Ok(());
                 }
                 Err(_) => return Err(Leave::Before),
             }
-            chunk = &chunk[take..];
+            rest = &chunk[take..];
         }
         // Short chunks are checked by std (simdutf8's set-up costs more there).
-        let checked = if chunk.len() < 64 {
-            std::str::from_utf8(chunk)
+        let checked = if rest.len() < 64 {
+            std::str::from_utf8(rest)
         } else {
-            crate::utf8::from_utf8(chunk)
+            crate::utf8::from_utf8(rest)
         };
-        match checked {
-            Ok(s) => self.text.push_str(s),
+        let (text, cut) = match checked {
+            Ok(text) => (text, &[][..]),
             Err(e) if e.error_len().is_none() => {
-                let (good, rest) = chunk.split_at(e.valid_up_to());
-                let good = std::str::from_utf8(good).map_err(|_| Leave::Before)?;
-                self.text.push_str(good);
-                self.cut[..rest.len()].copy_from_slice(rest);
-                self.cut_len = rest.len();
+                let (good, cut) = rest.split_at(e.valid_up_to());
+                (std::str::from_utf8(good).map_err(|_| Leave::Before)?, cut)
             }
             Err(_) => return Err(Leave::Before),
+        };
+        if let Some((bytes, have)) = completed {
+            self.text
+                .push_str(std::str::from_utf8(&bytes[..have]).unwrap_or_default());
         }
+        self.text.push_str(text);
+        self.cut[..cut.len()].copy_from_slice(cut);
+        self.cut_len = cut.len();
         Ok(())
     }
 

@@ -219,3 +219,25 @@ fn malformed_input_hands_over_to_the_machine() {
         check_malformed(input);
     }
 }
+
+/// A chunk that completes a cut character and then breaks UTF-8: the
+/// machine takes over with the chunk's bytes once, not twice.
+#[test]
+fn a_cut_character_completed_before_invalid_bytes_is_read_once() {
+    let input = "{\"a\": \"é\u{ff}x\"}".as_bytes().to_vec();
+    let mut input = input;
+    // `é` is C3 A9; put a lone FF byte after it.
+    let at = input.iter().position(|&b| b == 0xC3).unwrap();
+    input.splice(at + 2..at + 4, [0xFF]);
+    for cut in 1..input.len() {
+        let mut with = Repairer::new(Options::default());
+        let mut committed = String::new();
+        committed.push_str(with.feed(&input[..cut]).unwrap());
+        committed.push_str(with.feed(&input[cut..]).unwrap());
+        let whole = crate::repair(&input);
+        let streamed = with.finish().unwrap();
+        assert_eq!(streamed.text(), whole.text(), "cut at {cut}");
+        assert_eq!(streamed.fixes(), whole.fixes(), "cut at {cut}");
+        assert!(streamed.text().starts_with(&committed), "cut at {cut}");
+    }
+}
