@@ -26,7 +26,7 @@ pub(super) fn scan_body(src: &[u8], k: usize) -> Option<usize> {
 /// byte is the closing quote, the index just past it.
 #[inline(always)]
 pub(super) fn scan_body_prefix(src: &[u8], k: usize) -> (usize, Option<usize>) {
-    scan_prefix::<false>(src, k)
+    scan_prefix::<false>(src, k, &mut 0)
 }
 
 /// [`scan_body_prefix`] for the lane, which also stops before a
@@ -35,14 +35,31 @@ pub(super) fn scan_body_prefix(src: &[u8], k: usize) -> (usize, Option<usize>) {
 /// Other characters with the same lead bytes (`—`, `…`, `’`) are text.
 #[inline(always)]
 pub(super) fn scan_value_prefix(src: &[u8], k: usize) -> (usize, Option<usize>) {
-    scan_prefix::<true>(src, k)
+    scan_prefix::<true>(src, k, &mut 0)
+}
+
+/// [`scan_value_prefix`] that also sets `escape` to where each escape it
+/// reads starts: a stream's prelude holds an escape at the end of what it
+/// commits, and looks for one only when one was read near.
+#[inline(always)]
+pub(super) fn scan_value_prefix_noting_escapes(
+    src: &[u8],
+    k: usize,
+    escape: &mut usize,
+) -> (usize, Option<usize>) {
+    scan_prefix::<true>(src, k, escape)
 }
 
 /// The two scans above, one loop: `TWINS` says whether a twin of `"`
 /// stops it (the search then stops at every lead byte of a three- or
 /// four-byte character, and those of other characters are stepped over).
+/// `escape` is where the last escape read starts.
 #[inline(always)]
-fn scan_prefix<const TWINS: bool>(src: &[u8], mut k: usize) -> (usize, Option<usize>) {
+fn scan_prefix<const TWINS: bool>(
+    src: &[u8],
+    mut k: usize,
+    escape: &mut usize,
+) -> (usize, Option<usize>) {
     loop {
         let found = if TWINS {
             find_quote_escape_control_or_twin(&src[k..])
@@ -56,7 +73,10 @@ fn scan_prefix<const TWINS: bool>(src: &[u8], mut k: usize) -> (usize, Option<us
         match src[k] {
             b'"' => return (k, Some(k + 1)),
             b'\\' => match escape_len(src, k) {
-                Some(len) => k += len,
+                Some(len) => {
+                    *escape = k;
+                    k += len;
+                }
                 None => return (k, None),
             },
             0xE2 | 0xEF if TWINS => {

@@ -24,13 +24,10 @@ use std::ops::Range;
 mod tokens;
 mod view;
 
-use self::tokens::{
-    cut_at, ends_token, escape_before, number_prefix, number_whole, odd_key_start, scan_text,
-    utf8_len,
-};
+use self::tokens::{cut_at, escape_before, number_prefix, odd_key_start};
 use super::frame::Frame;
 use super::open_string::count_brackets_in;
-use super::strict::scan_number;
+use super::strict::{scan_number, scan_value_prefix_noting_escapes, token_ends};
 use crate::lex;
 
 /// Why the prelude stops: the machine must take over.
@@ -241,7 +238,7 @@ impl Prelude {
         // The character a previous chunk cut, completed by this one.
         let mut completed = None;
         if self.cut_len > 0 {
-            let need = utf8_len(self.cut[0]) - self.cut_len;
+            let need = lex::utf8_len(self.cut[0]).saturating_sub(self.cut_len);
             let take = need.min(chunk.len());
             let mut bytes = self.cut;
             bytes[self.cut_len..self.cut_len + take].copy_from_slice(&chunk[..take]);
@@ -276,7 +273,9 @@ impl Prelude {
                 .push_str(std::str::from_utf8(&bytes[..have]).unwrap_or_default());
         }
         self.text.push_str(text);
-        self.cut[..cut.len()].copy_from_slice(cut);
+        if !cut.is_empty() {
+            self.cut[..cut.len()].copy_from_slice(cut);
+        }
         self.cut_len = cut.len();
         Ok(())
     }
@@ -296,7 +295,7 @@ impl Prelude {
         loop {
             match self.state {
                 St::Body | St::KeyBody => {
-                    let (stop, end) = scan_text(src, i, &mut self.escape);
+                    let (stop, end) = scan_value_prefix_noting_escapes(src, i, &mut self.escape);
                     match end {
                         Some(end) => {
                             i = end;
@@ -329,7 +328,7 @@ impl Prelude {
                     // Most numbers are whole and end in what arrived.
                     if let Some(k) = scan_number(src, self.tok)
                         && k < src.len()
-                        && ends_token(src[k])
+                        && token_ends(src, k)
                     {
                         i = k;
                         self.comma = None;
@@ -351,7 +350,9 @@ impl Prelude {
                         self.at = self.tok;
                         return Ok(());
                     }
-                    if !number_whole(&src[self.tok..k]) || !ends_token(src[k]) {
+                    if lex::number_len(&src[self.tok..k]) != Some(k - self.tok)
+                        || !token_ends(src, k)
+                    {
                         return Err(());
                     }
                     i = k;
@@ -376,7 +377,7 @@ impl Prelude {
                         return Ok(());
                     }
                     let k = self.tok + word.len();
-                    if k < src.len() && !ends_token(src[k]) {
+                    if k < src.len() && !token_ends(src, k) {
                         return Err(());
                     }
                     if k == src.len() {
@@ -580,13 +581,10 @@ impl Prelude {
             // The opening quote comes with the text after its first byte.
             return self.floor;
         }
-        // An escape ending here (`\n`, `\u00e9`) may be held.
-        // (Only when an escape starts near: `escape` is the last one read.)
-        if self.escape > self.tok
-            && self.escape + 14 > k
-            && let Some(start) = escape_before(src, self.tok + 1, k)
-        {
-            k = start;
+        // An escape ending here (`\n`, `\u00e9`) may be held; looked for
+        // only when one was read near (`escape`, the last one's start).
+        if self.escape > self.tok && self.escape + 14 > k {
+            return escape_before(src, self.tok + 1, k).unwrap_or(k);
         }
         k
     }

@@ -1,50 +1,9 @@
 //! The prelude's token scanners: how far a strictly valid string body,
 //! escape or number goes in what has arrived.
 
-use crate::lex::{self, Quote};
-use crate::repair::strict::escape_len;
-use crate::repair::text::find_quote_escape_control_or_twin;
-
-/// Scan a string's body from `k`: (where it stops, the index past its
-/// closing quote if it has one). `escape` is set to where each escape read
-/// starts (so the commit point looks for one only when one is near).
-#[inline(always)]
-pub(super) fn scan_text(src: &[u8], mut k: usize, escape: &mut usize) -> (usize, Option<usize>) {
-    loop {
-        let Some(n) = find_quote_escape_control_or_twin(&src[k..]) else {
-            return (src.len(), None);
-        };
-        k += n;
-        match src[k] {
-            b'"' => return (k, Some(k + 1)),
-            b'\\' => match escape_len(src, k) {
-                Some(len) => {
-                    *escape = k;
-                    k += len;
-                }
-                None => return (k, None),
-            },
-            0xE2 | 0xEF => {
-                let twin = match src.get(k..k + 3) {
-                    Some(three) => {
-                        lex::quote_at(three).is_some_and(|(q, _)| q == Quote::DoubleLike)
-                    }
-                    None => return (k, None),
-                };
-                if twin {
-                    return (k, None);
-                }
-                k += 1;
-            }
-            0xE0..=0xFF => k += 1,
-            _ => return (k, None),
-        }
-    }
-}
-
 /// Whether the body's stop at `k` is only cut by the end of the input: an
-/// escape that may still complete, or a lead byte whose character has not
-/// all arrived.
+/// escape that may still complete. (A character cut by the chunk's end is
+/// never in the text, see `Prelude::append`; a twin of a quote is whole.)
 pub(super) fn cut_at(src: &[u8], k: usize) -> bool {
     match src[k] {
         b'\\' => {
@@ -69,7 +28,6 @@ pub(super) fn cut_at(src: &[u8], k: usize) -> bool {
                 Some(_) => false,
             }
         }
-        0xE2 | 0xEF => src.len() - k < 3,
         _ => false,
     }
 }
@@ -89,19 +47,6 @@ pub(super) fn escape_before(src: &[u8], body: usize, end: usize) -> Option<usize
 /// A key's first byte that the machine does not read as a key's.
 pub(super) fn odd_key_start(b: u8) -> bool {
     matches!(b, b',' | b':' | b'{' | b'[' | b'}' | b']')
-}
-
-pub(super) fn utf8_len(lead: u8) -> usize {
-    match lead {
-        0xC0..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        _ => 4,
-    }
-}
-
-/// Whether a number or literal ends before `b`.
-pub(super) fn ends_token(b: u8) -> bool {
-    lex::is_ws(b) || matches!(b, b',' | b'}' | b']')
 }
 
 /// Whether `s` may begin a strictly valid number.
@@ -125,9 +70,4 @@ pub(super) fn number_prefix(s: &[u8]) -> bool {
         };
     }
     true
-}
-
-/// Whether `s` (a valid prefix) is a whole number.
-pub(super) fn number_whole(s: &[u8]) -> bool {
-    matches!(s.last(), Some(b'0'..=b'9'))
 }
