@@ -293,12 +293,13 @@ pub fn repair_input(len: usize, flags: u32, options: Option<String>) -> Result<u
         let io = &mut *io.borrow_mut();
         io.trim();
         let input = &io.input[..len.min(io.input.len())];
-        // FIXME: `schema` and `fields` (`options.hints`) are read but not
-        // used here, as before issue 45 (only `Repairer` uses them), though
-        // index.d.ts documents them for `repair` too: using them changes
-        // answers, so it is a change of its own.
-        let outcome =
-            argmend::repair_with(input, options.engine).map_err(|error| limit_error(&error))?;
+        // `schema` and `fields` weigh in on where a string with unescaped
+        // quotes ends, as they do for a `Repairer` given the same options.
+        let outcome = match &options.hints {
+            Some(hints) => argmend::repair_with_hints(input, options.engine, hints),
+            None => argmend::repair_with(input, options.engine),
+        }
+        .map_err(|error| limit_error(&error))?;
         // Offsets count the string's UTF-16 units, the bytes of a
         // `Uint8Array`; an ASCII string's units are its bytes.
         let no_offsets = outcome.fixes().is_empty() && outcome.doubts().is_empty();

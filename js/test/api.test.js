@@ -147,6 +147,34 @@ test("Repairer with fields: code with unescaped quotes stays whole", () => {
   assert.equal(repairer.finish().text, '{"content": "f(\\"a\\", \\"b\\": 1)", "path": "x.py"}');
 });
 
+test("repair with schema or fields: the keys say where a string with unescaped quotes ends", () => {
+  // `"b"` is no declared key, so `, "b": ` is part of the text.
+  const input = '{"a": "say "hi", "b": "x"}';
+  const whole = '{"a": "say \\"hi\\", \\"b\\": \\"x"}';
+  // Without them, `"b"` reads as a key of its own.
+  assert.equal(repair(input).text, '{"a": "say \\"hi", "b": "x"}');
+  const schema = { type: "object", properties: { a: { type: "string" } } };
+  for (const options of [{ fields: ["a"] }, { schema }]) {
+    const outcome = repair(input, options);
+    assert.equal(outcome.text, whole, JSON.stringify(options));
+    // As a `Repairer` given the same options answers, fed whole or in pieces.
+    for (const size of [input.length, 5]) {
+      const repairer = new Repairer(options);
+      for (let i = 0; i < input.length; i += size) repairer.feed(input.slice(i, i + size));
+      const streamed = repairer.finish();
+      assert.equal(streamed.text, outcome.text);
+      assert.deepEqual(streamed.fixes, outcome.fixes);
+      assert.deepEqual(streamed.doubts, outcome.doubts);
+    }
+  }
+  // The same input as bytes: the hints apply there too.
+  assert.equal(repair(new TextEncoder().encode(input), { fields: ["a"] }).text, whole);
+  // Keys that settle a guess leave no doubt behind.
+  const command = '{"command": "echo "a", "b": c"}';
+  assert.deepEqual(repair(command).doubts.map((doubt) => doubt.kind), ["quote_as_text"]);
+  assert.deepEqual(repair(command, { fields: ["command"] }).doubts, []);
+});
+
 test("normalizeToolArgs: a bare value goes to its field; the schema coerces", () => {
   const read = normalizeToolArgs("read_file", "main.go");
   assert.deepEqual(read.args, { file: "main.go" });
