@@ -41,6 +41,7 @@ mod rng; // the seeded splitmix64 PRNG of the generated tests
 mod sdk_streams; // issue 27: the SDKs' own recorded streams (in ../shared/)
 mod serve; // argmend serve: bad lines, ids, bounded memory (issue 14)
 mod shared; // issue 41: other projects' data, read from ../shared/ (skipped when missing)
+mod snapshots; // a snapshot does not depend on where the chunks were cut (issue 45)
 mod stream; // ToolCallStream: field events, the snapshot as a value (issue 15)
 mod stream_corruptions; // issue 27: recorded streams cut, stopped, finals only, quotes
 mod structure; // issue 42: generated structural damage, per family

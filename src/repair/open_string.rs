@@ -196,6 +196,13 @@ pub(super) struct Str {
     /// position `.1` has arrived (the window it needs doubles each time, so
     /// a quote fed one byte at a time costs linear time, not quadratic).
     pub(super) retry: (usize, usize),
+    /// While the quote waits with nothing after it but its comma and
+    /// whitespace (`"x",` then 70 spaces: more than the bytes asked again
+    /// one at a time): how many of those bytes after the quote were read. The
+    /// quote is judged again at the first other byte, without waiting for
+    /// `retry.1`, so that whitespace does not hold a snapshot back (nor
+    /// make it depend on where the chunks were cut). `usize::MAX` otherwise.
+    pub(super) retry_blank: usize,
 }
 
 impl Str {
@@ -223,6 +230,7 @@ impl Str {
             balance_at_inner: [0; 3],
             counted: body_start,
             retry: (usize::MAX, 0),
+            retry_blank: usize::MAX,
         }
     }
 

@@ -15,6 +15,13 @@ use crate::lex::{Closer, Quote, Token};
 /// every new byte (see [`Machine::string_quote`]).
 const RETRY_EVERY_BYTE: usize = 64;
 
+/// A run of commas and whitespace after a quote at least this long is no
+/// part of its question (see [`Machine::string_quote`]). Measured on the
+/// 177,345 streams of the differential check: from 16 on, counting the
+/// question from the run's end shows 49 streams' values in snapshots
+/// sooner and none later; from 8 on, 76 sooner and 21 later.
+const LONG_BLANK: usize = 16;
+
 impl Machine<'_> {
     /// Write the quote at `i` (`len` bytes) as text of the open string: `"`
     /// escaped, a lenient quote as it is (without the backslash of an
@@ -43,7 +50,7 @@ impl Machine<'_> {
             return self.template_quote(len);
         }
         let fed = self.bytes_fed();
-        if !self.eof && s.retry.0 == self.i && fed < s.retry.1 {
+        if !self.eof && s.retry.0 == self.i && fed < s.retry.1 && !self.question_began(len) {
             return Err(Halt::Need);
         }
         if s.echo.is_some() && quote == Quote::Double {
@@ -159,10 +166,27 @@ impl Machine<'_> {
                 // Judge again at the next byte while the question is short
                 // (a valid `, "key":`), then once twice as many bytes are
                 // there: a long question fed a byte at a time costs linear
-                // time, not quadratic.
-                let wait = if have < RETRY_EVERY_BYTE { 1 } else { have };
+                // time, not quadratic. A long run of commas and whitespace
+                // right after the quote (deep indentation) is no part of
+                // the question: the run alone waits for the first other
+                // byte (`Str::retry_blank`), and what follows it is asked
+                // again at every byte while it is short, as after a quote
+                // without the run. Shorter runs (`, `, a newline and a few
+                // levels of indentation) keep the schedule counted from the
+                // quote: counted from the run's end, each later retry moves
+                // on by the run's length, and the snapshot waits the longer.
+                let at = (self.i - self.base + len).min(self.src.len());
+                let blank = self.src[at..].iter().take_while(|&&b| is_blank(b)).count();
+                let short = have < RETRY_EVERY_BYTE
+                    || (blank >= LONG_BLANK && blank < have && have - blank < RETRY_EVERY_BYTE);
+                let wait = if short { 1 } else { have };
                 if let Some(s) = self.string.as_mut() {
                     s.retry = (self.i, fed + wait);
+                    s.retry_blank = if blank == have && !short {
+                        have
+                    } else {
+                        usize::MAX
+                    };
                 }
                 Err(Halt::Need)
             }
@@ -303,6 +327,27 @@ impl Machine<'_> {
         self.i += 3;
         self.end_of_string(at);
         Ok(())
+    }
+
+    /// Whether a byte other than a comma or whitespace has arrived after
+    /// the quote of `len` bytes at `i`, which waits while only those follow
+    /// it (`Str::retry_blank`). Reads each byte once: what it has read is
+    /// kept.
+    fn question_began(&mut self, len: usize) -> bool {
+        let Some(s) = self.string.as_mut() else {
+            return false;
+        };
+        if s.retry_blank == usize::MAX {
+            return false;
+        }
+        let after = &self.src[self.i - self.base..];
+        let after = &after[len.min(after.len())..];
+        let read = s.retry_blank.min(after.len());
+        if after[read..].iter().all(|&b| is_blank(b)) {
+            s.retry_blank = after.len();
+            return false;
+        }
+        true
     }
 
     /// A template marker (`<|"|>`) in a string it opened. Gemma 4 writes
@@ -535,4 +580,10 @@ impl Machine<'_> {
             }
         }
     }
+}
+
+/// A comma or whitespace: what may follow a quote before its question
+/// (the key, the value, the closer after it) begins.
+fn is_blank(b: u8) -> bool {
+    matches!(b, b',' | b' ' | b'\t' | b'\r' | b'\n')
 }

@@ -1,0 +1,88 @@
+//! A snapshot does not depend on where the chunks were cut: fed a byte at a
+//! time, the snapshot after each byte is the snapshot of the same bytes fed
+//! in one piece.
+//!
+//! Found on the way in issue 45: a quote followed by its comma and a long
+//! run of whitespace (`"x",` then 70 spaces, or a newline and deep
+//! indentation) was judged again only once twice as many bytes had come,
+//! so fed in small chunks the snapshot stayed at `["x"]` for up to twice
+//! the gap (the next value, `"abc"`, missing), where one piece showed it.
+
+use argmend::{Hints, Options, Repairer};
+
+/// A repairer on its own (`hinted`: with keys, so the machine reads even
+/// valid JSON from the first byte).
+fn repairer(hinted: bool) -> Repairer {
+    if hinted {
+        Repairer::with_hints(Options::default(), Hints::from_fields(["a", "b", "c"]))
+    } else {
+        Repairer::new(Options::default())
+    }
+}
+
+/// The first prefix (its length) whose snapshot fed a byte at a time is
+/// not its snapshot fed whole, with both snapshots.
+fn first_difference(input: &[u8], hinted: bool) -> Option<(usize, String, String)> {
+    let mut streamed = repairer(hinted);
+    for end in 1..=input.len() {
+        streamed
+            .feed(&input[end - 1..end])
+            .expect("no limits are set");
+        let bytewise = streamed.snapshot().to_string();
+        let mut whole = repairer(hinted);
+        whole.feed(&input[..end]).expect("no limits are set");
+        let whole = whole.snapshot().to_string();
+        if bytewise != whole {
+            return Some((end, bytewise, whole));
+        }
+    }
+    None
+}
+
+/// Strings in arrays and objects, straight and single-quoted, plain and
+/// with a quote inside, each followed by a gap of commas and whitespace
+/// around the 64 bytes that are judged again one at a time.
+fn inputs() -> Vec<String> {
+    let mut inputs = Vec::new();
+    for n in [10, 50, 63, 64, 65, 70, 140] {
+        let spaces = " ".repeat(n);
+        let gaps = [
+            format!(",{spaces}"),
+            format!("{spaces},"),
+            format!(",\n{spaces}"),
+            format!(",{}", "\t".repeat(n)),
+        ];
+        for gap in &gaps {
+            for (x, abc) in [
+                ("\"x\"", "\"abc\""),
+                ("'x'", "'abc'"),
+                ("\"say \"hi\"", "\"abc\""),
+            ] {
+                inputs.push(format!("[{x}{gap}{abc}, 5]"));
+                inputs.push(format!("{{\"a\": {x}{gap}\"b\": {abc}, \"c\": 1}}"));
+            }
+        }
+    }
+    inputs
+}
+
+#[test]
+fn snapshots_fed_a_byte_at_a_time_are_the_snapshots_fed_whole() {
+    let mut failures = Vec::new();
+    for input in inputs() {
+        for hinted in [false, true] {
+            if let Some((end, bytewise, whole)) = first_difference(input.as_bytes(), hinted) {
+                failures.push(format!(
+                    "{input:?} (hints: {hinted}), after {end} bytes:\n  a byte at a time {bytewise:?}\n  whole            {whole:?}"
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} inputs:\n{}",
+        failures.len(),
+        2 * inputs().len(),
+        failures.join("\n")
+    );
+}
