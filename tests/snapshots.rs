@@ -86,3 +86,46 @@ fn snapshots_fed_a_byte_at_a_time_are_the_snapshots_fed_whole() {
         failures.join("\n")
     );
 }
+
+/// `Snapshot::len` counts without writing the pieces out: it is the length
+/// of what they write, after every chunk of every corpus input (call
+/// wrappers such as `callback(…)` and `NumberLong(…)` write no closer), with
+/// and without hints.
+#[test]
+fn a_snapshots_len_is_the_length_of_its_text() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let mut inputs: Vec<Vec<u8>> = vec![
+        b"callback({\"a\": [1, NumberLong(2".to_vec(),
+        b"NumberLong(".to_vec(),
+    ];
+    for family in std::fs::read_dir(&dir).expect("corpus/ is in the repository") {
+        let family = family.expect("corpus/ is readable").path();
+        if !family.is_dir() {
+            continue;
+        }
+        for file in std::fs::read_dir(&family).expect("a corpus family is readable") {
+            let file = file.expect("a corpus file is readable").path();
+            if file.extension().is_some_and(|ext| ext == "in") {
+                inputs.push(std::fs::read(&file).expect("a corpus input is readable"));
+            }
+        }
+    }
+    assert!(inputs.len() > 200, "the corpus has its inputs");
+    for input in &inputs {
+        for hinted in [false, true] {
+            let mut repairer = repairer(hinted);
+            for chunk in input.chunks(7) {
+                repairer.feed(chunk).expect("no limits are set");
+                let snapshot = repairer.snapshot();
+                let text = snapshot.to_string();
+                assert_eq!(
+                    snapshot.len(),
+                    text.len(),
+                    "{:?}: snapshot {text:?}",
+                    String::from_utf8_lossy(input)
+                );
+                assert_eq!(snapshot.is_empty(), text.is_empty());
+            }
+        }
+    }
+}

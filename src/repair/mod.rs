@@ -245,7 +245,15 @@ impl<'a> Snapshot<'a> {
 
     /// The length of the snapshot in bytes.
     pub fn len(&self) -> usize {
-        self.pieces().map(str::len).sum()
+        // Every closer is one byte but a call wrapper's, which writes none
+        // (`Frame::closer`): counted without walking the pieces, since a
+        // caller may ask after every chunk.
+        let closers = self
+            .frames
+            .iter()
+            .filter(|frame| **frame != Frame::Call)
+            .count();
+        self.head.len() + self.rest.len() + self.value_tail.len() + closers
     }
 
     /// Whether the snapshot is empty (no value has started yet).
