@@ -193,8 +193,9 @@ pub(super) struct Str {
     balance_at_inner: [u32; 3],
     counted: usize,
     /// The quote at input position `.0` is not judged again before input
-    /// position `.1` has arrived (the window it needs doubles each time, so
-    /// a quote fed one byte at a time costs linear time, not quadratic).
+    /// position `.1` has arrived (see `Machine::string_quote`: its retries
+    /// thin out, so a quote fed one byte at a time costs linear time, not
+    /// quadratic).
     pub(super) retry: (usize, usize),
     /// While the quote waits with nothing after it but its comma and
     /// whitespace (`"x",` then 70 spaces: more than the bytes asked again
