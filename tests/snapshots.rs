@@ -129,3 +129,49 @@ fn a_snapshots_len_is_the_length_of_its_text() {
         }
     }
 }
+
+/// The first prefix (its length) whose snapshot holds `marker`, fed a byte
+/// at a time and fed whole.
+fn first_showing(input: &[u8], marker: &str) -> (Option<usize>, Option<usize>) {
+    let mut streamed = repairer(false);
+    let (mut bytewise, mut whole) = (None, None);
+    for end in 1..=input.len() {
+        streamed
+            .feed(&input[end - 1..end])
+            .expect("no limits are set");
+        if bytewise.is_none() && streamed.snapshot().to_string().contains(marker) {
+            bytewise = Some(end);
+        }
+        let mut one = repairer(false);
+        one.feed(&input[..end]).expect("no limits are set");
+        if whole.is_none() && one.snapshot().to_string().contains(marker) {
+            whole = Some(end);
+        }
+    }
+    (bytewise, whole)
+}
+
+/// A quote whose question needs more than 64 bytes: fed a byte at a time,
+/// its value shows at most 16 bytes after it shows fed whole. (When the
+/// retries doubled from 64, the next came 128 bytes after the quote, past
+/// the end of the first input: its snapshot was `{}` until `finish`.)
+#[test]
+fn a_long_question_holds_the_snapshot_back_16_bytes_at_most() {
+    let cases = [
+        // A key opened straight and closed curly, and keys in curly quotes:
+        // the key after them, opened straight, settles the style.
+        (
+            "{\"value\u{201d}: \u{201c}a==b\u{201d}, \u{201c}format\u{201d}: 100, \u{201c}query\u{201d}: \u{201c}x, y\u{201d}, \u{201c}line\u{201d}: true, \"file\u{201d}: \u{201c}rust serde json\u{201d}, \"target\u{201d}: 42}",
+            "a==b",
+        ),
+    ];
+    for (input, marker) in cases {
+        let (bytewise, whole) = first_showing(input.as_bytes(), marker);
+        let whole = whole.unwrap_or_else(|| panic!("{input:?}: {marker:?} never shows"));
+        let bytewise = bytewise.unwrap_or(input.len() + 1);
+        assert!(
+            bytewise <= whole + 16,
+            "{input:?}: {marker:?} shows after {whole} bytes fed whole, after {bytewise} a byte at a time"
+        );
+    }
+}
