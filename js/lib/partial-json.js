@@ -14,7 +14,7 @@
 // to what the end of the text left open, as the engine read it. The few
 // deliberate differences are in corpus/DIVERGENCES.md, "partial-json (npm)".
 //
-// One module call (js/src/partial.rs) reads the text: strictly when it is a
+// One module call (js/src/partial/) reads the text: strictly when it is a
 // JSON prefix (exactly as partial-json reads it), through the engine's
 // repair otherwise; then one scan of the result applies the flags to the
 // containers and the value the end cut. It is linear in the text and uses
