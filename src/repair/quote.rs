@@ -9,7 +9,7 @@ use super::grammar;
 use super::judge::{self, Judged, Judgement, Role, Subject};
 use super::machine::{Halt, Machine, Step};
 use super::open_string::{Comma, Escaping};
-use crate::lex::{Closer, Quote, Token};
+use crate::lex::{self, Closer, Quote, Token};
 
 /// Below this many bytes after a quote, its question is asked again at
 /// every new byte (see [`Machine::string_quote`]).
@@ -605,5 +605,5 @@ impl Machine<'_> {
 /// A comma or whitespace: what may follow a quote before its question
 /// (the key, the value, the closer after it) begins.
 fn is_blank(b: u8) -> bool {
-    matches!(b, b',' | b' ' | b'\t' | b'\r' | b'\n')
+    b == b',' || lex::is_ws(b)
 }
