@@ -1,5 +1,5 @@
 //! Structure decided by the container: a run of closers matched against
-//! the open stack as a whole (`judge/closers.rs` plans it; here the plan is
+//! the open stack as a whole (`judge/closers/` plans it; here the plan is
 //! carried out, one written closer at a time as the tokens come).
 
 use super::doubt::DoubtKind;

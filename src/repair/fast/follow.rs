@@ -135,7 +135,7 @@ pub(super) fn drop_trailing_comma(
 /// left on top going on (a comma and a `"key":` in an object, a comma and a
 /// value that is no key in an array, or the end of the input). The machine
 /// reads a run whole with what follows it and mends it when that fails
-/// (`judge/closers.rs`); the lane takes only runs the machine would take as
+/// (`judge/closers/`); the lane takes only runs the machine would take as
 /// written. The top-level value's closer is the machine's too. `None` while
 /// the bytes that decide have not arrived.
 pub(in crate::repair) fn run_reads_plainly(

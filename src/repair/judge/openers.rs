@@ -7,7 +7,7 @@
 //! is written: the values up to the next closer are read, and the two
 //! readings (the values are elements of the array as written; they are a row
 //! whose `[` is missing) are compared by what follows that closer, as a run
-//! of closers is (`closers.rs`): the reading the container goes on well
+//! of closers is (`closers/`): the reading the container goes on well
 //! after wins, and where both do, the closers the document writes later.
 
 use super::closers::{Grade, closers_of, faults_after, grade, keyed, misplaced};
