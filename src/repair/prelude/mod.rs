@@ -25,7 +25,7 @@ mod tokens;
 mod view;
 
 use self::tokens::{cut_at, escape_before, number_prefix, odd_key_start};
-use super::frame::Frame;
+use super::frame::{Frame, WINDOW};
 use super::open_string::count_brackets_in;
 use super::strict::{scan_number, scan_value_prefix_noting_escapes, token_ends};
 use crate::lex;
@@ -209,6 +209,12 @@ impl Prelude {
         }
         self.delta_from = self.committed;
         self.committed = self.commit_point(tail).max(self.committed);
+        if self.text.len() - self.committed > WINDOW {
+            // Held past the machine's bound on what stays provisional (a
+            // key longer than the window, a top-level array's first string):
+            // the machine takes over, and commits it as it does.
+            return Err(Leave::After);
+        }
         Ok(())
     }
 
