@@ -145,6 +145,17 @@ fn chunked_check_holds_on_every_seed() {
                 name(&path)
             ));
         }
+        // With the output forgotten once returned (the JavaScript
+        // `Repairer`, the CLI's streams).
+        let pieces = checks::chunks(&input, &[3]);
+        if let Err(failure) =
+            checks::check_chunked_retaining(&input, &pieces, None, argmend::Retain::Unreturned)
+        {
+            failures.push(format!(
+                "{} (unreturned, 3-byte chunks): {failure}",
+                name(&path)
+            ));
+        }
         // The file read as the chunked fuzz target reads its input.
         if let Err(failure) = checks::check_chunked_fuzz(&input) {
             let (lengths, _) = checks::split_fuzz_input(&input);

@@ -9,7 +9,7 @@
 
 #![allow(dead_code)] // the replay test does not use every helper
 
-use argmend::{Fix, Hints, Options, Repairer, Verdict};
+use argmend::{Fix, Hints, Options, Repairer, Retain, Verdict};
 
 mod formats;
 mod stream;
@@ -129,11 +129,16 @@ pub const HINTED_KEYS: [&str; 8] = [
 /// header byte runs it with [`HINTED_KEYS`] as the engine's hints.
 pub fn check_chunked_fuzz(data: &[u8]) -> Result<(), String> {
     let (lengths, input) = split_fuzz_input(data);
-    let hints = data
-        .first()
-        .is_some_and(|&b| b & 0x08 != 0)
-        .then(|| Hints::from_fields(HINTED_KEYS));
-    check_chunked_with(input, &chunks(input, &lengths), hints.as_ref())
+    let first = data.first().copied().unwrap_or(0);
+    let hints = (first & 0x08 != 0).then(|| Hints::from_fields(HINTED_KEYS));
+    // Bit 4: a repairer that forgets what it returned (the JavaScript
+    // `Repairer`, the CLI's streams).
+    let retain = if first & 0x10 != 0 {
+        Retain::Unreturned
+    } else {
+        Retain::All
+    };
+    check_chunked_retaining(input, &chunks(input, &lengths), hints.as_ref(), retain)
 }
 
 /// [`check_chunked_with`] without hints.
@@ -141,14 +146,27 @@ pub fn check_chunked(input: &[u8], pieces: &[&[u8]]) -> Result<(), String> {
     check_chunked_with(input, pieces, None)
 }
 
-/// Feeding `pieces` (whose concatenation is `input`) gives the same text,
-/// verdict and fixes as one-shot (or the same limit error); the outputs of
-/// `feed` concatenate to a prefix of the final text; and after every chunk a
-/// non-empty snapshot parses and starts with everything committed so far.
+/// [`check_chunked_retaining`] with all output kept.
 pub fn check_chunked_with(
     input: &[u8],
     pieces: &[&[u8]],
     hints: Option<&Hints>,
+) -> Result<(), String> {
+    check_chunked_retaining(input, pieces, hints, Retain::All)
+}
+
+/// Feeding `pieces` (whose concatenation is `input`) gives the same text,
+/// verdict and fixes as one-shot (or the same limit error); the outputs of
+/// `feed` concatenate to a prefix of the final text; and after every chunk a
+/// non-empty snapshot parses and starts with everything committed so far.
+/// With [`Retain::Unreturned`] a snapshot starts with the piece the last
+/// feed returned and `finish` returns only the rest: the text returned
+/// before that piece is put back in front for the checks.
+pub fn check_chunked_retaining(
+    input: &[u8],
+    pieces: &[&[u8]],
+    hints: Option<&Hints>,
+    retain: Retain,
 ) -> Result<(), String> {
     debug_assert_eq!(pieces.concat(), input);
     let none = Hints::default();
@@ -159,10 +177,16 @@ pub fn check_chunked_with(
         fixes: o.fixes().to_vec(),
     });
 
-    let mut repairer = Repairer::with_hints(Options::default(), hints.clone());
+    let mut repairer = Repairer::with_hints(Options::default().retain(retain), hints.clone());
     let mut committed = String::new();
+    // With `Retain::Unreturned`: how much of `committed` came before the
+    // piece the last feed returned (the snapshot starts after it).
+    let mut forgotten = 0;
     let mut fed = 0;
     for (i, piece) in pieces.iter().enumerate() {
+        if retain == Retain::Unreturned {
+            forgotten = committed.len();
+        }
         match repairer.feed(piece) {
             Ok(newly) => committed.push_str(newly),
             Err(e) => {
@@ -179,6 +203,7 @@ pub fn check_chunked_with(
         fed += piece.len();
         let snapshot = repairer.snapshot().to_string();
         if !snapshot.is_empty() {
+            let snapshot = format!("{}{snapshot}", &committed[..forgotten]);
             parses(&snapshot).map_err(|e| {
                 format!("snapshot after chunk {i} (byte {fed}) does not parse ({e}): {snapshot:?}")
             })?;
@@ -190,7 +215,10 @@ pub fn check_chunked_with(
         }
     }
     let chunked = repairer.finish().map(|o| Run {
-        text: o.text().to_owned(),
+        text: match retain {
+            Retain::Unreturned => format!("{committed}{}", o.text()),
+            _ => o.text().to_owned(),
+        },
         verdict: o.verdict(),
         fixes: o.fixes().to_vec(),
     });

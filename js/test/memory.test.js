@@ -29,6 +29,31 @@ test("a stream of 10,000 chunks keeps the module's memory flat", () => {
   assert.equal(JSON.parse(outcome.text).length, 10_000);
 });
 
+test("a valid stream keeps the module's memory flat past the prelude's 1 MiB", () => {
+  // Strictly valid input is read by the engine's prelude, which holds what
+  // it reads up to 1 MiB and then hands over to the machine (whose memory
+  // stays flat): after that point, no more growth.
+  const repairer = new Repairer();
+  const item = (i) => `{"id": ${i}, "name": "item ${i}", "tags": ["a", "b"]}, `;
+  repairer.feed("[");
+  let baseline = 0;
+  let total = 0;
+  let fed = 1;
+  for (let i = 0; i < 60_000; i++) {
+    const chunk = item(i);
+    total += repairer.feed(chunk).length;
+    fed += chunk.length;
+    if (i === 40_000) {
+      assert.ok(fed > 2 * MB, `only ${fed} bytes fed by chunk 40,000`);
+      baseline = wasmMemoryBytes();
+    }
+  }
+  assert.equal(wasmMemoryBytes(), baseline, "memory grew between chunk 40,000 and chunk 60,000");
+  const outcome = repairer.finish();
+  assert.ok(total > 3 * MB, `${total} bytes committed`);
+  assert.equal(JSON.parse(outcome.text).length, 60_000);
+});
+
 test("10,000 finished Repairers, ToolCallStreams and adapters free what they used", () => {
   const round = () => {
     for (let i = 0; i < 2_000; i++) {

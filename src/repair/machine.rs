@@ -599,6 +599,14 @@ impl<'a> Machine<'a> {
         }
     }
 
+    /// Count the first `n` bytes of output as returned already: the
+    /// prelude handed them out before the machine took over and read the
+    /// same input again (`Repairer::hand_over`). Never past what is
+    /// committed (the prelude commits a prefix of it).
+    pub(super) fn count_returned(&mut self, n: usize) {
+        self.returned = self.returned.max(n.min(self.committed));
+    }
+
     /// The output committed since the last call (the text `feed` returns).
     pub(super) fn take_committed(&mut self) -> &str {
         let (from, to) = (self.returned, self.committed);

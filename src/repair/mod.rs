@@ -295,11 +295,16 @@ pub struct Repairer {
 impl Repairer {
     /// A repairer with the given options.
     pub fn new(options: Options) -> Self {
-        // The prelude gives the machine's answers for one value kept whole,
-        // with no source map: other options take the machine from the start.
-        let prelude =
-            (options.values == Values::First && options.retain == Retain::All && !options.sources)
-                .then(|| Box::new(Prelude::new(options.depth_limit(), options.input_limit())));
+        // The prelude gives the machine's answers for one value with no
+        // source map, whether the output is kept whole or forgotten once
+        // returned: other options take the machine from the start.
+        let prelude = (options.values == Values::First && !options.sources).then(|| {
+            Box::new(Prelude::new(
+                options.depth_limit(),
+                options.input_limit(),
+                options.retain == Retain::Unreturned,
+            ))
+        });
         Repairer {
             machine: Machine::new(options),
             prelude,
@@ -410,8 +415,11 @@ impl Repairer {
         if let Some(error) = &failed {
             self.failed = Some(error.clone());
         }
-        let committed = self.machine.take_committed();
-        (committed.get(prelude.committed()..).unwrap_or(""), failed)
+        // What the prelude handed out counts as returned: with
+        // `Retain::Unreturned` the machine forgets it, and its snapshots
+        // start with the piece this call returns.
+        self.machine.count_returned(prelude.committed());
+        (self.machine.take_committed(), failed)
     }
 
     /// Whether a limit was crossed (every call now returns that error).
@@ -514,6 +522,7 @@ impl Repairer {
             }
             let (text, cut) = prelude.input();
             self.machine.push(&[text.as_bytes(), cut].concat())?;
+            self.machine.count_returned(prelude.committed());
         }
         self.machine.end()?;
         Ok(Outcome::from_machine(&mut self.machine))

@@ -79,6 +79,13 @@ enum Last {
     Closed,
 }
 
+/// The most input a prelude holds for a repairer that forgets what it
+/// returned (`Retain::Unreturned`): past it, the machine takes over, whose
+/// memory stays flat. 1 MiB holds nearly every tool call whole (the bench's
+/// largest are 1 MB) and is a bound such a caller can plan for; the
+/// hand-over then costs one pass over it, once.
+const HELD_MAX: usize = 1 << 20;
+
 /// The state of a stream while its input is strictly valid.
 #[derive(Debug, Clone)]
 pub(super) struct Prelude {
@@ -132,10 +139,21 @@ pub(super) struct Prelude {
     /// (see `tail_closes`): per kind `()`, `[]`, `{}`.
     counted: usize,
     balance: [u32; 3],
+    /// The repairer forgets what it returned (`Retain::Unreturned`): a
+    /// snapshot starts with the piece the last feed returned, and `finish`
+    /// returns only the rest.
+    unreturned: bool,
 }
 
 impl Prelude {
-    pub(super) fn new(depth_limit: usize, input_limit: usize) -> Self {
+    /// `unreturned`: the repairer forgets what it returned; the prelude
+    /// then holds at most [`HELD_MAX`] bytes of input.
+    pub(super) fn new(depth_limit: usize, input_limit: usize, unreturned: bool) -> Self {
+        let input_limit = if unreturned {
+            input_limit.min(HELD_MAX)
+        } else {
+            input_limit
+        };
         Prelude {
             text: String::new(),
             cut: [0; 4],
@@ -163,6 +181,7 @@ impl Prelude {
             value_end: 0,
             counted: 0,
             balance: [0; 3],
+            unreturned,
         }
     }
 
@@ -180,9 +199,17 @@ impl Prelude {
         self.text.len() + self.cut_len
     }
 
-    /// The input, when it is one whole JSON value (whitespace around it).
+    /// The input, when it is one whole JSON value (whitespace around it):
+    /// all of it, or (`unreturned`) the part `feed` has not returned.
     pub(super) fn take_whole(&mut self) -> Option<String> {
-        (self.state == St::Done && self.cut_len == 0).then(|| std::mem::take(&mut self.text))
+        if self.state != St::Done || self.cut_len > 0 {
+            return None;
+        }
+        Some(if self.unreturned {
+            self.text[self.committed..].to_owned()
+        } else {
+            std::mem::take(&mut self.text)
+        })
     }
 
     /// Take the next chunk; [`Prelude::delta`] is then what it committed.

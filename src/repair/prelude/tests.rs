@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use crate::repair::{Machine, Options, Repairer};
+use crate::repair::{Machine, Options, Repairer, Retain};
 
 /// A repairer that runs the machine from the first byte.
 fn machine_only() -> Repairer {
@@ -67,6 +67,43 @@ fn check_stream(input: &[u8], size: usize, snapshots: bool) {
     assert!(a.text().starts_with(&committed), "{name:?}");
 }
 
+/// The whole input in chunks of `size` with `Retain::Unreturned` (the
+/// JavaScript `Repairer`, the CLI's streams), against a repairer that keeps
+/// everything, the prelude's hand-over included: a snapshot starts with the
+/// piece the last feed returned, so the text returned before that piece
+/// and the snapshot make the kept repairer's snapshot; what the feeds
+/// return and what `finish` returns make its text; the verdict, fixes and
+/// doubts are the same.
+fn check_unreturned(input: &[u8], size: usize) {
+    let mut forgets = Repairer::new(Options::default().retain(Retain::Unreturned));
+    let mut keeps = Repairer::new(Options::default());
+    let name = String::from_utf8_lossy(input);
+    // Returned before the last piece, and the last piece.
+    let (mut before, mut piece) = (String::new(), String::new());
+    for (n, chunk) in input.chunks(size).enumerate() {
+        before.push_str(&piece);
+        piece = forgets.feed(chunk).unwrap().to_owned();
+        keeps.feed(chunk).unwrap();
+        let shown = forgets.snapshot().to_string();
+        assert!(shown.starts_with(&piece), "{name:?}, chunk {n} of {size}");
+        assert_eq!(
+            format!("{before}{shown}"),
+            keeps.snapshot().to_string(),
+            "{name:?}, chunk {n} of {size}"
+        );
+    }
+    before.push_str(&piece);
+    let (a, b) = (forgets.finish().unwrap(), keeps.finish().unwrap());
+    assert_eq!(
+        format!("{before}{}", a.text()),
+        b.text(),
+        "{name:?} in chunks of {size}"
+    );
+    assert_eq!(a.verdict(), b.verdict(), "{name:?}");
+    assert_eq!(a.fixes(), b.fixes(), "{name:?}");
+    assert_eq!(a.doubts(), b.doubts(), "{name:?}");
+}
+
 fn check_valid(input: &[u8]) {
     check_prefixes(input);
     for size in [1, 3, 16] {
@@ -74,11 +111,15 @@ fn check_valid(input: &[u8]) {
             check_stream(input, size, true);
         }
     }
+    for size in [3, 16, input.len().max(1)] {
+        check_unreturned(input, size);
+    }
 }
 
 fn check_malformed(input: &[u8]) {
     for size in [3, 16, input.len().max(1)] {
         check_stream(input, size, false);
+        check_unreturned(input, size);
     }
 }
 
@@ -240,4 +281,40 @@ fn a_cut_character_completed_before_invalid_bytes_is_read_once() {
         assert_eq!(streamed.fixes(), whole.fixes(), "cut at {cut}");
         assert!(streamed.text().starts_with(&committed), "cut at {cut}");
     }
+}
+
+/// With `Retain::Unreturned` the prelude holds at most `HELD_MAX` bytes of
+/// input (its memory stays bounded, as that option promises); past it the
+/// machine takes over, and the answer is the one a kept repairer gives.
+#[test]
+fn a_repairer_that_forgets_leaves_the_prelude_past_its_bound() {
+    let row = "{\"id\": 12345, \"name\": \"a row of text\", \"tags\": [\"x\", \"y\"]}";
+    let mut input = String::from("[");
+    while input.len() <= super::HELD_MAX + 4096 {
+        input.push_str(row);
+        input.push_str(",\n");
+    }
+    input.push_str(row);
+    input.push(']');
+    let mut forgets = Repairer::new(Options::default().retain(Retain::Unreturned));
+    let mut keeps = Repairer::new(Options::default());
+    let mut returned = String::new();
+    let mut fed = 0;
+    for chunk in input.as_bytes().chunks(4096) {
+        returned.push_str(forgets.feed(chunk).unwrap());
+        keeps.feed(chunk).unwrap();
+        fed += chunk.len();
+        assert_eq!(
+            forgets.prelude.is_some(),
+            fed <= super::HELD_MAX,
+            "after {fed} bytes"
+        );
+        // The kept repairer reads on with its prelude.
+        assert!(keeps.prelude.is_some());
+    }
+    let (a, b) = (forgets.finish().unwrap(), keeps.finish().unwrap());
+    returned.push_str(a.text());
+    assert_eq!(returned, b.text());
+    assert_eq!(returned, input);
+    assert_eq!(a.verdict(), b.verdict());
 }

@@ -8,8 +8,26 @@ use crate::repair::open_string::tail_closes;
 
 impl Prelude {
     /// The snapshot: (head, rest, value tail, frames), as the machine shows a
-    /// valid prefix.
+    /// valid prefix. A repairer that forgets what it returned shows it from
+    /// the piece the last feed returned on, as the machine does
+    /// (`Retain::Unreturned`); the head always holds all committed text, so
+    /// the cut falls inside it.
     pub(crate) fn view(&self) -> (&str, &str, &str, &[Frame]) {
+        let (head, rest, tail, frames) = self.view_all();
+        if !self.unreturned {
+            return (head, rest, tail, frames);
+        }
+        debug_assert!(head.is_empty() || head.len() >= self.delta_from);
+        (
+            head.get(self.delta_from..).unwrap_or(""),
+            rest,
+            tail,
+            frames,
+        )
+    }
+
+    /// [`Prelude::view`] from the input's first byte.
+    fn view_all(&self) -> (&str, &str, &str, &[Frame]) {
         let t = self.text.as_str();
         let open = &self.stack[..self.depth];
         match self.state {
