@@ -9,7 +9,8 @@
 //! - `api_*/argmend_malformed`: `argmend::repair` on the malformed twin.
 //! - `stream_100k/*`: the 100 KB malformed twin fed in 16-byte chunks, with and
 //!   without a snapshot after every chunk, against one-shot `repair`; and the
-//!   valid twin (`*_valid`) the same way, against one-shot `repair` on it.
+//!   valid twin (`*_valid`) the same way, against one-shot `repair` on it,
+//!   also with the output forgotten once returned (`*_valid_unreturned`).
 //! - `tool_call_200b/*`: a ~200-byte malformed tool call against serde_json
 //!   on its valid twin: per-call overhead rather than throughput.
 //! - `stream_linear/{10k,100k,1m}`: the malformed twin fed ONE byte at a time
@@ -23,7 +24,7 @@ mod fixtures;
 use std::hint::black_box;
 use std::time::Duration;
 
-use argmend::{Options, Repairer, Verdict, repair};
+use argmend::{Options, Repairer, Retain, Verdict, repair};
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use serde::de::IgnoredAny;
 use serde_json::Value;
@@ -66,7 +67,13 @@ fn check_twin(name: &str, twin: &Twin) {
 /// Feeds `input` in `chunk`-byte pieces; with `snapshots`, takes (and forces)
 /// a snapshot after every chunk. Returns the final text length.
 fn stream(input: &[u8], chunk: usize, snapshots: bool) -> usize {
-    let mut repairer = Repairer::new(Options::default());
+    stream_retaining(input, chunk, snapshots, Retain::All)
+}
+
+/// [`stream`] with the output kept or forgotten once returned (the
+/// JavaScript `Repairer` and the CLI's streams forget it).
+fn stream_retaining(input: &[u8], chunk: usize, snapshots: bool, retain: Retain) -> usize {
+    let mut repairer = Repairer::new(Options::default().retain(retain));
     let mut committed = 0;
     for piece in input.chunks(chunk) {
         committed += repairer.feed(piece).expect("no limits are set").len();
@@ -164,6 +171,9 @@ fn stream_100k(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(twin.valid.len() as u64));
     group.bench_function("argmend_chunked16_snapshot_valid", |b| {
         b.iter(|| stream(black_box(&twin.valid), CHUNK, true))
+    });
+    group.bench_function("argmend_chunked16_snapshot_valid_unreturned", |b| {
+        b.iter(|| stream_retaining(black_box(&twin.valid), CHUNK, true, Retain::Unreturned))
     });
     group.bench_function("argmend_oneshot_valid", |b| {
         b.iter(|| repair(black_box(&twin.valid)).text().len())
