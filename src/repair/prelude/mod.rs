@@ -99,7 +99,10 @@ pub(super) struct Prelude {
     stack: Vec<Frame>,
     depth: usize,
     depth_limit: usize,
-    input_limit: usize,
+    /// The most input it reads before the machine takes over: the input
+    /// limit (the machine then reports it), or [`HELD_MAX`] when the
+    /// repairer forgets what it returned.
+    held_limit: usize,
     state: St,
     /// Where the scan resumes.
     at: usize,
@@ -149,7 +152,7 @@ impl Prelude {
     /// `unreturned`: the repairer forgets what it returned; the prelude
     /// then holds at most [`HELD_MAX`] bytes of input.
     pub(super) fn new(depth_limit: usize, input_limit: usize, unreturned: bool) -> Self {
-        let input_limit = if unreturned {
+        let held_limit = if unreturned {
             input_limit.min(HELD_MAX)
         } else {
             input_limit
@@ -161,7 +164,7 @@ impl Prelude {
             stack: Vec::new(),
             depth: 0,
             depth_limit,
-            input_limit,
+            held_limit,
             state: St::Start,
             at: 0,
             tok: 0,
@@ -214,7 +217,7 @@ impl Prelude {
 
     /// Take the next chunk; [`Prelude::delta`] is then what it committed.
     pub(super) fn feed(&mut self, chunk: &[u8]) -> Result<(), Leave> {
-        if self.bytes_fed().saturating_add(chunk.len()) > self.input_limit {
+        if self.bytes_fed().saturating_add(chunk.len()) > self.held_limit {
             return Err(Leave::Before);
         }
         self.append(chunk)?;
